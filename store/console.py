@@ -1,0 +1,82 @@
+"""The command-line frame shared by every component: argument parsing, the --json contract,
+errors mapped to exit codes (interfaces.md: 0 done, 1 refused, 2 usage, 3 store unavailable).
+
+Components register subcommands through entry points (group `memvet.commands`): each provides
+`register(subparsers)` and sets `handler=` on its parsers; a handler takes the parsed args and
+returns an exit code. Handlers import what they need lazily.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from memvet.store.errors import MemvetError, UsageError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from importlib.metadata import entry_points
+
+    parser = _Parser(prog="memvet", description="Reviewed memory for coding agents.")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    for ep in sorted(entry_points(group="memvet.commands"), key=lambda e: e.name):
+        ep.load()(sub)
+    return parser
+
+
+def wants_json(argv: list[str]) -> bool:
+    return "--json" in argv
+
+
+def run_cli(argv: list[str]) -> int:
+    as_json = wants_json(argv)
+    try:
+        parser = build_parser()
+        if not argv:
+            argv = ["up"]  # `memvet` alone opens the inspector with the daemon running
+        args = parser.parse_args(argv)
+        if args.version:
+            from importlib.metadata import version
+
+            print(version("memvet"))
+            return 0
+        handler: Handler | None = getattr(args, "handler", None)
+        if handler is None:
+            parser.print_help()
+            return 2
+        return handler(args)
+    except MemvetError as exc:
+        return report_error(exc, as_json)
+    except KeyboardInterrupt:
+        return 130
+
+
+def report_error(exc: MemvetError, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(exc.to_json()))
+    else:
+        print(f"memvet: {exc.message}", file=sys.stderr)
+    return exc.exit_code
+
+
+def emit(args: argparse.Namespace, payload: dict[str, Any], human: Callable[[], None]) -> None:
+    """Print exactly one JSON document with --json, else the human form."""
+    if getattr(args, "json", False):
+        print(json.dumps(payload, ensure_ascii=False))
+    else:
+        human()
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON document")

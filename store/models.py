@@ -1,0 +1,172 @@
+"""Table models. Free text lives only in `*_ct` columns (AES-GCM ciphertext, see crypto.py);
+fields filtered in SQL are keyed HMAC blind indexes (`*_bidx`). Nothing here is SQLite-only.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Column, LargeBinary, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def _ct(nullable: bool = True):  # noqa: ANN202 - a column factory
+    return Field(default=None, sa_column=Column(LargeBinary, nullable=nullable))
+
+
+class StoreMetaRow(SQLModel, table=True):
+    __tablename__ = "store_meta"
+    key: str = Field(primary_key=True, max_length=64)
+    value: str = Field(max_length=512)
+
+
+class KeyMaterialRow(SQLModel, table=True):
+    """The data key, wrapped by the key-encryption key held by the recorded provider."""
+
+    __tablename__ = "key_material"
+    dek_id: str = Field(primary_key=True, max_length=16)
+    kek_version: int
+    provider: str = Field(max_length=32)
+    wrapped_dek: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    created_at: datetime
+    rotated_at: datetime | None = None
+
+
+class CandidateRow(SQLModel, table=True):
+    __tablename__ = "candidates"
+    id: str = Field(primary_key=True, max_length=40)
+    status: str = Field(index=True, max_length=16)
+    kind: str = Field(index=True, max_length=16)
+    source_type: str = Field(max_length=24)
+    host: str | None = Field(default=None, index=True, max_length=32)
+    user_bidx: str = Field(index=True, max_length=64)
+    workspace_bidx: str | None = Field(default=None, index=True, max_length=64)
+    content_key: str = Field(index=True, max_length=64)
+    polarity: str = Field(default="assert", max_length=8)
+    confidence: float = 0.5
+    importance: int = 1
+    evidence_count: int = 1
+    created_at: datetime = Field(index=True)
+    updated_at: datetime
+    lease_token: str | None = Field(default=None, max_length=40)
+    lease_owner: str | None = Field(default=None, max_length=200)
+    reserved_at: datetime | None = None
+    lease_expires_at: datetime | None = Field(default=None, index=True)
+    memory_id: str | None = Field(default=None, max_length=48)
+    supersedes_id: str | None = Field(default=None, max_length=48)
+    decided_by: str | None = Field(default=None, max_length=200)
+    decided_at: datetime | None = None
+    statement_ct: bytes | None = _ct(False)
+    user_ct: bytes | None = _ct(False)
+    workspace_ct: bytes | None = _ct()
+    session_ct: bytes | None = _ct()
+    reasons_ct: bytes | None = _ct()
+    usage_boundary_ct: bytes | None = _ct()
+    last_error_ct: bytes | None = _ct()
+    decision_note_ct: bytes | None = _ct()
+
+
+class EvidenceRow(SQLModel, table=True):
+    __tablename__ = "evidence"
+    id: int | None = Field(default=None, primary_key=True)
+    candidate_id: str = Field(foreign_key="candidates.id", index=True, max_length=40)
+    line: int = 0
+    timestamp: datetime | None = None
+    created_at: datetime
+    path_ct: bytes | None = _ct(False)
+    message_id_ct: bytes | None = _ct()
+    session_ct: bytes | None = _ct()
+    excerpt_ct: bytes | None = _ct(False)
+
+
+class MemoryRow(SQLModel, table=True):
+    __tablename__ = "memories"
+    id: str = Field(primary_key=True, max_length=48)
+    candidate_id: str = Field(foreign_key="candidates.id", unique=True, max_length=40)
+    status: str = Field(index=True, max_length=16)
+    kind: str = Field(max_length=16)
+    source_type: str = Field(max_length=24)
+    host: str | None = Field(default=None, max_length=32)
+    user_bidx: str = Field(index=True, max_length=64)
+    workspace_bidx: str | None = Field(default=None, index=True, max_length=64)
+    content_key: str = Field(index=True, max_length=64)
+    polarity: str = Field(default="assert", max_length=8)
+    confidence: float = 1.0
+    importance: int = 1
+    approved_by: str = Field(max_length=200)
+    valid_from: datetime
+    valid_to: datetime | None = None
+    recorded_at: datetime = Field(index=True)
+    updated_at: datetime
+    expires_at: datetime | None = None
+    supersedes_id: str | None = Field(default=None, max_length=48)
+    superseded_by_id: str | None = Field(default=None, max_length=48)
+    conflict_state: str = Field(default="none", max_length=16)
+    retired_reason: str | None = Field(default=None, max_length=16)
+    statement_ct: bytes | None = _ct(False)
+    user_ct: bytes | None = _ct(False)
+    workspace_ct: bytes | None = _ct()
+    session_ct: bytes | None = _ct()
+    usage_boundary_ct: bytes | None = _ct()
+
+
+class MemoryTransitionRow(SQLModel, table=True):
+    __tablename__ = "memory_transitions"
+    __table_args__ = (UniqueConstraint("memory_id", "txn_id", name="uq_transition_txn"),)
+    id: int | None = Field(default=None, primary_key=True)
+    memory_id: str = Field(foreign_key="memories.id", index=True, max_length=48)
+    from_status: str | None = Field(default=None, max_length=16)
+    to_status: str = Field(max_length=16)
+    valid_to_before: datetime | None = None
+    valid_to_after: datetime | None = None
+    actor: str = Field(max_length=200)
+    reason: str | None = Field(default=None, max_length=32)
+    txn_id: str = Field(max_length=64)
+    at: datetime = Field(index=True)
+
+
+class TombstoneRow(SQLModel, table=True):
+    __tablename__ = "tombstones"
+    content_key: str = Field(primary_key=True, max_length=64)
+    reason: str = Field(max_length=16)
+    source_id: str | None = Field(default=None, max_length=48)
+    created_at: datetime
+    seen_again: int = 0
+    last_seen_at: datetime | None = None
+    lifted_at: datetime | None = None
+    preview_ct: bytes | None = _ct()
+
+
+class FileCheckpointRow(SQLModel, table=True):
+    __tablename__ = "file_checkpoints"
+    path_key: str = Field(primary_key=True, max_length=64)
+    host: str = Field(max_length=32)
+    device: int = 0
+    inode: int = 0
+    fingerprint: str = Field(max_length=64)
+    offset: int = 0
+    line_no: int = 0
+    size_seen: int = 0
+    updated_at: datetime
+    path_ct: bytes | None = _ct(False)
+    state_ct: bytes | None = _ct()
+
+
+class AuditEventRow(SQLModel, table=True):
+    __tablename__ = "audit_events"
+    seq: int = Field(primary_key=True)
+    at: datetime
+    actor: str = Field(max_length=200)
+    action: str = Field(max_length=48)
+    entity_type: str = Field(max_length=24)
+    entity_id: str = Field(max_length=64)
+    preview_ct: bytes | None = _ct()
+    prev_hash: str = Field(max_length=64)
+    hash: str = Field(max_length=64)
+
+
+class SweepRunRow(SQLModel, table=True):
+    __tablename__ = "sweep_runs"
+    job_id: str = Field(primary_key=True, max_length=64)
+    last_success_at: datetime
+    last_result: str = Field(default="", max_length=256)

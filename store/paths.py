@@ -1,0 +1,61 @@
+"""Where memvet keeps its files. Everything lives under one folder, MEMVET_HOME."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP_NAME = "memvet"
+
+
+def memvet_home() -> Path:
+    """MEMVET_HOME, or the platform's user data folder. Resolved on every call, never at import."""
+    env = os.environ.get("MEMVET_HOME")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def db_path() -> Path:
+    return memvet_home() / "memvet.db"
+
+
+def key_dir() -> Path:
+    return memvet_home() / "keys"
+
+
+def config_path() -> Path:
+    return memvet_home() / "config.toml"
+
+
+def log_dir() -> Path:
+    return memvet_home() / "logs"
+
+
+def run_dir() -> Path:
+    """Locks, the daemon's pid file and its user-only socket."""
+    return memvet_home() / "run"
+
+
+def socket_path() -> Path:
+    return run_dir() / "daemon.sock"
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create a folder only its owner can read (0700)."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        os.chmod(path, 0o700)
+    except OSError:
+        pass
+    return path
+
+
+def claude_config_dir() -> Path:
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude").expanduser()
+
+
+def codex_home() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()

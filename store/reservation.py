@@ -1,0 +1,237 @@
+"""The approval reservation protocol: reserve (compare-and-set) → commit (idempotent) or
+release on failure; stale leases are settled only by an operator. Reject compare-and-sets too."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+from datetime import timedelta
+
+import sqlalchemy as sa
+from sqlalchemy import Connection
+
+from memvet.store.core import CAND, MEM, StoreCore
+from memvet.store.errors import (
+    AlreadyDecidedError, IllegalTransitionError, LeaseMismatchError, MemvetError, NotFoundError,
+    ReservationHeldError, UsageError,
+)
+from memvet.store.lifecycle import check_candidate
+from memvet.store.models import MemoryTransitionRow, TombstoneRow
+from memvet.store.records import KINDS, Candidate, Edits, Lease, Memory
+
+TRANS = MemoryTransitionRow.__table__
+TOMB = TombstoneRow.__table__
+DEFAULT_LEASE = timedelta(minutes=2)
+
+
+def default_owner(tool: str) -> str:
+    return f"{tool} pid {os.getpid()} on {socket.gethostname()}"
+
+
+def memory_id_for(candidate_id: str) -> str:
+    """Derived from the candidate, so a second commit of one candidate cannot make a second memory."""
+    return "m_" + candidate_id.removeprefix("c_")
+
+
+class ReservationMixin(StoreCore):
+    def reserve(self, candidate_id: str, *, owner: str, ttl: timedelta = DEFAULT_LEASE) -> Lease:
+        now = self.now()
+        lease = Lease(owner=owner, token=secrets.token_hex(16), reserved_at=now,
+                      expires_at=now + ttl)
+        with self._write() as conn:
+            done = conn.execute(CAND.update().where(
+                CAND.c.id == candidate_id, CAND.c.status == "pending").values(
+                status="reserved", lease_token=lease.token, lease_owner=owner[:200],
+                reserved_at=now, lease_expires_at=lease.expires_at, updated_at=now)).rowcount
+            if not done:
+                self._explain_not_pending(conn, candidate_id)
+            self._audit(conn, owner, "candidate.reserved", "candidate", candidate_id)
+        return lease
+
+    def _explain_not_pending(self, conn: Connection, candidate_id: str) -> None:
+        row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).first()
+        if row is None:
+            raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
+        if row.status in ("reserved", "stale"):
+            raise ReservationHeldError(
+                f"candidate {candidate_id} is held by {row.lease_owner} since "
+                f"{row.reserved_at:%Y-%m-%d %H:%M:%S}Z ({row.status})",
+                id=candidate_id, holder=row.lease_owner, status=row.status)
+        raise AlreadyDecidedError(f"candidate {candidate_id} is already {row.status}",
+                                  id=candidate_id, status=row.status)
+
+    def commit(self, candidate_id: str, lease_token: str | None, *, actor: str,
+               edits: Edits | None = None, recovery: bool = False) -> Memory:
+        """Write the memory and flip the candidate, in one transaction. Idempotent: committing a
+        candidate that is already committed returns its memory."""
+        edits = edits or Edits()
+        with self._write() as conn:
+            row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).first()
+            if row is None:
+                raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
+            if row.status == "committed":
+                existing = conn.execute(sa.select(MEM).where(MEM.c.id == row.memory_id)).first()
+                return self.memory_from_row(existing)
+            expected = "stale" if recovery else "reserved"
+            if row.status != expected:
+                raise IllegalTransitionError(
+                    f"candidate {candidate_id} is {row.status}, not {expected}",
+                    id=candidate_id, from_status=row.status, to_status="committed")
+            if not recovery and row.lease_token != lease_token:
+                raise LeaseMismatchError(f"the lease on {candidate_id} is held by {row.lease_owner}",
+                                         id=candidate_id, holder=row.lease_owner)
+            check_candidate(row.status, "committed")
+            memory = self._insert_memory(conn, self.candidate_from_row(row), edits, actor)
+            conn.execute(CAND.update().where(CAND.c.id == candidate_id).values(
+                status="committed", memory_id=memory.id, lease_token=None,
+                decided_by=actor[:200], decided_at=self.now(), updated_at=self.now(),
+                last_error_ct=None))
+            self._audit(conn, actor, "candidate.committed", "candidate", candidate_id,
+                        memory.statement)
+            return memory
+
+    def release(self, candidate_id: str, lease_token: str | None, *, error: str, actor: str,
+                recovery: bool = False) -> None:
+        with self._write() as conn:
+            row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).first()
+            if row is None:
+                raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
+            check_candidate(row.status, "pending")
+            if row.status == "reserved" and row.lease_token != lease_token:
+                raise LeaseMismatchError(f"the lease on {candidate_id} is held by {row.lease_owner}",
+                                         id=candidate_id, holder=row.lease_owner)
+            conn.execute(CAND.update().where(
+                CAND.c.id == candidate_id, CAND.c.status == row.status).values(
+                status="pending", lease_token=None, lease_owner=None, reserved_at=None,
+                lease_expires_at=None, updated_at=self.now(),
+                last_error_ct=self.cipher.encrypt("candidates", "last_error", candidate_id,
+                                                  error[:500])))
+            self._audit(conn, actor, "candidate.released", "candidate", candidate_id)
+
+    def approve(self, candidate_id: str, *, actor: str, edits: Edits | None = None,
+                ttl: timedelta = DEFAULT_LEASE) -> Memory:
+        """Reserve, commit, and release with the error kept if anything fails in between."""
+        lease = self.reserve(candidate_id, owner=actor, ttl=ttl)
+        try:
+            return self.commit(candidate_id, lease.token, actor=actor, edits=edits)
+        except Exception as exc:
+            reason = exc.message if isinstance(exc, MemvetError) else type(exc).__name__
+            try:
+                self.release(candidate_id, lease.token, error=reason, actor=actor)
+            except MemvetError:
+                pass  # the lease was taken over or settled meanwhile; nothing of ours to undo
+            raise
+
+    def reject(self, candidate_id: str, *, actor: str, reason: str | None = None,
+               recovery: bool = False) -> Candidate:
+        """Compare-and-set pending (or stale, in recovery) → rejected, and tombstone the content."""
+        source = "stale" if recovery else "pending"
+        now = self.now()
+        with self._write() as conn:
+            done = conn.execute(CAND.update().where(
+                CAND.c.id == candidate_id, CAND.c.status == source).values(
+                status="rejected", lease_token=None, decided_by=actor[:200], decided_at=now,
+                updated_at=now, decision_note_ct=self.cipher.encrypt(
+                    "candidates", "decision_note", candidate_id, reason))).rowcount
+            if not done:
+                self._explain_not_pending(conn, candidate_id)
+            row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).one()
+            cand = self.candidate_from_row(row)
+            self._tombstone(conn, row.content_key, "rejected", candidate_id, cand.statement)
+            self._audit(conn, actor, "candidate.rejected", "candidate", candidate_id)
+            return cand
+
+    def undo_reject(self, candidate_id: str, *, actor: str) -> Candidate:
+        """rejected → pending, lifting the tombstone the reject wrote."""
+        now = self.now()
+        with self._write() as conn:
+            done = conn.execute(CAND.update().where(
+                CAND.c.id == candidate_id, CAND.c.status == "rejected").values(
+                status="pending", decided_by=None, decided_at=None, updated_at=now)).rowcount
+            if not done:
+                self._explain_not_pending(conn, candidate_id)
+            row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).one()
+            conn.execute(TOMB.update().where(TOMB.c.content_key == row.content_key,
+                                             TOMB.c.source_id == candidate_id).values(lifted_at=now))
+            self._audit(conn, actor, "candidate.unrejected", "candidate", candidate_id)
+            return self.candidate_from_row(row)
+
+    def recover(self, candidate_id: str, action: str, *, actor: str) -> Candidate | Memory:
+        """Settle a stale reservation: commit, release or reject."""
+        if action == "commit":
+            return self.commit(candidate_id, None, actor=actor, recovery=True)
+        if action == "release":
+            self.release(candidate_id, None, error="released by operator after a stale lease",
+                         actor=actor, recovery=True)
+            return self.get_candidate_record(candidate_id)
+        if action == "reject":
+            return self.reject(candidate_id, actor=actor, reason="stale lease", recovery=True)
+        raise UsageError(f"unknown recovery action {action!r}: commit, release or reject")
+
+    def get_candidate_record(self, candidate_id: str) -> Candidate:
+        with self._read() as conn:
+            row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).first()
+        if row is None:
+            raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
+        return self.candidate_from_row(row)
+
+    # --- memory creation ----------------------------------------------------------------------
+    def _insert_memory(self, conn: Connection, cand: Candidate, edits: Edits, actor: str) -> Memory:
+        now = self.now()
+        mid = memory_id_for(cand.id)
+        statement = (edits.statement or cand.statement).strip()
+        kind = edits.kind or cand.kind
+        if kind not in KINDS:
+            raise UsageError(f"unknown kind {kind!r}")
+        workspace = None if edits.make_global else (edits.workspace or cand.scope.workspace)
+        scope = type(cand.scope)(user=cand.scope.user, workspace=workspace,
+                                 session=cand.scope.session)
+        key = self.cipher.content_key(scope.user, scope.workspace, None, kind, statement)
+        supersede = cand.supersedes_id if edits.supersede in (None, True) else None
+        c = self.cipher
+        conn.execute(MEM.insert().values(
+            id=mid, candidate_id=cand.id, status="active", kind=kind,
+            source_type=cand.source_type, host=cand.host, content_key=key,
+            polarity=cand.polarity, confidence=cand.confidence, importance=cand.importance,
+            approved_by=actor[:200], valid_from=edits.valid_from or now, valid_to=edits.valid_to,
+            recorded_at=now, updated_at=now, supersedes_id=supersede,
+            statement_ct=c.encrypt("memories", "statement", mid, statement),
+            usage_boundary_ct=c.encrypt("memories", "usage_boundary", mid,
+                                        edits.usage_boundary or cand.usage_boundary),
+            **self._scope_columns("memories", mid, scope)))
+        self._append_transition(conn, mid, None, "active", None, edits.valid_to, actor,
+                                "approved", f"commit:{cand.id}")
+        if supersede:
+            self._supersede(conn, supersede, mid, actor)
+        self._audit(conn, actor, "memory.created", "memory", mid, statement)
+        row = conn.execute(sa.select(MEM).where(MEM.c.id == mid)).one()
+        return self.memory_from_row(row)
+
+    def _supersede(self, conn: Connection, old_id: str, new_id: str, actor: str) -> None:
+        raise NotImplementedError  # provided by MemoryMixin
+
+    def _append_transition(self, conn: Connection, memory_id: str, from_status: str | None,
+                           to_status: str, valid_to_before, valid_to_after, actor: str,  # noqa: ANN001
+                           reason: str | None, txn_id: str) -> None:
+        conn.execute(TRANS.insert().values(
+            memory_id=memory_id, from_status=from_status, to_status=to_status,
+            valid_to_before=valid_to_before, valid_to_after=valid_to_after, actor=actor[:200],
+            reason=reason, txn_id=txn_id, at=self.now()))
+
+    def _tombstone(self, conn: Connection, content_key: str, reason: str, source_id: str,
+                   statement: str) -> None:
+        now = self.now()
+        existing = conn.execute(sa.select(TOMB.c.content_key).where(
+            TOMB.c.content_key == content_key)).first()
+        preview = self.cipher.encrypt("tombstones", "preview", content_key, statement[:120])
+        if existing:
+            conn.execute(TOMB.update().where(TOMB.c.content_key == content_key).values(
+                reason=reason, source_id=source_id, lifted_at=None, preview_ct=preview))
+        else:
+            conn.execute(TOMB.insert().values(content_key=content_key, reason=reason,
+                                              source_id=source_id, created_at=now, seen_again=0,
+                                              preview_ct=preview))
+        self._audit(conn, "store", "tombstone.written", "tombstone", content_key[:16])
+
+

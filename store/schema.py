@@ -1,0 +1,75 @@
+"""Applying migrations and checking the schema version a process expects."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from sqlalchemy import Engine
+
+from memvet.store.engine import write_transaction
+from memvet.store.errors import SchemaMismatchError
+from memvet.store.migrations import MIGRATIONS, SCHEMA_VERSION
+
+
+def current_version(engine: Engine) -> int:
+    """0 for an empty database, else the version recorded by the last applied migration."""
+    with engine.connect() as conn:
+        if not sa.inspect(conn).has_table("store_meta"):
+            return 0
+        value = conn.execute(sa.text("SELECT value FROM store_meta WHERE key='schema_version'")).scalar()
+    return int(value) if value is not None else 0
+
+
+def migrate(engine: Engine, *, target: int = SCHEMA_VERSION) -> list[str]:
+    """Apply every missing step up to `target`, each in its own transaction. Returns their names."""
+    applied = []
+    version = current_version(engine)
+    for number, step in enumerate(MIGRATIONS[:target], start=1):
+        if number <= version:
+            continue
+        with write_transaction(engine) as conn:
+            # Re-check under the write lock: another process may have migrated meanwhile.
+            if number <= _version_in(conn):
+                continue
+            step(conn)
+            _record_version(conn, number)
+        applied.append(step.__name__)
+    return applied
+
+
+def _version_in(conn: sa.Connection) -> int:
+    if not sa.inspect(conn).has_table("store_meta"):
+        return 0
+    value = conn.execute(sa.text("SELECT value FROM store_meta WHERE key='schema_version'")).scalar()
+    return int(value) if value is not None else 0
+
+
+def _record_version(conn: sa.Connection, number: int) -> None:
+    now = datetime.now(UTC).isoformat()
+    conn.execute(sa.text("DELETE FROM store_meta WHERE key IN ('schema_version', 'migrated_at')"))
+    conn.execute(sa.text("INSERT INTO store_meta (key, value) VALUES ('schema_version', :v), "
+                         "('migrated_at', :t)"), {"v": str(number), "t": now})
+
+
+def ensure_schema(engine: Engine, *, mode: str) -> int:
+    """mode: "create" migrates an empty database only; "upgrade" also upgrades an older one;
+    "never" only checks. Any other version mismatch stops with exit 3 and says what to run."""
+    version = current_version(engine)
+    if version == SCHEMA_VERSION:
+        return version
+    if version == 0 and mode in ("create", "upgrade"):
+        migrate(engine)
+        return SCHEMA_VERSION
+    if version < SCHEMA_VERSION and mode == "upgrade":
+        migrate(engine)
+        return SCHEMA_VERSION
+    if version < SCHEMA_VERSION:
+        raise SchemaMismatchError(
+            f"the store is at schema version {version} and this memvet expects {SCHEMA_VERSION}; "
+            "run `memvet migrate` (or start the daemon, which upgrades it)",
+            found=version, expected=SCHEMA_VERSION)
+    raise SchemaMismatchError(
+        f"the store is at schema version {version}, newer than this memvet ({SCHEMA_VERSION}); "
+        "upgrade memvet (`pip install -U memvet`) before using this store",
+        found=version, expected=SCHEMA_VERSION)
