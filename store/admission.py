@@ -9,16 +9,21 @@ from __future__ import annotations
 import json
 
 import sqlalchemy as sa
-from sqlalchemy import Connection
-
 from memvet.store.core import CAND, MEM, StoreCore
 from memvet.store.errors import UsageError
 from memvet.store.models import EvidenceRow, TombstoneRow
 from memvet.store.records import (
-    EXCERPT_LIMIT, KINDS, POLARITIES, SOURCE_TYPES, AdmissionResult, CandidateDraft, Checkpoint,
+    EXCERPT_LIMIT,
+    KINDS,
+    POLARITIES,
+    SOURCE_TYPES,
+    AdmissionResult,
+    CandidateDraft,
+    Checkpoint,
     Evidence,
 )
 from memvet.store.subjects import content_words, overlap
+from sqlalchemy import Connection
 
 EVID = EvidenceRow.__table__
 TOMB = TombstoneRow.__table__

@@ -9,11 +9,10 @@ import json
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlalchemy import Connection
-
 from memvet.store.crypto import FieldCipher
 from memvet.store.models import AuditEventRow
 from memvet.store.records import AuditEvent, AuditReport, iso
+from sqlalchemy import Connection
 
 GENESIS = "0" * 64
 PREVIEW_LIMIT = 80

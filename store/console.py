@@ -31,7 +31,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     for ep in sorted(entry_points(group="memvet.commands"), key=lambda e: e.name):
-        ep.load()(sub)
+        try:
+            register = ep.load()
+        except ImportError as exc:  # a broken component must not take the others down
+            print(f"memvet: the {ep.name} commands are unavailable ({exc})", file=sys.stderr)
+            continue
+        register(sub)
     return parser
 
 

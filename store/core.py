@@ -9,13 +9,12 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
-from sqlalchemy import Connection, Engine
-
 from memvet.store.audit import append_event
 from memvet.store.crypto import FieldCipher
 from memvet.store.engine import read_transaction, write_transaction
 from memvet.store.models import CandidateRow, MemoryRow
 from memvet.store.records import Candidate, Lease, Memory, Reader, Scope
+from sqlalchemy import Connection, Engine
 
 Clock = Callable[[], datetime]
 CAND = CandidateRow.__table__

@@ -19,7 +19,6 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
 from memvet.store.errors import IntegrityError
 
 MAGIC = b"MV"

@@ -7,13 +7,12 @@ import secrets
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlalchemy import Connection
-
 from memvet.store.core import MEM, StoreCore
 from memvet.store.errors import NotFoundError
 from memvet.store.lifecycle import check_memory
 from memvet.store.models import MemoryTransitionRow, TombstoneRow
 from memvet.store.records import Change, Memory, Reader, Tombstone, Transition
+from sqlalchemy import Connection
 
 TRANS = MemoryTransitionRow.__table__
 TOMB = TombstoneRow.__table__

@@ -9,16 +9,20 @@ import socket
 from datetime import timedelta
 
 import sqlalchemy as sa
-from sqlalchemy import Connection
-
 from memvet.store.core import CAND, MEM, StoreCore
 from memvet.store.errors import (
-    AlreadyDecidedError, IllegalTransitionError, LeaseMismatchError, MemvetError, NotFoundError,
-    ReservationHeldError, UsageError,
+    AlreadyDecidedError,
+    IllegalTransitionError,
+    LeaseMismatchError,
+    MemvetError,
+    NotFoundError,
+    ReservationHeldError,
+    UsageError,
 )
 from memvet.store.lifecycle import check_candidate
 from memvet.store.models import MemoryTransitionRow, TombstoneRow
 from memvet.store.records import KINDS, Candidate, Edits, Lease, Memory
+from sqlalchemy import Connection
 
 TRANS = MemoryTransitionRow.__table__
 TOMB = TombstoneRow.__table__

@@ -5,11 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
-from sqlalchemy import Engine
-
 from memvet.store.engine import write_transaction
 from memvet.store.errors import SchemaMismatchError
 from memvet.store.migrations import MIGRATIONS, SCHEMA_VERSION
+from sqlalchemy import Engine
 
 
 def current_version(engine: Engine) -> int:

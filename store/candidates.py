@@ -1,0 +1,138 @@
+"""Reading the review queue: lists with keyset paging and filters, counts, and the detail a
+reviewer needs (evidence, conflicts, the memory a correction would replace, tombstone hits)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+from memvet.store.core import CAND, MEM, StoreCore
+from memvet.store.errors import NotFoundError
+from memvet.store.models import EvidenceRow, TombstoneRow
+from memvet.store.records import Candidate, CandidateDetail, Evidence, Memory, Reader
+from memvet.store.subjects import content_words, overlap
+
+EVID = EvidenceRow.__table__
+TOMB = TombstoneRow.__table__
+CONFLICT_THRESHOLD = 0.5
+
+
+@dataclass(frozen=True)
+class QueueFilter:
+    statuses: tuple[str, ...] = ("pending", "stale")
+    hosts: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    workspace: str | None = None  # only this workspace's candidates (exact)
+    global_only: bool = False
+
+
+class CandidateReadMixin(StoreCore):
+    def _queue_where(self, reader: Reader, flt: QueueFilter) -> list[sa.ColumnElement[bool]]:
+        clauses = [self.scope_clause(CAND, reader)]
+        if flt.statuses:
+            clauses.append(CAND.c.status.in_(flt.statuses))
+        if flt.hosts:
+            clauses.append(CAND.c.host.in_(flt.hosts))
+        if flt.kinds:
+            clauses.append(CAND.c.kind.in_(flt.kinds))
+        if flt.global_only:
+            clauses.append(CAND.c.workspace_bidx.is_(None))
+        elif flt.workspace is not None:
+            clauses.append(CAND.c.workspace_bidx == self.cipher.blind_index("workspace",
+                                                                            flt.workspace))
+        return clauses
+
+    def list_candidates(self, reader: Reader, flt: QueueFilter | None = None, *,
+                        limit: int | None = 500, after: tuple[datetime, str] | None = None,
+                        newest_first: bool = False) -> list[Candidate]:
+        """One page of the queue. `after` is the (created_at, id) of the last row of the previous
+        page: keyset paging, so page 200 costs what page 1 costs."""
+        flt = flt or QueueFilter()
+        query = sa.select(CAND).where(*self._queue_where(reader, flt))
+        if after is not None:
+            at, cid = after
+            if newest_first:
+                query = query.where(sa.or_(CAND.c.created_at < at,
+                                           sa.and_(CAND.c.created_at == at, CAND.c.id < cid)))
+            else:
+                query = query.where(sa.or_(CAND.c.created_at > at,
+                                           sa.and_(CAND.c.created_at == at, CAND.c.id > cid)))
+        order = (CAND.c.created_at.desc(), CAND.c.id.desc()) if newest_first else (
+            CAND.c.created_at, CAND.c.id)
+        query = query.order_by(*order)
+        if limit is not None:
+            query = query.limit(limit)
+        with self._read() as conn:
+            rows = conn.execute(query).all()
+        return [self.candidate_from_row(r) for r in rows]
+
+    def count_candidates(self, reader: Reader, flt: QueueFilter | None = None) -> int:
+        flt = flt or QueueFilter()
+        with self._read() as conn:
+            return int(conn.execute(sa.select(sa.func.count()).select_from(CAND).where(
+                *self._queue_where(reader, flt))).scalar_one())
+
+    def queue_counts(self, reader: Reader) -> dict[str, int]:
+        with self._read() as conn:
+            rows = conn.execute(sa.select(CAND.c.status, sa.func.count()).where(
+                self.scope_clause(CAND, reader)).group_by(CAND.c.status)).all()
+        return {status: n for status, n in rows}
+
+    def get_candidate(self, candidate_id: str, reader: Reader | None = None) -> Candidate:
+        query = sa.select(CAND).where(CAND.c.id == candidate_id)
+        if reader is not None:
+            query = query.where(self.scope_clause(CAND, reader))
+        with self._read() as conn:
+            row = conn.execute(query).first()
+        if row is None:
+            raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
+        return self.candidate_from_row(row)
+
+    def candidate_detail(self, candidate_id: str, reader: Reader | None = None) -> CandidateDetail:
+        cand = self.get_candidate(candidate_id, reader)
+        with self._read() as conn:
+            row = conn.execute(sa.select(CAND.c.content_key).where(CAND.c.id == candidate_id)).one()
+            evidence = tuple(self._evidence(conn, candidate_id))
+            tomb = conn.execute(sa.select(TOMB).where(TOMB.c.content_key == row.content_key)).first()
+            in_scope = self.reader_for(cand.scope.workspace)
+            actives = [self.memory_from_row(r) for r in conn.execute(sa.select(MEM).where(
+                MEM.c.status.in_(("active", "disputed")), self.scope_clause(MEM, in_scope)))]
+            supersedes = None
+            if cand.supersedes_id:
+                srow = conn.execute(sa.select(MEM).where(MEM.c.id == cand.supersedes_id)).first()
+                supersedes = self.memory_from_row(srow) if srow else None
+        conflicts = tuple(self.find_conflicts(cand.statement, cand.polarity, actives,
+                                              exclude=cand.supersedes_id))
+        tombstone = self._tombstone_from_row(tomb) if tomb else None  # type: ignore[attr-defined]
+        return CandidateDetail(cand, evidence, conflicts, supersedes, tombstone)
+
+    @staticmethod
+    def find_conflicts(statement: str, polarity: str, memories: list[Memory], *,
+                       exclude: str | None = None) -> list[Memory]:
+        """Active memories on the same subject: a different value, or the opposite polarity."""
+        words = content_words(statement)
+        found = []
+        for memory in memories:
+            if memory.id == exclude:
+                continue
+            other = content_words(memory.statement)
+            if other == words and memory.polarity == polarity:
+                continue  # the same statement, not a conflict
+            if overlap(words, other) >= CONFLICT_THRESHOLD:
+                found.append(memory)
+        return found
+
+    def _evidence(self, conn: sa.Connection, candidate_id: str) -> list[Evidence]:
+        rows = conn.execute(sa.select(EVID).where(EVID.c.candidate_id == candidate_id)
+                            .order_by(EVID.c.id)).all()
+        out = []
+        for r in rows:
+            rid = str(r.id)
+            out.append(Evidence(
+                path=self._dec("evidence", "path", rid, r.path_ct) or "",
+                line=r.line, message_id=self._dec("evidence", "message_id", rid, r.message_id_ct),
+                timestamp=r.timestamp,
+                excerpt=self._dec("evidence", "excerpt", rid, r.excerpt_ct) or "",
+                session=self._dec("evidence", "session", rid, r.session_ct)))
+        return out

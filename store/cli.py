@@ -1,0 +1,102 @@
+"""The store's subcommands: propose, queue, memories, key, audit, migrate. The CLI twins of
+what the inspector does, through the same Store API."""
+
+from __future__ import annotations
+
+import argparse
+
+from memvet.store.console import add_json_flag
+from memvet.store.records import CANDIDATE_STATUSES, KINDS, MEMORY_STATUSES
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from memvet.store import cli_handlers as h
+
+    p = sub.add_parser("propose", help="put an operator-typed candidate into the review queue")
+    p.add_argument("statement")
+    p.add_argument("--kind", choices=KINDS, default="fact")
+    _scope_flags(p)
+    add_json_flag(p)
+    p.set_defaults(handler=h.propose)
+
+    queue = sub.add_parser("queue", help="the review queue").add_subparsers(
+        dest="queue_command", metavar="ACTION", required=True)
+    p = queue.add_parser("list", help="candidates (default: pending and stale)")
+    p.add_argument("--status", action="append", choices=CANDIDATE_STATUSES)
+    p.add_argument("--limit", type=int, default=1000)
+    add_json_flag(p)
+    p.set_defaults(handler=h.queue_list)
+    p = queue.add_parser("show", help="one candidate with evidence, conflicts, tombstone hits")
+    p.add_argument("id")
+    add_json_flag(p)
+    p.set_defaults(handler=h.queue_show)
+    p = queue.add_parser("approve", help="reserve and commit each candidate")
+    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("--statement")
+    p.add_argument("--kind", choices=KINDS)
+    p.add_argument("--no-supersede", action="store_true", help="keep the memory it would replace")
+    _scope_flags(p)
+    add_json_flag(p)
+    p.set_defaults(handler=h.queue_approve)
+    p = queue.add_parser("reject", help="reject and tombstone")
+    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("--reason")
+    add_json_flag(p)
+    p.set_defaults(handler=h.queue_reject)
+    p = queue.add_parser("recover", help="settle a stale reservation")
+    p.add_argument("id")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--commit", dest="action", action="store_const", const="commit")
+    how.add_argument("--release", dest="action", action="store_const", const="release")
+    how.add_argument("--reject", dest="action", action="store_const", const="reject")
+    add_json_flag(p)
+    p.set_defaults(handler=h.queue_recover)
+
+    mem = sub.add_parser("memories", help="approved memories").add_subparsers(
+        dest="memories_command", metavar="ACTION", required=True)
+    p = mem.add_parser("list", help="memories in scope (default: active, this directory's scope)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--cwd", metavar="DIR")
+    where.add_argument("--global", dest="global_", action="store_true")
+    where.add_argument("--all-scopes", action="store_true")
+    p.add_argument("--status", action="append", choices=MEMORY_STATUSES)
+    p.add_argument("--as-of", metavar="T", help="valid at time T (ISO 8601)")
+    p.add_argument("--recorded-as-of", metavar="T", help="as recorded at time T (ISO 8601)")
+    add_json_flag(p)
+    p.set_defaults(handler=h.memories_list)
+    for name, text in (("false-write", "it should never have been written: retire + tombstone"),
+                       ("forget", "retire and tombstone"), ("dispute", "exclude from recall"),
+                       ("restore", "make a retired or disputed memory active again")):
+        p = mem.add_parser(name, help=text)
+        p.add_argument("id")
+        if name == "false-write":
+            p.add_argument("--reason")
+        p.add_argument("--txn-id", help="idempotency key: a replay is a reported no-op")
+        add_json_flag(p)
+        p.set_defaults(handler=h.memories_action, action=name)
+
+    key = sub.add_parser("key", help="the store's keys").add_subparsers(
+        dest="key_command", metavar="ACTION", required=True)
+    p = key.add_parser("status", help="which provider holds the key")
+    add_json_flag(p)
+    p.set_defaults(handler=h.key_status)
+    p = key.add_parser("rotate", help="re-wrap the data key under a new key-encryption key")
+    add_json_flag(p)
+    p.set_defaults(handler=h.key_rotate)
+
+    audit = sub.add_parser("audit", help="the audit ledger").add_subparsers(
+        dest="audit_command", metavar="ACTION", required=True)
+    p = audit.add_parser("verify", help="walk the hash chain; exit 1 naming the first bad event")
+    add_json_flag(p)
+    p.set_defaults(handler=h.audit_verify)
+
+    p = sub.add_parser("migrate", help="upgrade the store to this version's schema")
+    add_json_flag(p)
+    p.set_defaults(handler=h.migrate)
+
+
+def _scope_flags(p: argparse.ArgumentParser) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--cwd", metavar="DIR", help="the workspace (git root) of DIR")
+    where.add_argument("--global", dest="global_", action="store_true",
+                       help="applies to every workspace")

@@ -1,0 +1,102 @@
+"""What the daemon's sweeps call: plain idempotent operations taking the time from the caller.
+
+Each returns how many records it changed; each change is audited in its own transaction."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+from memvet.store.audit import recent_events, verify_chain
+from memvet.store.core import CAND, MEM, StoreCore
+from memvet.store.lifecycle import check_candidate
+from memvet.store.models import SweepRunRow
+from memvet.store.records import AuditEvent, AuditReport
+
+SWEEPS = SweepRunRow.__table__
+DECAY_FLOOR = 0.05
+
+
+class MaintenanceMixin(StoreCore):
+    def mark_stale_leases(self, now: datetime) -> int:
+        """reserved → stale once the lease has expired (the approver died). Never retried."""
+        check_candidate("reserved", "stale")
+        with self._write() as conn:
+            ids = [r.id for r in conn.execute(sa.select(CAND.c.id).where(
+                CAND.c.status == "reserved", CAND.c.lease_expires_at < now))]
+            for cid in ids:
+                conn.execute(CAND.update().where(CAND.c.id == cid, CAND.c.status == "reserved")
+                             .values(status="stale", updated_at=now))
+                self._audit(conn, "sweep", "candidate.stale", "candidate", cid)
+        return len(ids)
+
+    def expire_candidates(self, now: datetime, max_age: timedelta) -> int:
+        check_candidate("pending", "expired")
+        cutoff = now - max_age
+        with self._write() as conn:
+            ids = [r.id for r in conn.execute(sa.select(CAND.c.id).where(
+                CAND.c.status == "pending", CAND.c.updated_at < cutoff))]
+            for cid in ids:
+                conn.execute(CAND.update().where(CAND.c.id == cid, CAND.c.status == "pending")
+                             .values(status="expired", updated_at=now, decided_by="sweep",
+                                     decided_at=now))
+                self._audit(conn, "sweep", "candidate.expired", "candidate", cid)
+        return len(ids)
+
+    def retire_due_memories(self, now: datetime) -> int:
+        """Memories past their validity (valid_to) or their TTL (expires_at) are retired."""
+        with self._read() as conn:
+            due = conn.execute(sa.select(MEM.c.id, MEM.c.expires_at).where(
+                MEM.c.status == "active",
+                sa.or_(MEM.c.valid_to <= now, MEM.c.expires_at <= now))).all()
+        for row in due:
+            reason = "ttl" if row.expires_at is not None and row.expires_at <= now else "expired"
+            self.retire(row.id, actor="sweep", reason=reason,  # type: ignore[attr-defined]
+                        txn_id=f"sweep:{reason}:{row.id}")
+        return len(due)
+
+    def decay_confidence(self, now: datetime, half_life: timedelta) -> int:
+        """Model-inferred memories lose confidence with age; operator-approved statements of the
+        user (explicit_user, operator, import) are immune. Recomputed from the approval-time
+        confidence, so running it twice changes nothing."""
+        changed = 0
+        with self._write() as conn:
+            rows = conn.execute(sa.select(MEM.c.id, MEM.c.recorded_at, MEM.c.confidence,
+                                          CAND.c.confidence.label("initial"))
+                                .join(CAND, CAND.c.id == MEM.c.candidate_id)
+                                .where(MEM.c.status == "active",
+                                       MEM.c.source_type == "model_inference")).all()
+            for row in rows:
+                age = max((now - row.recorded_at).total_seconds(), 0.0)
+                value = max(row.initial * 0.5 ** (age / half_life.total_seconds()), DECAY_FLOOR)
+                if abs(value - row.confidence) > 1e-6:
+                    conn.execute(MEM.update().where(MEM.c.id == row.id).values(confidence=value))
+                    changed += 1
+            if changed:
+                self._audit(conn, "sweep", "memory.decayed", "memory", f"{changed} memories")
+        return changed
+
+    def verify_audit(self) -> AuditReport:
+        with self._read() as conn:
+            return verify_chain(conn, self.cipher)
+
+    def audit_events(self, limit: int = 100) -> list[AuditEvent]:
+        with self._read() as conn:
+            return recent_events(conn, self.cipher, limit)
+
+    def record_sweep(self, job_id: str, at: datetime, result: str = "") -> None:
+        with self._write() as conn:
+            done = conn.execute(SWEEPS.update().where(SWEEPS.c.job_id == job_id).values(
+                last_success_at=at, last_result=result[:256])).rowcount
+            if not done:
+                conn.execute(SWEEPS.insert().values(job_id=job_id, last_success_at=at,
+                                                    last_result=result[:256]))
+
+    def sweep_runs(self) -> dict[str, datetime]:
+        with self._read() as conn:
+            return {r.job_id: r.last_success_at for r in conn.execute(sa.select(SWEEPS))}
+
+
+def new_txn_id() -> str:
+    return secrets.token_hex(12)
