@@ -65,8 +65,6 @@ class AdmissionMixin(StoreCore):
             self._save_checkpoint(conn, checkpoint)
         return results
 
-    def _save_checkpoint(self, conn: Connection, checkpoint: Checkpoint) -> None:
-        raise NotImplementedError  # provided by CheckpointMixin
 
     def _admit(self, conn: Connection, draft: CandidateDraft, actor: str) -> AdmissionResult:
         key = self.content_key_of(draft)

@@ -93,11 +93,7 @@ class MemoryMixin(StoreCore):
         self._apply(conn, row, "superseded", actor, "superseded", f"supersede:{new_id}",
                     superseded_by=new_id)
 
-    def _append_transition(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
-        raise NotImplementedError  # provided by ReservationMixin
 
-    def _tombstone(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
-        raise NotImplementedError  # provided by ReservationMixin
 
     # --- reads ---------------------------------------------------------------------------------
     def get_memory(self, memory_id: str, reader: Reader | None = None) -> Memory:

@@ -212,8 +212,6 @@ class ReservationMixin(StoreCore):
         row = conn.execute(sa.select(MEM).where(MEM.c.id == mid)).one()
         return self.memory_from_row(row)
 
-    def _supersede(self, conn: Connection, old_id: str, new_id: str, actor: str) -> None:
-        raise NotImplementedError  # provided by MemoryMixin
 
     def _append_transition(self, conn: Connection, memory_id: str, from_status: str | None,
                            to_status: str, valid_to_before, valid_to_after, actor: str,  # noqa: ANN001

@@ -1,0 +1,212 @@
+"""What every host setup shares: how memvet names itself in host files, how it recognises its
+own entries later, and how host files are changed safely (timestamped backup, atomic replace
+with the original permissions, a unified diff for --dry-run, nothing written on any error)."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import shlex
+import shutil
+import stat
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memvet.store.errors import MemvetError
+
+# A hook entry is memvet's when its command runs `memvet hook <host> …` (or the module form).
+# Hosts forbid or may reject extra keys in hook entries, so the command string is the marker.
+_HOOK_MARKER = re.compile(
+    r"(?:\bmemvet(?:\.exe)?|memvet\.install\.launcher)['\"]?\s+hook\s+(?P<host>[a-z-]+)"
+    r"(?:\s+(?P<event>[a-z-]+))?"
+)
+# A command we run from a host file: the console script, or `python -m` when there is none.
+_MODULE_FORM = ["-m", "memvet.install.launcher"]
+
+# Returns the new text (None: the file should not exist) and notes for the person.
+Transform = Callable[[str | None], tuple[str | None, list[str]]]
+
+
+class ConfigFileError(MemvetError):
+    """A host file memvet must edit cannot be read as JSON/TOML, or has an unexpected shape."""
+
+    code = "invalid_config"
+    exit_code = 1
+
+
+def memvet_argv() -> list[str]:
+    """The absolute command that runs this memvet, for hosts that start it without our PATH."""
+    bin_dir = os.path.dirname(os.path.abspath(sys.executable))
+    found = shutil.which("memvet", path=bin_dir) or shutil.which("memvet")
+    if found:
+        return [os.path.abspath(found)]
+    return [os.path.abspath(sys.executable), *_MODULE_FORM]
+
+
+def pinned_env() -> dict[str, str]:
+    """MEMVET_HOME as set now, so hooks, MCP server and daemon all open the same store."""
+    home = os.environ.get("MEMVET_HOME")
+    return {"MEMVET_HOME": os.path.abspath(os.path.expanduser(home))} if home else {}
+
+
+def hook_command(host: str, event: str) -> str:
+    """A shell command line (both hosts run hook commands through a shell)."""
+    env = "".join(f"{k}={shlex.quote(v)} " for k, v in pinned_env().items())
+    return env + shlex.join([*memvet_argv(), "hook", host, event])
+
+
+def is_memvet_hook(command: object, host: str, event: str | None = None) -> bool:
+    """`event` (e.g. "session-start") narrows the match; None matches any of the host's."""
+    if not isinstance(command, str):
+        return False
+    match = _HOOK_MARKER.search(command)
+    if not match or match.group("host") != host:
+        return False
+    return event is None or match.group("event") == event
+
+
+def looks_like_memvet_command(command: object, args: object) -> bool:
+    """An MCP entry that starts memvet (any install path), so uninstall never drops a stranger."""
+    if not isinstance(command, str):
+        return False
+    name = os.path.basename(command)
+    argv = args if isinstance(args, list) else []
+    return name in ("memvet", "memvet.exe") or "memvet.install.launcher" in argv
+
+
+@dataclass
+class FileEdit:
+    """One host file to change. `transform` is re-run if the file changes under us."""
+
+    path: Path
+    transform: Transform
+    new_mode: int = 0o600  # only for files memvet creates; existing files keep their mode
+    before: str | None = None
+    after: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def plan(self) -> None:
+        self.before = read_text(self.path)
+        self.after, self.notes = self.transform(self.before)
+
+    @property
+    def action(self) -> str:
+        if self.after == self.before:
+            return "unchanged"
+        if self.before is None:
+            return "created"
+        return "removed" if self.after is None else "updated"
+
+
+def read_text(path: Path) -> str | None:
+    # Bytes, not read_text(): newline translation would turn CRLF files into LF ones.
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigFileError(f"{path}: cannot read: {exc.strerror}", path=str(path)) from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigFileError(f"{path}: not UTF-8 text (byte {exc.start})", path=str(path)) from exc
+
+
+def apply(edits: list[FileEdit], dry_run: bool) -> list[dict[str, object]]:
+    """Plan every file first (so one broken file stops all writes), then write the changed ones."""
+    for edit in edits:
+        edit.plan()
+    results = []
+    for edit in edits:
+        entry: dict[str, object] = {"path": str(edit.path), "action": edit.action, "backup": None}
+        if dry_run:
+            entry["diff"] = unified_diff(edit.path, edit.before, edit.after)
+        elif edit.action != "unchanged":
+            entry["backup"] = _commit(edit)
+            entry["action"] = edit.action  # may differ if the file changed under us
+        results.append(entry)
+    return results
+
+
+def _commit(edit: FileEdit) -> str | None:
+    # The host may rewrite its file while we work (Claude Code rewrites .claude.json often):
+    # check again right before replacing, and redo the edit on what is there now.
+    for _ in range(3):
+        backup = make_backup(edit.path) if edit.before is not None else None
+        if edit.after is None:
+            if read_text(edit.path) == edit.before:
+                os.unlink(os.path.realpath(edit.path))
+                return str(backup) if backup else None
+        elif atomic_write(edit.path, edit.after, edit.new_mode, expect=edit.before):
+            return str(backup) if backup else None
+        if backup:
+            backup.unlink(missing_ok=True)
+        edit.plan()
+        if edit.action == "unchanged":
+            return None
+    raise MemvetError(f"{edit.path} keeps changing while memvet edits it; try again", code="busy")
+
+
+def make_backup(path: Path) -> Path:
+    """`<file>.memvet-backup-YYYYmmddTHHMMSSZ` beside the file, with the file's own mode."""
+    real = Path(os.path.realpath(path))
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    mode = stat.S_IMODE(real.stat().st_mode)
+    data = real.read_bytes()
+    for n in range(1, 100):
+        suffix = "" if n == 1 else f"-{n}"
+        target = path.with_name(f"{path.name}.memvet-backup-{stamp}{suffix}")
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        except FileExistsError:
+            continue
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        return target
+    raise MemvetError(f"{path}: too many backups in one second", code="backup_failed")
+
+
+def atomic_write(path: Path, text: str, new_mode: int, expect: str | None = None) -> bool:
+    """Write through a temp file in the same folder and `os.replace`; keep the file's mode.
+
+    A symlinked file (dotfile managers) is written at its target, so the link survives.
+    Returns False, writing nothing, when the file no longer holds `expect`.
+    """
+    real = Path(os.path.realpath(path))
+    existed = real.exists()
+    if not existed:
+        real.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    mode = stat.S_IMODE(real.stat().st_mode) if existed else new_mode
+    fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".memvet-tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, mode)
+        if read_text(real) != expect:
+            os.unlink(tmp)
+            return False
+        os.replace(tmp, real)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return True
+
+
+def unified_diff(path: Path, before: str | None, after: str | None) -> str:
+    old = (before or "").splitlines(keepends=True)
+    new = (after or "").splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        old,
+        new,
+        fromfile=str(path) if before is not None else "/dev/null",
+        tofile=str(path) if after is not None else "/dev/null",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
