@@ -3,21 +3,24 @@ MCP server in `.claude.json` (host-formats.md §2.1, §2.5)."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
-from memvet.install.hook_settings import WantedHook, count_hooks, install_hooks, uninstall_hooks
+from memvet.install import setup_record
+from memvet.install.hook_settings import WantedHook, install_hooks, uninstall_hooks
 from memvet.install.json_edit import JsonText
 from memvet.install.setup_common import (
     ConfigFileError,
     FileEdit,
+    Planned,
     hook_command,
+    load_json,
     looks_like_memvet_command,
     memvet_argv,
     pinned_env,
 )
+from memvet.install.setup_record import may_drop
 from memvet.store.paths import claude_config_dir
 
 HOST = "claude-code"
@@ -68,38 +71,43 @@ def edits(uninstall: bool) -> list[FileEdit]:
 
 
 def messages(uninstall: bool, changed: bool) -> list[str]:
+    if not changed:
+        return []
     if uninstall:
-        return ["memvet's hooks and MCP server are removed from Claude Code."] if changed else []
+        return ["memvet's hooks and MCP server are removed from Claude Code."]
     return [
         "Claude Code loads the hooks in new sessions; restart running sessions. "
         "`/mcp` in Claude Code lists the memvet server.",
     ]
 
 
-def _add_hooks(text: str | None, path: Path) -> tuple[str | None, list[str]]:
-    doc = load_json(text or "{}", path)
-    install_hooks(doc, HOST, wanted_hooks(), str(path))
+def _add_hooks(text: str | None, path: Path) -> Planned:
+    doc = load_json(text or "{}\n", path)
+    created = install_hooks(doc, HOST, wanted_hooks(), str(path))
     notes = []
     if doc.get(("disableAllHooks",)) is True:
         notes.append(f'{path} has "disableAllHooks": true: Claude Code runs no hooks, memvet\'s '
                      "included, until you remove it (memvet leaves it as it is).")
-    return _finish(doc, text), notes
+    return Planned(doc.result(), notes, created)
 
 
-def _remove_hooks(text: str | None, path: Path) -> tuple[str | None, list[str]]:
+def _remove_hooks(text: str | None, path: Path) -> Planned:
     if text is None:
-        return None, []
+        return Planned(None)
     doc = load_json(text, path)
-    if not uninstall_hooks(doc, HOST):
-        return text, []
-    return _finish(doc, text), []
+    record = setup_record.lookup(path)
+    if not uninstall_hooks(doc, HOST, record):
+        return Planned(text)
+    return Planned(_finish(doc, record))
 
 
-def _add_mcp(text: str | None, path: Path) -> tuple[str | None, list[str]]:
-    doc = load_json(text or "{}", path)
+def _add_mcp(text: str | None, path: Path) -> Planned:
+    doc = load_json(text or "{}\n", path)
+    created = []
     servers = doc.get(("mcpServers",))
     if servers is None:
         doc.set_member((), "mcpServers", {})
+        created.append(("mcpServers",))
     elif not isinstance(servers, dict):
         raise ConfigFileError(f'{path}: "mcpServers" is not an object; left alone', path=str(path))
     notes = []
@@ -108,58 +116,30 @@ def _add_mcp(text: str | None, path: Path) -> tuple[str | None, list[str]]:
         notes.append(f"{path}: replaced an MCP server named \"memvet\" that did not run memvet.")
     if current != mcp_entry():
         doc.set_member(("mcpServers",), "memvet", mcp_entry())
-    return _finish(doc, text), notes
+    return Planned(doc.result(), notes, created)
 
 
-def _remove_mcp(text: str | None, path: Path) -> tuple[str | None, list[str]]:
+def _remove_mcp(text: str | None, path: Path) -> Planned:
     if text is None:
-        return None, []
+        return Planned(None)
     doc = load_json(text, path)
     current = doc.get(("mcpServers", "memvet"))
     if current is None:
-        return text, []
+        return Planned(text)
     if not _is_ours(current):
-        return text, [f'{path}: the MCP server "memvet" does not run memvet; left alone.']
+        return Planned(text, [f'{path}: the MCP server "memvet" does not run memvet; left alone.'])
+    record = setup_record.lookup(path)
     doc.remove(("mcpServers", "memvet"))
-    if not doc.get(("mcpServers",)):
+    if not doc.get(("mcpServers",)) and may_drop(record, ("mcpServers",)):
         doc.remove(("mcpServers",))
-    return _finish(doc, text), []
+    return Planned(_finish(doc, record))
 
 
-def installed(path_settings: Path | None = None, path_state: Path | None = None) -> dict[str, bool]:
-    """What of memvet is wired into Claude Code now (for status/doctor)."""
-    out = {"hooks": False, "mcp": False}
-    for key, path in (("hooks", path_settings or settings_path()), ("mcp", path_state or user_state_path())):
-        try:
-            text = path.read_text(encoding="utf-8")
-            doc = JsonText(text)
-        except (OSError, ValueError):
-            continue
-        if key == "hooks":
-            out[key] = count_hooks(doc, HOST) > 0
-        else:
-            out[key] = _is_ours(doc.get(("mcpServers", "memvet")))
-    return out
-
-
-def load_json(text: str, path: Path) -> JsonText:
-    try:
-        doc = JsonText(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigFileError(
-            f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); left alone",
-            path=str(path), line=exc.lineno, column=exc.colno,
-        ) from exc
-    if not isinstance(doc.data, dict):
-        raise ConfigFileError(f"{path}: not a JSON object; left alone", path=str(path))
-    return doc
-
-
-def _finish(doc: JsonText, original: str | None) -> str | None:
-    """The new text; None (remove the file) when only an empty object is left."""
-    if not doc.data and (original is None or not json.loads(original)):
-        return original  # nothing of ours was added or removed
-    return doc.result() if doc.data else None
+def _finish(doc: JsonText, record: setup_record.SetupRecord | None) -> str | None:
+    """The new text; None (remove the file) when setup created it and only `{}` is left."""
+    if not doc.data and (record is None or record.file):
+        return None
+    return doc.result()
 
 
 def _is_ours(entry: object) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 
 from memvet.install.json_edit import JsonText
 from memvet.install.setup_common import ConfigFileError, is_memvet_hook
+from memvet.install.setup_record import SetupRecord, may_drop
 
 
 @dataclass(frozen=True)
@@ -29,18 +30,21 @@ class WantedHook:
         return group
 
 
-def install_hooks(doc: JsonText, host: str, wanted: list[WantedHook], where: str) -> None:
+def install_hooks(doc: JsonText, host: str, wanted: list[WantedHook], where: str) -> list[tuple[str, ...]]:
     """Add each wanted hook unless memvet already has one for that event; refresh a stale
-    command (memvet moved) in place; drop duplicates of ours."""
+    command (memvet moved) in place; drop duplicates of ours. Returns the containers created."""
+    created: list[tuple[str, ...]] = []
     hooks = doc.get(("hooks",))
     if hooks is None:
         doc.set_member((), "hooks", {})
+        created.append(("hooks",))
     elif not isinstance(hooks, dict):
         raise ConfigFileError(f"{where}: \"hooks\" is not an object; left alone", path=where)
     for want in wanted:
         groups = doc.get(("hooks", want.event))
         if groups is None:
             doc.set_member(("hooks",), want.event, [want.group()])
+            created.append(("hooks", want.event))
             continue
         if not isinstance(groups, list):
             raise ConfigFileError(
@@ -55,10 +59,12 @@ def install_hooks(doc: JsonText, host: str, wanted: list[WantedHook], where: str
             doc.replace(("hooks", want.event, gi, "hooks", hi, "command"), want.command)
         for gi, hi in reversed(found[1:]):
             _remove_handler(doc, want.event, gi, hi)
+    return created
 
 
-def uninstall_hooks(doc: JsonText, host: str) -> int:
-    """Remove every memvet handler for `host`, and the containers that only held them."""
+def uninstall_hooks(doc: JsonText, host: str, record: SetupRecord | None) -> int:
+    """Remove every memvet handler for `host`, and the containers setup created for them
+    once they are empty (any emptied container when there is no record)."""
     hooks = doc.get(("hooks",))
     if not isinstance(hooks, dict):
         return 0
@@ -71,18 +77,11 @@ def uninstall_hooks(doc: JsonText, host: str) -> int:
         for gi, hi in reversed(found):
             _remove_handler(doc, event, gi, hi)
         removed += len(found)
-        if found and not doc.get(("hooks", event)):
+        if found and not doc.get(("hooks", event)) and may_drop(record, ("hooks", event)):
             doc.remove(("hooks", event))
-    if removed and not doc.get(("hooks",)):
+    if removed and not doc.get(("hooks",)) and may_drop(record, ("hooks",)):
         doc.remove(("hooks",))
     return removed
-
-
-def count_hooks(doc: JsonText, host: str) -> int:
-    hooks = doc.get(("hooks",))
-    if not isinstance(hooks, dict):
-        return 0
-    return sum(len(_ours(g, host, None)) for g in hooks.values() if isinstance(g, list))
 
 
 def event_slug(event: str) -> str:

@@ -5,6 +5,7 @@ with the original permissions, a unified diff for --dry-run, nothing written on 
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 import shlex
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memvet.install.json_edit import JsonText
 from memvet.store.errors import MemvetError
 
 # A hook entry is memvet's when its command runs `memvet hook <host> …` (or the module form).
@@ -28,8 +30,19 @@ _HOOK_MARKER = re.compile(
 # A command we run from a host file: the console script, or `python -m` when there is none.
 _MODULE_FORM = ["-m", "memvet.install.launcher"]
 
-# Returns the new text (None: the file should not exist) and notes for the person.
-Transform = Callable[[str | None], tuple[str | None, list[str]]]
+
+
+@dataclass
+class Planned:
+    """A transform's answer: the new text (None: no file), notes for the person, and the JSON
+    containers memvet had to create (so uninstall removes those, and only those, once empty)."""
+
+    text: str | None
+    notes: list[str] = field(default_factory=list)
+    created: list[tuple[str, ...]] = field(default_factory=list)
+
+
+Transform = Callable[[str | None], Planned]
 
 
 class ConfigFileError(MemvetError):
@@ -89,10 +102,12 @@ class FileEdit:
     before: str | None = None
     after: str | None = None
     notes: list[str] = field(default_factory=list)
+    created: list[tuple[str, ...]] = field(default_factory=list)
 
     def plan(self) -> None:
         self.before = read_text(self.path)
-        self.after, self.notes = self.transform(self.before)
+        planned = self.transform(self.before)
+        self.after, self.notes, self.created = planned.text, planned.notes, planned.created
 
     @property
     def action(self) -> str:
@@ -115,6 +130,20 @@ def read_text(path: Path) -> str | None:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigFileError(f"{path}: not UTF-8 text (byte {exc.start})", path=str(path)) from exc
+
+
+def load_json(text: str, path: Path) -> JsonText:
+    """Parse a host's JSON file (an object at the root), or say exactly where it is broken."""
+    try:
+        doc = JsonText(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigFileError(
+            f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); left alone",
+            path=str(path), line=exc.lineno, column=exc.colno,
+        ) from exc
+    if not isinstance(doc.data, dict):
+        raise ConfigFileError(f"{path}: not a JSON object; left alone", path=str(path))
+    return doc
 
 
 def apply(edits: list[FileEdit], dry_run: bool) -> list[dict[str, object]]:
@@ -140,7 +169,7 @@ def _commit(edit: FileEdit) -> str | None:
         backup = make_backup(edit.path) if edit.before is not None else None
         if edit.after is None:
             if read_text(edit.path) == edit.before:
-                os.unlink(os.path.realpath(edit.path))
+                os.unlink(edit.path)  # a symlink goes, not the dotfile it points to
                 return str(backup) if backup else None
         elif atomic_write(edit.path, edit.after, edit.new_mode, expect=edit.before):
             return str(backup) if backup else None
@@ -171,11 +200,11 @@ def make_backup(path: Path) -> Path:
     raise MemvetError(f"{path}: too many backups in one second", code="backup_failed")
 
 
-def atomic_write(path: Path, text: str, new_mode: int, expect: str | None = None) -> bool:
+def atomic_write(path: Path, text: str, new_mode: int, *, expect: str | None) -> bool:
     """Write through a temp file in the same folder and `os.replace`; keep the file's mode.
 
     A symlinked file (dotfile managers) is written at its target, so the link survives.
-    Returns False, writing nothing, when the file no longer holds `expect`.
+    Returns False, writing nothing, when the file does not hold `expect` (None: no file).
     """
     real = Path(os.path.realpath(path))
     existed = real.exists()

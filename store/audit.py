@@ -66,3 +66,11 @@ def recent_events(conn: Connection, cipher: FieldCipher, limit: int = 100) -> li
     return [AuditEvent(r.seq, r.at, r.actor, r.action, r.entity_type, r.entity_id,
                        cipher.decrypt("audit_events", "preview", str(r.seq), r.preview_ct))
             for r in rows]
+
+
+def events_after(conn: Connection, cipher: FieldCipher, seq: int, limit: int) -> list[AuditEvent]:
+    """Events with a sequence number above `seq`, oldest first: a change feed for live views."""
+    rows = conn.execute(sa.select(T).where(T.c.seq > seq).order_by(T.c.seq).limit(limit)).all()
+    return [AuditEvent(r.seq, r.at, r.actor, r.action, r.entity_type, r.entity_id,
+                       cipher.decrypt("audit_events", "preview", str(r.seq), r.preview_ct))
+            for r in rows]

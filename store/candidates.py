@@ -25,6 +25,13 @@ class QueueFilter:
     kinds: tuple[str, ...] = ()
     workspace: str | None = None  # only this workspace's candidates (exact)
     global_only: bool = False
+    text: str | None = None  # case-insensitive substring of the statement (decrypted, so scanned)
+
+
+# Orders the queue can be listed in, besides creation time. Keyset paging on these takes
+# `after=(value, created_at, id)`; host sorts with NULL as "".
+SORT_COLUMNS = {"confidence": CAND.c.confidence, "evidence": CAND.c.evidence_count,
+                "kind": CAND.c.kind, "host": sa.func.coalesce(CAND.c.host, "")}
 
 
 class CandidateReadMixin(StoreCore):
@@ -44,31 +51,67 @@ class CandidateReadMixin(StoreCore):
         return clauses
 
     def list_candidates(self, reader: Reader, flt: QueueFilter | None = None, *,
-                        limit: int | None = 500, after: tuple[datetime, str] | None = None,
-                        newest_first: bool = False) -> list[Candidate]:
+                        limit: int | None = 500,
+                        after: tuple[datetime, str] | tuple[object, datetime, str] | None = None,
+                        newest_first: bool = False, sort: str = "created") -> list[Candidate]:
         """One page of the queue. `after` is the (created_at, id) of the last row of the previous
-        page: keyset paging, so page 200 costs what page 1 costs."""
+        page: keyset paging, so page 200 costs what page 1 costs. With `sort` set to one of
+        SORT_COLUMNS, `after` is (value, created_at, id) and ties fall back to creation order."""
         flt = flt or QueueFilter()
         query = sa.select(CAND).where(*self._queue_where(reader, flt))
-        if after is not None:
-            at, cid = after
-            if newest_first:
-                query = query.where(sa.or_(CAND.c.created_at < at,
-                                           sa.and_(CAND.c.created_at == at, CAND.c.id < cid)))
-            else:
-                query = query.where(sa.or_(CAND.c.created_at > at,
-                                           sa.and_(CAND.c.created_at == at, CAND.c.id > cid)))
-        order = (CAND.c.created_at.desc(), CAND.c.id.desc()) if newest_first else (
-            CAND.c.created_at, CAND.c.id)
-        query = query.order_by(*order)
+        if sort != "created":
+            column = SORT_COLUMNS[sort]
+            key = sa.tuple_(column, CAND.c.created_at, CAND.c.id)
+            if after is not None:
+                query = query.where(key < sa.tuple_(*after) if newest_first
+                                    else key > sa.tuple_(*after))
+            order = [column, CAND.c.created_at, CAND.c.id]
+            query = query.order_by(*(c.desc() for c in order) if newest_first else order)
+        else:
+            if after is not None:
+                at, cid = after
+                if newest_first:
+                    query = query.where(sa.or_(CAND.c.created_at < at,
+                                               sa.and_(CAND.c.created_at == at, CAND.c.id < cid)))
+                else:
+                    query = query.where(sa.or_(CAND.c.created_at > at,
+                                               sa.and_(CAND.c.created_at == at, CAND.c.id > cid)))
+            order = (CAND.c.created_at.desc(), CAND.c.id.desc()) if newest_first else (
+                CAND.c.created_at, CAND.c.id)
+            query = query.order_by(*order)
+        if flt.text:
+            return self._scan_text(query, flt.text, limit)
         if limit is not None:
             query = query.limit(limit)
         with self._read() as conn:
             rows = conn.execute(query).all()
         return [self.candidate_from_row(r) for r in rows]
 
+    def _scan_text(self, query: sa.Select, text: str, limit: int | None) -> list[Candidate]:
+        """Statements are encrypted, so a text filter decrypts them in order until the page is
+        full: only the statement of each row, the whole candidate only for matches."""
+        needle = text.casefold()
+        found: list[Candidate] = []
+        with self._read() as conn:
+            result = conn.execute(query)  # rows are fetched as iterated, never all at once
+            for row in result:
+                statement = self._dec("candidates", "statement", row.id, row.statement_ct) or ""
+                if needle in statement.casefold():
+                    found.append(self.candidate_from_row(row))
+                    if limit is not None and len(found) >= limit:
+                        break
+            result.close()
+        return found
+
     def count_candidates(self, reader: Reader, flt: QueueFilter | None = None) -> int:
         flt = flt or QueueFilter()
+        if flt.text:
+            needle = flt.text.casefold()
+            query = sa.select(CAND.c.id, CAND.c.statement_ct).where(
+                *self._queue_where(reader, flt))
+            with self._read() as conn:
+                return sum(needle in (self._dec("candidates", "statement", r.id, r.statement_ct)
+                                      or "").casefold() for r in conn.execute(query))
         with self._read() as conn:
             return int(conn.execute(sa.select(sa.func.count()).select_from(CAND).where(
                 *self._queue_where(reader, flt))).scalar_one())

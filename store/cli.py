@@ -9,8 +9,21 @@ from memvet.store.console import add_json_flag
 from memvet.store.records import CANDIDATE_STATUSES, KINDS, MEMORY_STATUSES
 
 
+class _Lazy:
+    """Resolves `memvet.store.cli_handlers.<name>` only when the command runs, so that building
+    the parser for any memvet command does not import SQLAlchemy."""
+
+    def __getattr__(self, name: str):  # noqa: ANN204
+        def handler(args: argparse.Namespace) -> int:
+            from memvet.store import cli_handlers
+
+            return getattr(cli_handlers, name)(args)
+
+        return handler
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    from memvet.store import cli_handlers as h
+    h = _Lazy()
 
     p = sub.add_parser("propose", help="put an operator-typed candidate into the review queue")
     p.add_argument("statement")

@@ -8,7 +8,8 @@ import secrets
 from datetime import datetime, timedelta
 
 import sqlalchemy as sa
-from memvet.store.audit import recent_events, verify_chain
+from memvet.store.audit import T as AUDIT
+from memvet.store.audit import events_after, recent_events, verify_chain
 from memvet.store.core import CAND, MEM, StoreCore
 from memvet.store.lifecycle import check_candidate
 from memvet.store.models import SweepRunRow
@@ -84,6 +85,16 @@ class MaintenanceMixin(StoreCore):
     def audit_events(self, limit: int = 100) -> list[AuditEvent]:
         with self._read() as conn:
             return recent_events(conn, self.cipher, limit)
+
+    def audit_events_after(self, seq: int, limit: int = 1000) -> list[AuditEvent]:
+        """What changed since event `seq`, oldest first (the inspector's live queue reads this)."""
+        with self._read() as conn:
+            return events_after(conn, self.cipher, seq, limit)
+
+    def audit_head(self) -> int:
+        """The sequence number of the newest audit event (0 for an empty ledger)."""
+        with self._read() as conn:
+            return int(conn.execute(sa.select(sa.func.max(AUDIT.c.seq))).scalar() or 0)
 
     def record_sweep(self, job_id: str, at: datetime, result: str = "") -> None:
         with self._write() as conn:

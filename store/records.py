@@ -241,6 +241,7 @@ class Edits:
     valid_to: datetime | None = None
     usage_boundary: str | None = None
     supersede: bool | None = None  # None: follow the candidate's link; False: keep both
+    supersede_id: str | None = None  # the conflicting active memory the operator chose to replace
 
 
 @dataclass(frozen=True)

@@ -192,7 +192,7 @@ class ReservationMixin(StoreCore):
         scope = type(cand.scope)(user=cand.scope.user, workspace=workspace,
                                  session=cand.scope.session)
         key = self.cipher.content_key(scope.user, scope.workspace, None, kind, statement)
-        supersede = cand.supersedes_id if edits.supersede in (None, True) else None
+        supersede = None if edits.supersede is False else (edits.supersede_id or cand.supersedes_id)
         c = self.cipher
         conn.execute(MEM.insert().values(
             id=mid, candidate_id=cand.id, status="active", kind=kind,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from memvet.store.admission import AdmissionMixin
+from memvet.store.bulk import BulkMixin
 from memvet.store.candidates import CandidateReadMixin
 from memvet.store.checkpoints import CKPT, CheckpointMixin
 from memvet.store.core import Clock, random_id, utcnow
@@ -23,8 +24,8 @@ from memvet.store.reservation import ReservationMixin
 from memvet.store.schema import current_version, ensure_schema
 
 
-class Store(AdmissionMixin, CheckpointMixin, ReservationMixin, MemoryMixin, CandidateReadMixin,
-            MaintenanceMixin):
+class Store(AdmissionMixin, BulkMixin, CheckpointMixin, ReservationMixin, MemoryMixin,
+            CandidateReadMixin, MaintenanceMixin):
     home: Path
     path: Path
 

@@ -160,3 +160,17 @@ def test_expiry_ttl_and_decay_sweeps(store, clock):
     assert store.retire_due_memories(clock.now) == 1
     assert store.get_memory(explicit.id).retired_reason == "expired"
     assert store.retire_due_memories(clock.now) == 0
+
+
+def test_bulk_admit_and_import_follow_the_same_rules(store):
+    results = store.admit_many([draft("we use uv here"), draft("we use uv here"),
+                                draft("ci is github actions", kind="fact")])
+    assert [r.outcome for r in results] == ["queued", "merged", "queued"]
+    store.reject(results[2].candidate_id, actor="op")
+    ids = store.import_memories([draft("ci is github actions", kind="fact"),
+                                 draft("tests run with pytest -q", kind="procedure")], actor="op")
+    assert len(ids) == 1  # the tombstoned statement is skipped
+    memory = store.get_memory(ids[0])
+    assert memory.status == "active" and store.get_candidate(memory.candidate_id).status == "committed"
+    assert [t.to_status for t in store.transitions(ids[0])] == ["active"]
+    assert store.verify_audit().ok

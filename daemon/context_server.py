@@ -1,0 +1,235 @@
+"""The daemon's side of the hook: a Unix socket only the user can open (0600 in a 0700 folder)
+that answers `memvet hook` requests from a context pack kept per scope.
+
+The daemon starts it with `ContextServer(store, socket_path).start()`, stops it with `.stop()`
+and calls `.invalidate()` after each ingest batch. Packs are never served stale: a request first
+checks SQLite's `data_version` (any commit by any connection, other processes included) and, when
+it moved, a fingerprint of the memories table; only a change there rebuilds the pack. Ingest
+batches only add candidates, so they cost a fingerprint check, not a rebuild. `invalidate()`
+wakes a refresher thread that rebuilds the cached scopes ahead of the next hook.
+
+The answer itself is memvet.store.fast_read's `answer`, the same function the no-daemon path
+runs, over the cached (already decrypted) items instead of SQL.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import sqlite3
+import struct
+import threading
+from collections import OrderedDict
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memvet.store import Store
+from memvet.store import context_pack as cp
+from memvet.store import fast_read as fr
+
+log = logging.getLogger("memvet.context_server")
+MAX_REQUEST = 4 << 20
+CLIENT_TIMEOUT_S = 1.0
+MAX_SCOPES = 8  # packs kept (least recently used dropped): memory stays bounded
+FINGERPRINT_SQL = "SELECT count(*), max(updated_at), max(recorded_at) FROM memories"
+
+
+class CachedSource:
+    """A scope's active and disputed memories, decrypted once, best first."""
+
+    def __init__(self, items: list[cp.PackItem]) -> None:
+        self.items = items
+
+    def ranked(self) -> list[cp.PackItem]:
+        return self.items
+
+    def fill(self, items: list[cp.PackItem]) -> None:
+        pass  # already decrypted
+
+    def all_items(self) -> list[cp.PackItem]:
+        return self.items
+
+
+class ContextServer:
+    def __init__(self, store: Store, socket_path: Path) -> None:
+        self.store = store
+        self.socket_path = Path(socket_path)
+        self.home = str(store.home)
+        self._lock = threading.Lock()  # guards the connection and the packs
+        self._packs: OrderedDict[str | None, CachedSource] = OrderedDict()
+        self._seen: OrderedDict[str | None, None] = OrderedDict()  # scopes to warm up
+        self._conn: sqlite3.Connection | None = None
+        self._data_version = -1
+        self._fingerprint: tuple | None = None
+        self._listener: socket.socket | None = None
+        self._stopping = threading.Event()
+        self._wake = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    # --- lifecycle ----------------------------------------------------------------------------
+    def start(self) -> ContextServer:
+        folder = self.socket_path.parent
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(folder, 0o700)
+        if self.socket_path.exists():
+            if _answers(self.socket_path):
+                raise RuntimeError(f"another context server answers on {self.socket_path}")
+            self.socket_path.unlink()  # left behind by a daemon that died
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(self.socket_path))
+        os.chmod(self.socket_path, 0o600)  # the 0700 folder already keeps others out
+        listener.listen(16)
+        self._listener = listener
+        self._conn = sqlite3.connect(str(self.store.path), check_same_thread=False,
+                                     isolation_level=None, timeout=fr.BUSY_TIMEOUT_S * 4)
+        self._conn.execute("PRAGMA query_only = ON")
+        self._stopping.clear()
+        for target, name in ((self._serve, "memvet-context"), (self._refresh_loop, "memvet-pack")):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def stop(self) -> None:
+        if self._listener is None:
+            return
+        self._stopping.set()
+        self._wake.set()
+        _answers(self.socket_path)  # wakes accept() so the thread sees the flag
+        for thread in self._threads:
+            thread.join(timeout=5)
+        self._threads.clear()
+        self._listener.close()
+        self._listener = None
+        try:
+            self.socket_path.unlink()
+        except FileNotFoundError:
+            pass
+        with self._lock:
+            self._packs.clear()
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def invalidate(self) -> None:
+        """Something may have changed: re-check before the next answer, and rebuild the cached
+        scopes now (in the background) if the memories did change."""
+        with self._lock:
+            self._data_version = -1
+        self._wake.set()
+
+    # --- packs ---------------------------------------------------------------------------------
+    def _check_fresh(self) -> None:
+        """Drop every pack when the memories changed. Caller holds the lock."""
+        assert self._conn is not None
+        version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        if version == self._data_version:
+            return
+        self._data_version = version
+        fingerprint = tuple(self._conn.execute(FINGERPRINT_SQL).fetchone())
+        if fingerprint != self._fingerprint:
+            self._fingerprint = fingerprint
+            self._packs.clear()
+
+    def source(self, workspace: str | None) -> CachedSource:
+        with self._lock:
+            self._seen[workspace] = None
+            self._seen.move_to_end(workspace)
+            while len(self._seen) > MAX_SCOPES:
+                self._seen.popitem(last=False)
+            self._check_fresh()
+            pack = self._packs.get(workspace)
+            if pack is None:
+                pack = self._build(workspace)
+            self._packs.move_to_end(workspace)
+            return pack
+
+    def _build(self, workspace: str | None) -> CachedSource:
+        assert self._conn is not None
+        direct = fr.DirectSource(self._conn, self.store.cipher, self.store.user, workspace)
+        pack = CachedSource(direct.all_items())
+        for item in pack.items:
+            cp.item_terms(item)  # computed once here, not on every prompt
+        self._packs[workspace] = pack
+        while len(self._packs) > MAX_SCOPES:
+            self._packs.popitem(last=False)
+        return pack
+
+    def _refresh_loop(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self._stopping.is_set():
+                return
+            try:
+                with self._lock:
+                    self._check_fresh()
+                    for workspace in [w for w in self._seen if w not in self._packs]:
+                        self._build(workspace)
+            except Exception:  # noqa: BLE001 - a failed warm-up is retried at the next request
+                log.exception("context pack refresh failed")
+
+    # --- requests ------------------------------------------------------------------------------
+    def _serve(self) -> None:
+        assert self._listener is not None
+        while not self._stopping.is_set():
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                if self._stopping.is_set():
+                    return
+                continue
+            with client:
+                if self._stopping.is_set():
+                    return
+                try:
+                    client.settimeout(CLIENT_TIMEOUT_S)
+                    if _same_user(client):
+                        client.sendall(self._reply(_read_all(client)))
+                except Exception:  # noqa: BLE001 - one bad request never stops the server
+                    log.exception("context request failed")
+
+    def _reply(self, request: bytes) -> bytes:
+        head, _, body = request.partition(b"\n")
+        parts = head.split(b" ")
+        if len(parts) != 3 or parts[0] != b"MVH1":
+            return b"ERR protocol\n"
+        host, event = parts[1].decode(), parts[2].decode()
+        now = cp.stamp(datetime.now(UTC))
+        try:
+            out = fr.answer(host, event, body, self.home, self.source, now)
+        except fr.FastReadError as exc:
+            return f"ERR {exc.code}\n".encode()
+        return b"OK\n" + (out or "").encode("utf-8")
+
+
+def _read_all(client: socket.socket) -> bytes:
+    chunks, size = [], 0
+    while chunk := client.recv(65536):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_REQUEST:
+            raise ValueError("request too large")
+    return b"".join(chunks)
+
+
+def _same_user(client: socket.socket) -> bool:
+    """Linux: the peer's uid (the 0600 socket already keeps other users out; this is belt and
+    braces). Elsewhere the file mode alone decides."""
+    if not hasattr(socket, "SO_PEERCRED"):
+        return True
+    creds = client.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", creds)[1] == os.getuid()
+
+
+def _answers(path: Path) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(0.5)
+    try:
+        probe.connect(str(path))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()

@@ -1,0 +1,289 @@
+"""One file at a time: resume from its checkpoint, feed whole lines through the host pipeline,
+apply the admission policy, and commit candidates and the advanced checkpoint together.
+
+Exactly-once: `store.ingest(checkpoint, drafts)` writes a batch's candidates and the offset just
+past its last line (plus the parser state at that point) in one transaction. A crash loses only
+an uncommitted batch, which is read again from the committed offset with the committed parser
+state. A pipeline is built fresh from the checkpoint on every pass, so a failed batch can never
+leave parser state ahead of the stored offset.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from threading import Event
+from typing import Any
+
+from memvet.daemon.admission_policy import Policy
+from memvet.daemon.logging_setup import describe
+from memvet.daemon.roots import Root
+from memvet.daemon.settings import DaemonSettings
+from memvet.daemon.tailer import (
+    NotRegularFileError,
+    OpenedFile,
+    fingerprint_of,
+    open_transcript,
+    read_lines,
+    same_start,
+)
+from memvet.store import CandidateDraft, Checkpoint, MemvetError, Store
+from memvet.store.admission import validate_draft
+
+log = logging.getLogger("memvet.daemon")
+
+# (host, path, restored parser state or None) -> an object with feed(line, line_no) and .state
+PipelineFactory = Callable[[str, str, dict[str, Any] | None], Any]
+
+
+@dataclass
+class IngestStats:
+    """Counts only: nothing a user typed. Shown by `memvet daemon status`."""
+
+    passes: int = 0  # reads of a file that found something to do
+    lines: int = 0
+    bytes: int = 0
+    drafts: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)  # queued, merged, tombstoned, ...
+    skipped: Counter[str] = field(default_factory=Counter)  # reason -> count
+    resets: Counter[str] = field(default_factory=Counter)  # truncated, replaced, moved
+    last_ingest_at: datetime | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"passes": self.passes, "lines": self.lines, "bytes": self.bytes,
+                "drafts": self.drafts, "outcomes": dict(self.outcomes),
+                "skipped": dict(self.skipped), "resets": dict(self.resets),
+                "last_ingest_at": self.last_ingest_at.isoformat() if self.last_ingest_at else None}
+
+
+@dataclass
+class BatchReport:
+    path: str
+    lines: int
+    bytes: int
+    changed: int  # candidates queued or merged, memories auto-committed
+
+
+@dataclass
+class _Pass:
+    """Where one pass over one file stands."""
+
+    path: str
+    host: str
+    opened: OpenedFile
+    offset: int
+    line_no: int
+    pipeline: Any
+    drafts: list[CandidateDraft] = field(default_factory=list)
+    lines: int = 0
+    bytes: int = 0
+
+
+class Ingestor:
+    """Owned by a single thread (the daemon's worker); checkpoints are cached in memory because
+    the daemon is the only process that writes them (single-instance lock)."""
+
+    def __init__(self, store: Store, policy: Policy, settings: DaemonSettings, *,
+                 pipeline_factory: PipelineFactory,
+                 on_batch: Callable[[BatchReport], None] | None = None) -> None:
+        self.store = store
+        self.policy = policy
+        self.settings = settings
+        self.stats = IngestStats()
+        self._factory = pipeline_factory
+        self._on_batch = on_batch
+        self._checkpoints: dict[str, Checkpoint] = {}
+
+    def load(self) -> None:
+        self._checkpoints = {cp.path: cp for cp in self.store.all_checkpoints()}
+
+    def tracked(self) -> list[str]:
+        return list(self._checkpoints)
+
+    def checkpoint(self, path: str) -> Checkpoint | None:
+        return self._checkpoints.get(path)
+
+    def file_id(self, path: str) -> str:
+        """A keyed hash naming a file in logs without revealing its path."""
+        return (self.store.cipher.blind_index("log", path) or "")[:12]
+
+    def forget(self, path: str) -> bool:
+        if path not in self._checkpoints:
+            return False
+        self.store.forget_checkpoint(path)
+        del self._checkpoints[path]
+        log.info("forgot checkpoint of deleted file %s", self.file_id(path))
+        return True
+
+    def is_current(self, path: str, st: os.stat_result) -> bool:
+        """Nothing new to read: same inode and the checkpoint sits at the end of the file."""
+        cp = self._checkpoints.get(path)
+        return cp is not None and cp.inode == st.st_ino and cp.offset == st.st_size
+
+    # --- one file --------------------------------------------------------------------------
+    def process(self, path: str, root: Root, stop: Event | None = None) -> None:
+        try:
+            opened = open_transcript(path)
+        except FileNotFoundError:
+            self.forget(path)
+            return
+        except NotRegularFileError:
+            self._skip(path, "not_regular_file")
+            return
+        except OSError as exc:
+            self._skip(path, f"unreadable:{exc.errno}")
+            return
+        try:
+            self._read(path, root.host_of(path), opened, stop)
+        finally:
+            opened.close()
+
+    def _read(self, path: str, host: str, opened: OpenedFile, stop: Event | None) -> None:
+        cp = self._checkpoints.get(path)
+        start, line_no, state, reason, adopted = self._resume_point(path, cp, opened)
+        if reason is None and adopted is None and cp is not None and opened.size == cp.offset:
+            return
+        if reason:
+            self.stats.resets[reason] += 1
+            log.info("%s file %s: reading it again from the start", reason, self.file_id(path))
+        run = _Pass(path, host, opened, start, line_no, self._factory(host, path, state))
+        s = self.settings
+        for line in read_lines(opened.handle, start, s.max_line_bytes):
+            run.line_no += 1
+            if line.data is None:
+                self.stats.skipped["oversized_line"] += 1
+                log.warning("skipped a line over %d bytes in %s (line %d)", s.max_line_bytes,
+                            self.file_id(path), run.line_no)
+            else:
+                run.drafts.extend(self._feed(run, line.data))
+            run.lines += 1
+            run.bytes += line.end - run.offset
+            run.offset = line.end
+            if run.lines >= s.batch_lines or run.bytes >= s.batch_bytes:
+                self._commit(run)
+                if stop is not None and stop.is_set():
+                    return
+        if run.lines or reason or adopted or cp is None:
+            self._commit(run)
+        if adopted is not None:
+            self.forget(adopted)
+        self.stats.passes += 1
+
+    def _resume_point(self, path: str, cp: Checkpoint | None, f: OpenedFile
+                      ) -> tuple[int, int, dict[str, Any] | None, str | None, str | None]:
+        """(offset, line_no, parser state, reset reason, path of a moved file's old checkpoint)."""
+        if cp is None:
+            old = self._moved_from(path, f)
+            if old is None:
+                return 0, 0, None, None, None
+            self.stats.resets["moved"] += 1
+            cp = self._checkpoints[old]
+            return cp.offset, cp.line_no, _state_of(cp), None, old
+        # The device number alone may change across reboots (device-mapper): inode + content decide.
+        if cp.inode != f.inode:
+            return 0, 0, None, "replaced", None
+        if f.size < cp.offset:
+            return 0, 0, None, "truncated", None
+        if not same_start(cp.fingerprint, f.head):
+            return 0, 0, None, "replaced", None
+        return cp.offset, cp.line_no, _state_of(cp), None, None
+
+    def _moved_from(self, path: str, f: OpenedFile) -> str | None:
+        """A renamed file (Codex archiving a session) keeps its checkpoint instead of being
+        read twice: same inode, same first bytes, and its old path is gone."""
+        for old, cp in self._checkpoints.items():
+            if (cp.inode == f.inode and cp.device == f.device and old != path
+                    and f.size >= cp.offset and same_start(cp.fingerprint, f.head)
+                    and not os.path.lexists(old)):
+                return old
+        return None
+
+    def _feed(self, run: _Pass, line: bytes) -> list[CandidateDraft]:
+        try:
+            return run.pipeline.feed(line, run.line_no)
+        except Exception as exc:  # the pipeline promises never to raise; one line must not stop us
+            self.stats.skipped["pipeline_error"] += 1
+            log.error("the pipeline failed on line %d of %s: %s", run.line_no,
+                      self.file_id(run.path), describe(exc))
+            return []
+
+    # --- one batch: candidates and checkpoint in one transaction -------------------------------
+    def _commit(self, run: _Pass) -> None:
+        f = run.opened
+        checkpoint = Checkpoint(
+            path=run.path, host=run.host, device=f.device, inode=f.inode,
+            fingerprint=fingerprint_of(f.head), offset=run.offset, line_no=run.line_no,
+            size_seen=max(f.size, run.offset), extra=self._extra(run))
+        admit, auto = self._apply_policy(run.drafts)
+        if admit:
+            results = self.store.ingest(checkpoint, admit)
+        else:
+            self.store.save_checkpoint(checkpoint)
+            results = []
+        self._checkpoints[run.path] = checkpoint
+        changed = 0
+        for result, wants_commit in zip(results, auto, strict=True):
+            self.stats.outcomes[result.outcome] += 1
+            if result.outcome in ("queued", "merged"):
+                changed += 1
+            if wants_commit and result.outcome == "queued" and result.candidate_id:
+                changed += self._auto_commit(result.candidate_id)
+        self.stats.lines += run.lines
+        self.stats.bytes += run.bytes
+        self.stats.last_ingest_at = self.store.now()
+        if self._on_batch is not None:
+            self._on_batch(BatchReport(run.path, run.lines, run.bytes, changed))
+        run.drafts, run.lines, run.bytes = [], 0, 0
+
+    def _extra(self, run: _Pass) -> dict[str, Any]:
+        # A snapshot, not the live dict: the pipeline keeps mutating its state after this batch.
+        try:
+            return {"pipeline": json.loads(json.dumps(run.pipeline.state))}
+        except (TypeError, ValueError):
+            self.stats.skipped["unserialisable_state"] += 1
+            log.error("parser state of %s is not JSON; checkpoint saved without it",
+                      self.file_id(run.path))
+            return {}
+
+    def _apply_policy(self, drafts: list[CandidateDraft]) -> tuple[list[CandidateDraft], list[bool]]:
+        admit: list[CandidateDraft] = []
+        auto: list[bool] = []
+        self.stats.drafts += len(drafts)
+        for draft in drafts:
+            decision = self.policy.decide(draft)
+            if decision in ("off", "observe", "drop"):
+                self.stats.outcomes[{"off": "not_admitted", "observe": "observed",
+                                     "drop": "dropped"}[decision]] += 1
+                continue
+            try:
+                validate_draft(draft)
+            except MemvetError:
+                self.stats.skipped["invalid_draft"] += 1
+                continue
+            admit.append(draft)
+            auto.append(decision == "auto_commit")
+        return admit, auto
+
+    def _auto_commit(self, candidate_id: str) -> int:
+        """Selective mode: through the same reservation protocol as a person's approval."""
+        try:
+            self.store.approve(candidate_id, actor="policy:selective")
+        except MemvetError as exc:
+            log.warning("auto-commit of %s left it queued (%s)", candidate_id, exc.code)
+            return 0
+        self.stats.outcomes["auto_committed"] += 1
+        return 1
+
+    def _skip(self, path: str, reason: str) -> None:
+        self.stats.skipped[reason.split(":")[0]] += 1
+        log.warning("skipped %s: %s", self.file_id(path), reason)
+
+
+def _state_of(cp: Checkpoint) -> dict[str, Any] | None:
+    state = cp.extra.get("pipeline")
+    return json.loads(json.dumps(state)) if isinstance(state, dict) else None

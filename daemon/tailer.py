@@ -1,0 +1,110 @@
+"""Reading whole lines of a growing file from a byte offset, with bounded memory.
+
+A file's identity is (device, inode, fingerprint of its first bytes). The fingerprint covers up
+to the first 1 KiB; while a file is smaller it covers what exists and is recomputed as it grows.
+Only complete lines are returned: a partial last line waits for its newline, and a line longer
+than `max_line_bytes` is skipped (counted), never held whole in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
+
+FINGERPRINT_BYTES = 1024
+READ_BUFFER = 1 << 20
+SKIP_CHUNK = 1 << 20
+
+
+def fingerprint_of(head: bytes) -> str:
+    """`<n hex>:<sha256 of the first n bytes, 56 hex>`; fits the store's 64-character column."""
+    n = min(len(head), FINGERPRINT_BYTES)
+    return f"{n:x}:{hashlib.sha256(head[:n]).hexdigest()[:56]}"
+
+
+def fingerprint_length(fingerprint: str) -> int:
+    try:
+        return int(fingerprint.split(":", 1)[0], 16)
+    except ValueError:
+        return -1
+
+
+def same_start(fingerprint: str, head: bytes) -> bool:
+    """Does the file still start with the bytes this fingerprint was taken of?"""
+    n = fingerprint_length(fingerprint)
+    return 0 <= n <= len(head) and fingerprint_of(head[:n]) == fingerprint
+
+
+class NotRegularFileError(OSError):
+    """A FIFO, socket or device named like a transcript: never read (a FIFO would block)."""
+
+
+@dataclass
+class OpenedFile:
+    handle: BinaryIO
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    head: bytes  # the first FINGERPRINT_BYTES bytes
+
+    def close(self) -> None:
+        self.handle.close()
+
+
+def open_transcript(path: str) -> OpenedFile:
+    """Open without blocking and without following into a non-regular file. Raises OSError
+    (FileNotFoundError when it vanished, PermissionError, ELOOP for a symlink loop, ...)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFileError(f"not a regular file: {path}")
+        head = os.pread(fd, FINGERPRINT_BYTES, 0)
+        handle = os.fdopen(fd, "rb", buffering=READ_BUFFER)
+    except BaseException:
+        os.close(fd)
+        raise
+    return OpenedFile(handle, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, head)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One complete line. data is None for a line skipped as too long. end is the offset just
+    past its newline."""
+
+    data: bytes | None
+    end: int
+
+
+def read_lines(handle: BinaryIO, offset: int, max_line_bytes: int) -> Iterator[Line]:
+    """Complete lines from `offset` to the last newline. Stops before a partial last line."""
+    handle.seek(offset)
+    readline = handle.readline
+    limit = max_line_bytes + 1
+    while True:
+        raw = readline(limit)
+        if not raw:
+            return
+        if raw[-1:] == b"\n":
+            offset += len(raw)
+            yield Line(raw[:-1], offset)
+            continue
+        if len(raw) < limit:
+            return  # a partial last line: wait for its newline
+        # Trigger: a line longer than the limit. Outcome: skip to its newline in bounded
+        # chunks; if the file ends first, the line is still being written, so stop before it.
+        skipped = len(raw)
+        while True:
+            chunk = readline(SKIP_CHUNK)
+            if not chunk:
+                return
+            skipped += len(chunk)
+            if chunk[-1:] == b"\n":
+                break
+        offset += skipped
+        yield Line(None, offset)

@@ -1,0 +1,160 @@
+"""The one thread that reads transcripts and writes candidates.
+
+Everything that wants a file read puts a work item on its queue: the watcher's event handler, the
+rescan job, the start-up backfill. The worker blocks on the queue (an idle daemon uses no CPU),
+then collects whatever else arrives within the debounce window and handles the burst as one
+batch, each file once. Being the only ingest thread, it owns the checkpoint cache.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memvet.daemon.ingestor import Ingestor
+from memvet.daemon.logging_setup import describe
+from memvet.daemon.progress import BackfillProgress
+from memvet.daemon.roots import Root, iter_transcripts, root_of
+from memvet.daemon.sweeps import RESCAN, run_sweep, sweep_rescan
+
+log = logging.getLogger("memvet.daemon")
+
+
+@dataclass(frozen=True)
+class Work:
+    """kind: file (a path changed), dir (a folder appeared under a root), refresh (a folder
+    appeared above a root that did not exist yet), rescan (walk every root), stop."""
+
+    kind: str
+    path: str = ""
+
+
+STOP = Work("stop")
+
+
+class IngestWorker:
+    def __init__(self, ingestor: Ingestor, roots: list[Root], *, debounce_s: float,
+                 stop: threading.Event, refresh_watches: Callable[[], list[Root]] = list,
+                 after_batch: Callable[[], None] = lambda: None,
+                 progress: BackfillProgress | None = None) -> None:
+        self.ingestor = ingestor
+        self.roots = roots
+        self.debounce_s = debounce_s
+        self.stop_event = stop
+        self._refresh_watches = refresh_watches
+        self._after_batch = after_batch
+        self._progress = progress
+        self._queue: queue.SimpleQueue[Work] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self.batches = 0  # handled bursts; tests wait on it
+
+    # --- the thread ------------------------------------------------------------------------
+    def put(self, work: Work) -> None:
+        """Thread-safe and non-blocking: the watchdog handler calls it."""
+        self._queue.put(work)
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._loop, name="memvet-ingest", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float | None = None) -> None:
+        """The current batch finishes (and commits); queued work is left for the next start's
+        backfill scan."""
+        self.stop_event.set()
+        self._queue.put(STOP)
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def _loop(self) -> None:
+        while not self.stop_event.is_set():
+            burst = [self._queue.get()]  # blocks: no polling while idle
+            deadline = time.monotonic() + self.debounce_s
+            while (remaining := deadline - time.monotonic()) > 0:
+                try:
+                    burst.append(self._queue.get(timeout=remaining))
+                except queue.Empty:
+                    break
+            if STOP in burst or self.stop_event.is_set():
+                return
+            try:
+                self.handle(burst)
+            except Exception as exc:  # a store outage must not kill the thread; retried later
+                log.error("ingest batch failed (%s); retried on the next change or rescan",
+                          describe(exc))
+
+    # --- one burst -------------------------------------------------------------------------
+    def handle(self, burst: list[Work]) -> None:
+        files: dict[str, Root] = {}
+        rescan = False
+        for work in burst:
+            if work.kind == "file":
+                root = root_of(work.path, self.roots)
+                if root is not None:
+                    files[work.path] = root
+            elif work.kind == "dir":
+                root = self._root_containing(work.path)
+                if root is not None:
+                    files.update((p, root) for p in iter_transcripts(root, under=work.path))
+            elif work.kind == "refresh":
+                for root in self._refresh_watches():
+                    files.update((p, root) for p in iter_transcripts(root))
+            elif work.kind == "rescan":
+                rescan = True
+        if rescan:
+            now = self.ingestor.store.now()
+            run_sweep(RESCAN, lambda _s, _n: sweep_rescan(_s, _n, scan=self.scan_all),
+                      self.ingestor.store, now)
+        self._process(files)
+        self.batches += 1
+        self._after_batch()
+
+    def _process(self, files: dict[str, Root]) -> int:
+        """Existing files first, so a moved file adopts its old checkpoint before the old path
+        is forgotten; then the paths that are gone."""
+        present = {p: r for p, r in files.items() if os.path.lexists(p)}
+        for path, root in present.items():
+            if self.stop_event.is_set():
+                return len(present)
+            self.ingestor.process(path, root, self.stop_event)
+        for path in files.keys() - present.keys():
+            self.ingestor.forget(path)
+        return len(present)
+
+    def scan_all(self) -> int:
+        """Every transcript under every root with new bytes; checkpoints of files that are gone
+        are forgotten (only when their root still exists: an unmounted disk is not a delete)."""
+        todo: dict[str, Root] = {}
+        pending_bytes = 0
+        for root in self.roots:
+            for path in iter_transcripts(root):
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                if not self.ingestor.is_current(path, st):
+                    todo[path] = root
+                    cp = self.ingestor.checkpoint(path)
+                    pending_bytes += st.st_size - (cp.offset if cp and cp.inode == st.st_ino
+                                                   and cp.offset <= st.st_size else 0)
+        if self._progress is not None:
+            self._progress.scan_started(len(todo), pending_bytes)
+        for path in self.ingestor.tracked():
+            root = root_of(path, self.roots)
+            if root is not None and os.path.isdir(root.path) and not os.path.lexists(path):
+                todo[path] = root
+        self._process(todo)
+        if self._progress is not None:
+            self._progress.finish()
+        return len(todo)
+
+    def _root_containing(self, folder: str) -> Root | None:
+        for root in self.roots:
+            if root.relative_parts(folder) is not None:
+                return root
+        return None

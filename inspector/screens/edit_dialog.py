@@ -1,0 +1,103 @@
+"""Edit a candidate before approving it: statement, kind, scope (its workspace or user-global)
+and validity. Dismisses with the Edits to approve with, or None."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from memvet.inspector.formatting import clean, parse_when, workspace_label
+from memvet.store import KINDS, Candidate, Edits
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select, Static
+
+
+class EditDialog(ModalScreen[Edits | None]):
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="edit-cancel"),
+        Binding("ctrl+s", "approve", "Approve", id="edit-approve"),
+    ]
+
+    def __init__(self, candidate: Candidate, now: datetime) -> None:
+        super().__init__(classes="dialog-screen")
+        self.candidate = candidate
+        self.now = now
+
+    def compose(self) -> ComposeResult:
+        c = self.candidate
+        with Vertical(classes="dialog dialog-wide"):
+            yield Static("Edit, then approve", classes="dialog-title")
+            yield Label("Statement", classes="dialog-label")
+            yield Input(clean(c.statement), id="edit-statement")
+            with Horizontal(classes="dialog-row"):
+                with Vertical():
+                    yield Label("Kind", classes="dialog-label")
+                    yield Select([(k, k) for k in KINDS], value=c.kind, allow_blank=False,
+                                 id="edit-kind")
+                with Vertical():
+                    yield Label("Scope", classes="dialog-label")
+                    with RadioSet(id="edit-scope"):
+                        yield RadioButton(f"workspace {workspace_label(c.scope, 28)}",
+                                          value=c.scope.workspace is not None,
+                                          disabled=c.scope.workspace is None, id="edit-ws")
+                        yield RadioButton("user-global", value=c.scope.workspace is None,
+                                          id="edit-global")
+            with Horizontal(classes="dialog-row"):
+                with Vertical():
+                    yield Label("Valid from (blank: now)", classes="dialog-label")
+                    yield Input(id="edit-from", placeholder="2026-03-01 or 3d")
+                with Vertical():
+                    yield Label("Valid until (blank: open)", classes="dialog-label")
+                    yield Input(id="edit-to", placeholder="2026-12-31")
+            yield Static("", id="edit-error", classes="dialog-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Approve", id="edit-approve-button", variant="primary")
+                yield Button("Cancel", id="edit-cancel-button")
+
+    def on_mount(self) -> None:
+        self.query_one("#edit-statement", Input).focus()
+
+    def _edits(self) -> Edits:
+        c = self.candidate
+        statement = self.query_one("#edit-statement", Input).value.strip()
+        if not statement:
+            raise ValueError("the statement is empty")
+        kind = str(self.query_one("#edit-kind", Select).value)
+        make_global = self.query_one("#edit-global", RadioButton).value
+        start = self._time("#edit-from")
+        end = self._time("#edit-to")
+        if start and end and end <= start:
+            raise ValueError("valid until must be after valid from")
+        return Edits(statement=None if statement == c.statement.strip() else statement,
+                     kind=None if kind == c.kind else kind,
+                     make_global=make_global and c.scope.workspace is not None,
+                     valid_from=start, valid_to=end)
+
+    def _time(self, selector: str) -> datetime | None:
+        text = self.query_one(selector, Input).value.strip()
+        return parse_when(text, self.now) if text else None
+
+    def action_approve(self) -> None:
+        try:
+            edits = self._edits()
+        except ValueError as exc:
+            self.query_one("#edit-error", Static).update(str(exc))
+            return
+        self.dismiss(edits)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.action_approve()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "edit-approve-button":
+            self.action_approve()
+        else:
+            self.action_cancel()

@@ -1,0 +1,248 @@
+"""Approved memories of every scope of the user: active, disputed, superseded and retired, each
+with its history, and the whole list as of a past time. False write, forget and dispute here."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from memvet.store import MEMORY_STATUSES, Memory
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.screen import Screen
+from textual.widgets import DataTable
+
+from memvet.inspector.formatting import age, kind_label, one_line, when, workspace_name
+from memvet.inspector.jobs import Changes, attempt, change_memory, load_memory_history
+from memvet.inspector.messages import HistoryLoaded, MemoriesLoaded, MemoryChanged
+from memvet.inspector.screens.as_of_dialog import AsOf, AsOfDialog
+from memvet.inspector.screens.confirm_dialog import ConfirmDialog
+from memvet.inspector.widgets.key_footer import KeyFooter
+from memvet.inspector.widgets.key_table import KeyedCell, KeyTable
+from memvet.inspector.widgets.memory_view import MemoryView
+from memvet.inspector.widgets.screen_tabs import ScreenTabs
+
+VIEWS = (("all", MEMORY_STATUSES),) + tuple((s, (s,)) for s in MEMORY_STATUSES)
+MEMORY_LIMIT = 5000
+COLUMNS = (("status", "status", 10), ("kind", "kind", 4), ("statement", "statement", 30),
+           ("scope", "scope", 12), ("age", "age", 3))
+
+
+class MemoriesScreen(Screen[None]):
+    BINDINGS = [
+        Binding("f", "false_write", "False write", id="memories-false-write"),
+        Binding("x", "forget", "Forget", id="memories-forget"),
+        Binding("d", "dispute", "Dispute", id="memories-dispute"),
+        Binding("t", "as_of", "As of", id="memories-as-of"),
+        Binding("v", "view", "View", id="memories-view"),
+        Binding("tab", "app.focus_next", "Pane", id="memories-pane"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="memories")
+        self.view = 0
+        self.as_of: AsOf = (None, False)
+        self.records: dict[str, Memory] = {}
+        self.generation = 0
+        self.shown: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield ScreenTabs("memories")
+        with Container(classes="body"):
+            yield KeyTable(id="memories-table", widths={k: w for k, _, w in COLUMNS},
+                           flex="statement")
+            yield MemoryView(id="memories-detail", classes="detail")
+        yield KeyFooter()
+
+    @property
+    def table(self) -> KeyTable:
+        return self.query_one(KeyTable)
+
+    def on_mount(self) -> None:
+        for key, label, width in COLUMNS:
+            self.table.add_column(label, key=key, width=width)
+        self.app.store_changed.subscribe(self, self.on_store_changed)
+        self.table.focus()
+        self.reload()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width >= 140, "-wide")
+
+    def reload(self) -> None:
+        self.generation += 1
+        self.table.clear()
+        self.records.clear()
+        self.shown = None
+        self.query_one(MemoryView).message("Loading memories…")
+        self._load(self.generation, VIEWS[self.view][1], *self.as_of)
+
+    @work(thread=True, exclusive=True, group="memories", exit_on_error=False)
+    def _load(self, generation: int, statuses: tuple[str, ...], at: datetime | None,
+              recorded: bool) -> None:
+        app = self.app
+        kwargs = {"recorded_as_of": at} if recorded else {"as_of": at}
+        outcome = attempt(app.store.list_memories, app.reader, statuses=statuses,
+                          limit=MEMORY_LIMIT, **kwargs)
+        self.post_message(MemoriesLoaded(generation, outcome.value or [], at, recorded,
+                                         outcome.error))
+
+    @on(MemoriesLoaded)
+    def _loaded(self, message: MemoriesLoaded) -> None:
+        if message.generation != self.generation:
+            return
+        if message.error:
+            self.query_one(MemoryView).message(f"Cannot list memories: {message.error}", "$error")
+            return
+        now = self.app.now()
+        statuses, user = VIEWS[self.view][1], self.app.store.user
+        added = False
+        for memory in message.memories:
+            if memory.scope.user != user:
+                continue
+            if message.partial and memory.status not in statuses:
+                self._drop(memory.id)
+                continue
+            added = added or memory.id not in self.records
+            self._put(memory, now)
+        if message.partial and added:  # newest first, as the store lists them
+            self.table.sort_rows(lambda k: (self.records[k].recorded_at, k), reverse=True)
+        self._status()
+        self._show_current()
+
+    def _cells(self, m: Memory, now: datetime) -> list[Text]:
+        return [KeyedCell(m.status, m.id), Text(kind_label(m.kind, short=True)),
+                Text(one_line(m.statement, 240), no_wrap=True, overflow="ellipsis"),
+                Text(workspace_name(m.scope), no_wrap=True, overflow="ellipsis"),
+                Text(age(now, m.recorded_at), justify="right")]
+
+    def _put(self, memory: Memory, now: datetime) -> None:
+        if memory.id in self.records:
+            self.records[memory.id] = memory
+            for (key, *_), cell in zip(COLUMNS, self._cells(memory, now), strict=True):
+                self.table.update_cell(memory.id, key, cell)
+        else:
+            self.records[memory.id] = memory
+            self.table.add_row(*self._cells(memory, now), key=memory.id)
+
+    def _drop(self, key: str) -> None:
+        if self.records.pop(key, None) is not None:
+            self.table.remove_row(key)
+
+    def _status(self) -> None:
+        at, recorded = self.as_of
+        when_text = "now" if at is None else (
+            f"{'recorded' if recorded else 'valid'} as of {when(at)}")
+        self.query_one(ScreenTabs).set_status(
+            f"{len(self.records):,} {VIEWS[self.view][0]} · {when_text}")
+
+    # --- detail and history ---------------------------------------------------------------------
+    @on(DataTable.RowHighlighted, "#memories-table")
+    def _show_current(self) -> None:
+        key = self.table.current_key
+        if key is None:
+            self.shown = None
+            self.query_one(MemoryView).message("No memories in this view.")
+            return
+        if key != self.shown:
+            self.shown = key
+            self.query_one(MemoryView).show(self.records[key], [], self.app.now())
+            self._history(key)
+
+    @work(thread=True, exclusive=True, group="memory-history", exit_on_error=False)
+    def _history(self, key: str) -> None:
+        outcome = attempt(load_memory_history, self.app.store, key)
+        memory, history = outcome.value if outcome.ok else (None, [])
+        self.post_message(HistoryLoaded(key, memory, history, outcome.error))
+
+    @on(HistoryLoaded)
+    def _history_loaded(self, message: HistoryLoaded) -> None:
+        if message.memory_id != self.shown:
+            return
+        if message.memory is None:
+            self.query_one(MemoryView).message(f"Cannot load it: {message.error}", "$error")
+            return
+        if self.as_of[0] is None:
+            self._put(message.memory, self.app.now())
+        memory = self.records.get(message.memory_id, message.memory)
+        self.query_one(MemoryView).show(memory, message.transitions, self.app.now())
+
+    # --- actions ------------------------------------------------------------------------------
+    def _current(self) -> Memory | None:
+        key = self.table.current_key
+        return self.records.get(key) if key else None
+
+    def action_false_write(self) -> None:
+        memory = self._current()
+        if memory is None:
+            return
+        body = (f"{one_line(memory.statement, 200)}\n\nIt is retired as never valid and its "
+                "content is tombstoned: it will not be proposed again.")
+        self.app.push_screen(
+            ConfirmDialog("Mark as a false write?", body, "False write", danger=True,
+                          reason_label="Reason (optional)"),
+            lambda reason: reason is not None and self._change(memory.id, "false_write", reason))
+
+    def action_forget(self) -> None:
+        memory = self._current()
+        if memory is None:
+            return
+        body = (f"{one_line(memory.statement, 200)}\n\nIt is retired and its content tombstoned; "
+                "its history stays readable.")
+        self.app.push_screen(ConfirmDialog("Forget this memory?", body, "Forget", danger=True),
+                             lambda ok: ok is not None and self._change(memory.id, "forget"))
+
+    def action_dispute(self) -> None:
+        memory = self._current()
+        if memory is None:
+            return
+        if memory.status not in ("active", "disputed"):
+            self.notify(f"A {memory.status} memory cannot be disputed.", severity="warning")
+            return
+        self._change(memory.id, "resolve" if memory.status == "disputed" else "dispute")
+
+    def _change(self, memory_id: str, action: str, reason: str | None = None) -> None:
+        self._run_change(memory_id, action, reason)
+
+    @work(thread=True, group="store", exit_on_error=False)
+    def _run_change(self, memory_id: str, action: str, reason: str | None) -> None:
+        app = self.app
+        outcome = change_memory(app.store, memory_id, action, actor=app.owner, reason=reason)
+        self.post_message(MemoryChanged(memory_id, action, outcome))
+
+    @on(MemoryChanged)
+    def _changed(self, message: MemoryChanged) -> None:
+        label = message.action.replace("_", " ")
+        if not message.outcome.ok:
+            self.notify(f"Could not {label}: {message.outcome.error}", severity="error")
+            return
+        memory = message.outcome.value.memory
+        self._put(memory, self.app.now())
+        self.notify(f"{label.capitalize()}: {one_line(memory.statement, 48)} → {memory.status}")
+        if message.memory_id == self.shown:
+            self.shown = None
+            self._show_current()
+        self.app.check_store()
+
+    def action_as_of(self) -> None:
+        def chosen(result: AsOf | None) -> None:
+            if result is not None:
+                self.as_of = result
+                self.reload()
+
+        self.app.push_screen(AsOfDialog(self.app.now(), self.as_of), chosen)
+
+    def action_view(self) -> None:
+        self.view = (self.view + 1) % len(VIEWS)
+        self.reload()
+
+    # --- the change feed ----------------------------------------------------------------------
+    def on_store_changed(self, changes: Changes) -> None:
+        if self.as_of[0] is None and changes.memories:
+            self._refresh(self.generation, sorted(changes.memories))
+
+    @work(thread=True, group="memories-feed", exit_on_error=False)
+    def _refresh(self, generation: int, keys: list[str]) -> None:
+        found = [o.value for o in (attempt(self.app.store.get_memory, k) for k in keys) if o.ok]
+        self.post_message(MemoriesLoaded(generation, found, None, False, partial=True))

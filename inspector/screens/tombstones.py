@@ -1,0 +1,130 @@
+"""Tombstones: contents that were rejected, false-written or forgotten, and are never queued
+again (a repeat only counts as seen again). Lifting one lets the statement be proposed again;
+the store audits it."""
+
+from __future__ import annotations
+
+from memvet.store import Tombstone
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Static
+
+from memvet.inspector.formatting import clean, one_line, when
+from memvet.inspector.jobs import Changes, attempt, load_tombstones
+from memvet.inspector.messages import TombstoneLifted, TombstonesLoaded
+from memvet.inspector.screens.confirm_dialog import ConfirmDialog
+from memvet.inspector.widgets.key_footer import KeyFooter
+from memvet.inspector.widgets.key_table import KeyedCell, KeyTable
+from memvet.inspector.widgets.screen_tabs import ScreenTabs
+
+COLUMNS = (("reason", "reason", 11), ("preview", "statement", 30), ("seen", "seen", 4),
+           ("created", "created", 17))
+
+
+class TombstonesScreen(Screen[None]):
+    BINDINGS = [
+        Binding("l", "lift", "Lift", id="tombstones-lift"),
+        Binding("h", "toggle_lifted", "Lifted too", id="tombstones-lifted"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="tombstones")
+        self.include_lifted = False
+        self.records: dict[str, Tombstone] = {}
+
+    def compose(self) -> ComposeResult:
+        yield ScreenTabs("tombstones")
+        with Container(classes="body"):
+            yield KeyTable(id="tombstones-table", widths={k: w for k, _, w in COLUMNS},
+                           flex="preview")
+            yield Static("", id="tombstones-detail", classes="detail short")
+        yield KeyFooter()
+
+    @property
+    def table(self) -> KeyTable:
+        return self.query_one(KeyTable)
+
+    def on_mount(self) -> None:
+        for key, label, width in COLUMNS:
+            self.table.add_column(label, key=key, width=width)
+        self.app.store_changed.subscribe(self, self.on_store_changed)
+        self.table.focus()
+        self._load(self.include_lifted)
+
+    @work(thread=True, exclusive=True, group="tombstones", exit_on_error=False)
+    def _load(self, include_lifted: bool) -> None:
+        outcome = attempt(load_tombstones, self.app.store, include_lifted)
+        self.post_message(TombstonesLoaded(outcome.value if outcome.ok else []))
+
+    @on(TombstonesLoaded)
+    def _loaded(self, message: TombstonesLoaded) -> None:
+        keep = self.table.current_key
+        self.table.clear()
+        self.records = {t.content_key: t for t in message.tombstones}
+        for t in message.tombstones:
+            reason = f"{t.reason} (lifted)" if t.lifted_at else t.reason
+            self.table.add_row(
+                KeyedCell(reason, t.content_key, "dim" if t.lifted_at else ""),
+                Text(one_line(t.preview, 240), no_wrap=True, overflow="ellipsis"),
+                Text(str(t.seen_again), justify="right"), Text(when(t.created_at)),
+                key=t.content_key)
+        if keep is not None:
+            self.table.move_to_key(keep)
+        lifted = " (lifted ones too)" if self.include_lifted else ""
+        self.query_one(ScreenTabs).set_status(f"{len(self.records):,} tombstones{lifted}")
+        self._show_current()
+
+    @on(DataTable.RowHighlighted, "#tombstones-table")
+    def _show_current(self) -> None:
+        key = self.table.current_key
+        panel = self.query_one("#tombstones-detail", Static)
+        if key is None:
+            panel.update("No tombstones: nothing was rejected, false-written or forgotten yet.")
+            return
+        t = self.records[key]
+        lifted = f" · lifted {when(t.lifted_at)}" if t.lifted_at else ""
+        panel.update(Content("\n").join([
+            Content.styled(clean(t.preview), "bold"),
+            Content.styled(f"{t.reason} · from {t.source_id or '-'} · {when(t.created_at)} · "
+                           f"seen again {t.seen_again}×{lifted} · key {t.content_key[:16]}…",
+                           "$text-muted")]))
+
+    def action_lift(self) -> None:
+        key = self.table.current_key
+        if key is None:
+            return
+        t = self.records[key]
+        if t.lifted_at is not None:
+            self.notify("This tombstone was already lifted.")
+            return
+        body = f"{one_line(t.preview, 200)}\n\nThe statement may be proposed and queued again."
+        self.app.push_screen(ConfirmDialog("Lift this tombstone?", body, "Lift", danger=True),
+                             lambda ok: ok is not None and self._lift(key))
+
+    @work(thread=True, group="store", exit_on_error=False)
+    def _lift(self, key: str) -> None:
+        app = self.app
+        outcome = attempt(app.store.lift_tombstone, key, actor=app.owner)
+        self.post_message(TombstoneLifted(key, outcome))
+
+    @on(TombstoneLifted)
+    def _lifted(self, message: TombstoneLifted) -> None:
+        if message.outcome.ok:
+            self.notify("Tombstone lifted.")
+        else:
+            self.notify(f"Could not lift it: {message.outcome.error}", severity="error")
+        self._load(self.include_lifted)
+        self.app.check_store()
+
+    def action_toggle_lifted(self) -> None:
+        self.include_lifted = not self.include_lifted
+        self._load(self.include_lifted)
+
+    def on_store_changed(self, changes: Changes) -> None:
+        if changes.tombstones:
+            self._load(self.include_lifted)

@@ -1,0 +1,123 @@
+"""`memvet setup codex`: hooks in `$CODEX_HOME/hooks.json`, the MCP server and any `[features]`
+switch that keeps hooks off in `$CODEX_HOME/config.toml` (host-formats.md §4.1, §4.3)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from memvet.install import codex_toml, setup_record
+from memvet.install.hook_settings import WantedHook, install_hooks, uninstall_hooks
+from memvet.install.setup_common import (
+    FileEdit,
+    Planned,
+    hook_command,
+    load_json,
+    memvet_argv,
+    pinned_env,
+)
+from memvet.store.paths import codex_home
+
+HOST = "codex"
+SESSION_START_MATCHER = "startup|resume|clear|compact"
+HOOK_TIMEOUT = 10  # seconds; Codex's default is 600, and a slow hook holds up the turn
+# Newer Codex rejects a hooks.json whose root has any other key (host-formats.md §4.3).
+ALLOWED_ROOT_KEYS = {"hooks", "description"}
+TRUST_MESSAGE = (
+    "Codex runs new or changed hooks only after you trust them: start Codex, open /hooks, "
+    "review the two memvet hooks and trust them. Until then they are silently skipped."
+)
+
+
+def hooks_path() -> Path:
+    return codex_home() / "hooks.json"
+
+
+def config_path() -> Path:
+    return codex_home() / "config.toml"
+
+
+def wanted_hooks() -> list[WantedHook]:
+    return [
+        WantedHook("SessionStart", SESSION_START_MATCHER, hook_command(HOST, "session-start"), HOOK_TIMEOUT),
+        WantedHook("UserPromptSubmit", None, hook_command(HOST, "user-prompt-submit"), HOOK_TIMEOUT),
+    ]
+
+
+def mcp_entry() -> dict[str, Any]:
+    argv = memvet_argv()
+    entry: dict[str, Any] = {"command": argv[0], "args": [*argv[1:], "mcp"]}
+    if pinned_env():
+        entry["env"] = pinned_env()
+    return entry
+
+
+def edits(uninstall: bool) -> list[FileEdit]:
+    hooks, config = hooks_path(), config_path()
+    if uninstall:
+        return [
+            FileEdit(hooks, lambda text: _remove_hooks(text, hooks)),
+            FileEdit(config, lambda text: _remove_config(text, config)),
+        ]
+    return [
+        FileEdit(hooks, lambda text: _add_hooks(text, hooks)),
+        # config.toml may hold other servers' tokens: a new one is private.
+        FileEdit(config, lambda text: _add_config(text, config), new_mode=0o600),
+    ]
+
+
+def messages(uninstall: bool, changed: bool, hooks_changed: bool) -> list[str]:
+    if not changed:
+        return []
+    if uninstall:
+        return ["memvet's hooks and MCP server are removed from Codex."]
+    out = ["Codex loads the hooks and the MCP server in new sessions."]
+    if hooks_changed:
+        out.append(TRUST_MESSAGE)
+    return out
+
+
+def _add_hooks(text: str | None, path: Path) -> Planned:
+    doc = load_json(text or "{}\n", path)
+    created = install_hooks(doc, HOST, wanted_hooks(), str(path))
+    notes = []
+    extra = sorted(set(doc.data) - ALLOWED_ROOT_KEYS)
+    if extra:
+        notes.append(f"{path} has root keys other than \"hooks\" and \"description\" "
+                     f"({', '.join(extra)}); newer Codex builds reject such a file. memvet left them.")
+    return Planned(doc.result(), notes, created)
+
+
+def _remove_hooks(text: str | None, path: Path) -> Planned:
+    if text is None:
+        return Planned(None)
+    doc = load_json(text, path)
+    record = setup_record.lookup(path)
+    if not uninstall_hooks(doc, HOST, record):
+        return Planned(text)
+    gone = not doc.data and (record is None or record.file)
+    return Planned(None if gone else doc.result())
+
+
+def _add_config(text: str | None, path: Path) -> Planned:
+    new, notes = codex_toml.add(text or "", path, mcp_entry())
+    if _has_inline_hooks(new):
+        notes.append(f"{path} also defines hooks inline ([hooks]); Codex merges both forms and "
+                     "warns at start. memvet's live in hooks.json.")
+    return Planned(new, notes)
+
+
+def _remove_config(text: str | None, path: Path) -> Planned:
+    if text is None:
+        return Planned(None)
+    new, notes = codex_toml.remove(text, path)
+    record = setup_record.lookup(path)
+    if new != text and not new.strip() and (record is None or record.file):
+        return Planned(None, notes)  # only memvet's table was left: setup created the file
+    return Planned(new, notes)
+
+
+def _has_inline_hooks(text: str) -> bool:
+    hooks = tomllib.loads(text).get("hooks")
+    return isinstance(hooks, dict) and any(key != "state" for key in hooks)

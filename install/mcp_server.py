@@ -1,0 +1,154 @@
+"""`memvet mcp`: a stdio MCP server on the official SDK (mcp 2.x `MCPServer`, FastMCP's heir).
+
+Tools: `memory_recall` (the recall decision, the same JSON as `memvet recall --json`),
+`memory_list` (approved memories in scope, best first), `memory_status`. Read-only unless
+`[mcp] writeback = true` in MEMVET_HOME/config.toml; then `memory_propose` is offered too, and it
+only ever queues a `model_inference` candidate for the operator to review, never a memory.
+
+Scope: the server's cwd (hosts start it in the project), or a tool's `cwd` argument; the scope
+rule then lets it see the user's global memories and that workspace's, nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from typing import Any
+
+from memvet.store import KINDS
+from memvet.store.paths import config_path
+
+INSTRUCTIONS = (
+    "memvet holds memories the user approved (preferences, constraints, decisions, facts, "
+    "procedures) for this workspace and globally. Call memory_recall with a question before "
+    "assuming how things are done here; its `state` says whether memvet knows (VERIFIED…) or "
+    "not (UNKNOWN, with a reason) — do not guess past an UNKNOWN."
+)
+LIST_LIMIT = 200
+
+
+def writeback_enabled() -> bool:
+    """`[mcp] writeback = true` in config.toml; anything else (or a broken file) is read-only."""
+    try:
+        with open(config_path(), "rb") as handle:
+            section = tomllib.load(handle).get("mcp", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return False
+    return isinstance(section, dict) and section.get("writeback") is True
+
+
+class _Scope:
+    """Opens the store on first use, so a locked key becomes a tool error, not a dead server."""
+
+    def __init__(self, cwd: str | None) -> None:
+        self.cwd = cwd or os.getcwd()
+        self._store: Any = None
+
+    def store(self) -> Any:
+        if self._store is None:
+            from memvet.store import open_store
+
+            self._store = open_store()
+        return self._store
+
+    def workspace(self, cwd: str | None) -> str:
+        from memvet.store.workspace import resolve_workspace
+
+        return resolve_workspace(cwd or self.cwd)
+
+
+def _tool_error(exc: Exception) -> Exception:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    return ToolError(getattr(exc, "message", None) or str(exc))
+
+
+def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> Any:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
+    from memvet.store import MemvetError
+
+    scope = _Scope(cwd)
+    enabled = writeback_enabled() if writeback is None else writeback
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                                open_world_hint=False)
+    server = MCPServer("memvet", instructions=INSTRUCTIONS, log_level="WARNING")
+
+    @server.tool(annotations=read_only)
+    def memory_recall(query: str, cwd: str | None = None, as_of: str | None = None) -> dict[str, Any]:
+        """Ask memvet a question. Returns the knowledge state (VERIFIED, VERIFIED_HISTORICAL,
+        VERIFIED_NEGATIVE, VERIFIED_WITH_NEGATIVE_BOUNDARY or UNKNOWN with a reason code), the
+        memories that answer it and any contradictions. as_of: an ISO 8601 time to ask about."""
+        from memvet.store.cli_handlers import parse_time
+        from memvet.store.recall import recall
+
+        try:
+            return recall(scope.store(), query, workspace=scope.workspace(cwd),
+                          as_of=parse_time(as_of))
+        except MemvetError as exc:
+            raise _tool_error(exc) from None
+
+    @server.tool(annotations=read_only)
+    def memory_list(cwd: str | None = None, kind: str | None = None,
+                    limit: int = 50) -> dict[str, Any]:
+        """Approved, active memories of this workspace and the user's global ones, most
+        important first (operator-typed, then the user's own words, then inferred)."""
+        from memvet.store.context_pack import ranked
+
+        try:
+            store = scope.store()
+            memories = store.list_memories(store.reader_for(scope.workspace(cwd)))
+        except MemvetError as exc:
+            raise _tool_error(exc) from None
+        chosen = [m for m in ranked(memories) if kind is None or m.kind == kind]
+        keys = ("id", "statement", "kind", "status", "scope", "source_type", "usage_boundary",
+                "valid_from", "recorded_at")
+        return {"memories": [{k: m.to_json()[k] for k in keys}
+                             for m in chosen[:max(0, min(limit, LIST_LIMIT))]],
+                "total": len(chosen)}
+
+    @server.tool(annotations=read_only)
+    def memory_status() -> dict[str, Any]:
+        """How many memories and pending candidates memvet holds, and whether writeback is on."""
+        try:
+            status = scope.store().status()
+        except MemvetError as exc:
+            raise _tool_error(exc) from None
+        return {"memory_counts": status.memory_counts, "queue_counts": status.counts,
+                "schema_version": status.schema_version, "key_provider": status.key_provider,
+                "writeback": enabled, "workspace": scope.workspace(None)}
+
+    if enabled:
+        @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                                 idempotent_hint=True, open_world_hint=False))
+        def memory_propose(statement: str, kind: str = "fact", cwd: str | None = None,
+                           global_scope: bool = False) -> dict[str, Any]:
+            """Suggest something worth remembering. It goes to the user's review queue as a
+            model inference; it becomes a memory only if the user approves it."""
+            return _propose(scope, statement, kind, None if global_scope else scope.workspace(cwd))
+
+    return server
+
+
+def _propose(scope: _Scope, statement: str, kind: str, workspace: str | None) -> dict[str, Any]:
+    from memvet.store import CandidateDraft, MemvetError, Scope
+
+    if kind not in KINDS:
+        raise _tool_error(ValueError(f"kind must be one of {', '.join(KINDS)}"))
+    try:
+        store = scope.store()
+        draft = CandidateDraft(
+            statement=statement.strip(), kind=kind, source_type="model_inference",
+            scope=Scope(user=store.user, workspace=workspace), host="mcp", confidence=0.5,
+            reasons=("proposed by an agent over MCP",))
+        result = store.admit(draft, actor="mcp")
+    except MemvetError as exc:
+        raise _tool_error(exc) from None
+    status = {"queued": "pending", "merged": "pending"}.get(result.outcome, result.outcome)
+    return {"id": result.candidate_id or result.memory_id, "status": status,
+            "outcome": result.outcome}
+
+
+def run(args: Any) -> int:
+    build_server().run("stdio")
+    return 0

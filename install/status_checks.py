@@ -1,0 +1,114 @@
+"""`memvet doctor`'s judgement over status.collect()'s facts: one ok/warn/fail line per check,
+each non-ok one with the command that fixes it. A `fail` means something memvet set up is
+broken (a hook that runs a missing program, an unreadable store); a `warn` is a choice or a
+degraded mode (no daemon: hooks read the store directly)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+SETUP = {"claude-code": "memvet setup claude-code", "codex": "memvet setup codex"}
+
+
+def _check(name: str, level: str, message: str, fix: str = "") -> dict[str, str]:
+    return {"name": name, "level": level, "message": message, "fix": fix}
+
+
+def store_checks(store: dict[str, Any]) -> list[dict[str, str]]:
+    if not store["exists"]:
+        return [_check("store", "warn", f"no store yet at {store['path']}",
+                       "the first command that needs one creates it: `memvet propose \"…\"`, "
+                       "`memvet demo`, or start the daemon with `memvet up`")]
+    if not store["available"]:
+        error = store["error"]
+        return [_check("store", "fail", f"the store cannot be opened ({error['code']}): "
+                       f"{error['message']}", "see the message; `memvet key status` names the "
+                       "key provider")]
+    out = [_check("store", "ok", f"store {store['path']} (schema {store['schema_version']})")]
+    if store["key_provider"] == "file":
+        out.append(_check("key", "warn", "the store's key is in a file (no usable OS keyring): "
+                          "anyone who can read your files can read the store",
+                          "keep MEMVET_HOME out of shared backups, or use a desktop keyring for "
+                          "new stores"))
+    else:
+        out.append(_check("key", "ok", f"key held by the {store['key_provider']} provider"))
+    stale = store["queue"].get("stale", 0)
+    if stale:
+        out.append(_check("queue", "warn", f"{stale} stale approval reservation(s)",
+                          "settle each with `memvet queue recover ID --commit|--release|--reject`"))
+    else:
+        out.append(_check("queue", "ok", f"{store['queue'].get('pending', 0)} pending candidate(s)"))
+    return out
+
+
+def _wiring(host: str, what: str, facts: dict[str, Any] | None,
+            home: str | None) -> dict[str, str]:
+    name = f"{host}.{what}"
+    if facts is None:
+        return _check(name, "warn", f"{host}: {what} not wired", f"`{SETUP[host]}`")
+    if not facts["exists"]:
+        return _check(name, "fail", f"{host}: {what} runs {facts['command']}, which does not "
+                      "exist", f"rerun `{SETUP[host]}` from this installation")
+    if not facts["this_installation"]:
+        return _check(name, "warn", f"{host}: {what} runs another memvet ({facts['command']})",
+                      f"rerun `{SETUP[host]}` to point it at this one")
+    if facts.get("memvet_home") and home and facts["memvet_home"] != home:
+        return _check(name, "warn", f"{host}: {what} uses another MEMVET_HOME "
+                      f"({facts['memvet_home']})", f"rerun `{SETUP[host]}` with MEMVET_HOME set "
+                      "as you want it")
+    return _check(name, "ok", f"{host}: {what} wired to this installation")
+
+
+def host_checks(hosts: dict[str, Any], home: str | None) -> list[dict[str, str]]:
+    out = []
+    for host, facts in hosts.items():
+        for event in ("session-start", "user-prompt-submit"):
+            out.append(_wiring(host, f"hook {event}", facts["hooks"].get(event), home))
+        out.append(_wiring(host, "MCP server", facts["mcp"], home))
+    codex = hosts["codex"]
+    if codex["hooks"] and codex["hooks_disabled"]:
+        out.append(_check("codex.features", "fail", "codex: hooks are switched off in "
+                          f"{codex['config']} ([features] hooks = false)", f"`{SETUP['codex']}`"))
+    if codex["trust_reminder"]:
+        out.append(_check("codex.trust", "warn", "codex: hooks run only once trusted (memvet "
+                          "cannot see that)", codex["trust_reminder"]))
+    return out
+
+
+def daemon_checks(daemon: dict[str, Any], service: dict[str, Any]) -> list[dict[str, str]]:
+    out = []
+    if daemon["running"]:
+        server = "answering hooks" if daemon["context_server"] else "not answering hooks"
+        out.append(_check("daemon", "ok" if daemon["context_server"] else "warn",
+                          f"daemon running (pid {daemon['pid']}), context server {server}",
+                          "" if daemon["context_server"] else "restart the daemon "
+                          "(`memvet service stop` then `start`)"))
+    else:
+        stale = f" (stale pid file: {daemon['pid']})" if daemon["pid"] else ""
+        out.append(_check("daemon", "warn", f"daemon not running{stale}: nothing new is "
+                          "ingested and hooks read the store directly (slower)",
+                          "`memvet service start`, or `memvet up`"))
+    if service["installed"]:
+        out.append(_check("service", "ok", f"{service['kind']} service at {service['path']}"))
+    else:
+        out.append(_check("service", "warn", f"no {service['kind']} service: the daemon does "
+                          "not start at login", "`memvet service install`"))
+    return out
+
+
+def hook_checks(hook: dict[str, Any]) -> list[dict[str, str]]:
+    failures = {k: n for k, n in hook["recent_failures"].items() if k != "no_store"}
+    if not failures:
+        return [_check("hook.log", "ok", "no recent hook failures")]
+    listed = ", ".join(f"{code} ×{n}" for code, n in sorted(failures.items()))
+    return [_check("hook.log", "warn", f"recent hook runs gave no context: {listed}",
+                   "see MEMVET_HOME/logs/hook.log; key_* codes: `memvet key status`")]
+
+
+def all_checks(report: dict[str, Any]) -> list[dict[str, str]]:
+    import os
+
+    home = os.environ.get("MEMVET_HOME")
+    home = os.path.abspath(os.path.expanduser(home)) if home else None
+    return [*store_checks(report["store"]), *host_checks(report["hosts"], home),
+            *daemon_checks(report["daemon"], report["service"]), *hook_checks(report["hook"])]
