@@ -1,25 +1,28 @@
-"""The daemon's subcommands. Heavy modules are imported inside the handlers, not here.
-
-`memvet daemon run [--once]` / `memvet daemon status [--json]` (daemon runtime) and
-`memvet extract` (the ingest pipeline's dry run) register through this one `register`.
-"""
+"""The daemon's subcommands: `memvet extract` (a dry run of the ingest pipeline on files) and
+`memvet daemon run [--once]` / `memvet daemon status [--json]` (the daemon process)."""
 
 from __future__ import annotations
 
 import argparse
 
-from memvet.store.console import add_json_flag
+HOST_CHOICES = ("claude-code", "codex")  # keep in sync with memvet.daemon.hosts.HOSTS (not imported: lazy)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    daemon = sub.add_parser("daemon", help="the background daemon that reads transcripts")
+def register(subparsers: argparse._SubParsersAction) -> None:
+    _add_extract(subparsers)
+    _add_daemon(subparsers)
+
+
+def _add_daemon(subparsers: argparse._SubParsersAction) -> None:
+    daemon = subparsers.add_parser("daemon", help="the background daemon that reads transcripts")
     add_daemon_commands(daemon.add_subparsers(dest="daemon_command", metavar="ACTION",
                                               required=True))
 
 
 def add_daemon_commands(sub: argparse._SubParsersAction) -> None:
-    """Shared with `python -m memvet.daemon` (what the service units run)."""
+    """`run` and `status`; shared with `python -m memvet.daemon` (what service units run)."""
     from memvet.daemon import commands
+    from memvet.store.console import add_json_flag
 
     p = sub.add_parser("run", help="run the daemon in the foreground (what service units run)")
     p.add_argument("--once", action="store_true",
@@ -28,3 +31,51 @@ def add_daemon_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("status", help="running or not, watched roots, files tracked, lag")
     add_json_flag(p)
     p.set_defaults(handler=commands.status)
+
+
+def _add_extract(subparsers: argparse._SubParsersAction) -> None:
+    from memvet.store.console import add_json_flag
+
+    parser = subparsers.add_parser(
+        "extract", help="dry run of the ingest pipeline on transcript files (writes nothing)",
+        description="Parse, filter, redact and extract candidate memories from transcript files "
+                    "without writing anything anywhere.")
+    parser.add_argument("--host", required=True, choices=HOST_CHOICES, help="the transcript format")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="transcript files (.jsonl)")
+    add_json_flag(parser)
+    parser.set_defaults(handler=_run_extract)
+
+
+def _run_extract(args: argparse.Namespace) -> int:
+    from memvet.daemon.pipeline import extract_paths
+    from memvet.store.console import emit
+
+    drafts, stats = extract_paths(args.host, args.paths)
+    payload = {"candidates": [_candidate_json(d) for d in drafts], "stats": stats}
+    emit(args, payload, lambda: _print_table(payload))
+    return 0
+
+
+def _candidate_json(draft) -> dict:
+    doc = draft.to_json()
+    evidence = doc.get("evidence") or {}
+    doc["evidence"] = {k: evidence.get(k) for k in ("path", "line", "message_id", "timestamp", "excerpt")}
+    doc["supersedes_hint"] = draft.supersedes_hint
+    return doc
+
+
+def _print_table(payload: dict) -> None:
+    candidates, stats = payload["candidates"], payload["stats"]
+    if candidates:
+        print(f"{'KIND':<11} {'CONF':>4}  {'SCOPE':<9} {'LINE':>5}  STATEMENT")
+        for item in candidates:
+            scope = "global" if item["scope"]["workspace"] is None else "workspace"
+            statement = item["statement"] if len(item["statement"]) <= 88 else item["statement"][:87] + "…"
+            flags = " (deny)" if item["polarity"] == "deny" else ""
+            flags += " (correction)" if item.get("supersedes_hint") is not None else ""
+            print(f"{item['kind']:<11} {item['confidence']:>4.2f}  {scope:<9} {item['evidence']['line']:>5}  "
+                  f"{statement}{flags}")
+    else:
+        print("no candidates")
+    print(f"\n{stats['files']} file(s), {stats['lines']} lines ({stats['skipped_lines']} skipped), "
+          f"{stats['turns']} turns, {len(candidates)} candidate(s)")

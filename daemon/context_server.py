@@ -8,7 +8,7 @@ it moved, a fingerprint of the memories table; only a change there rebuilds the 
 batches only add candidates, so they cost a fingerprint check, not a rebuild. `invalidate()`
 wakes a refresher thread that rebuilds the cached scopes ahead of the next hook.
 
-The answer itself is memvet.store.fast_read's `answer`, the same function the no-daemon path
+The answer itself is memvet.store.hook_reply's `answer`, the same function the no-daemon path
 runs, over the cached (already decrypted) items instead of SQL.
 """
 
@@ -21,10 +21,11 @@ import sqlite3
 import struct
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memvet.store import Store
+from memvet.store import Store, hook_reply
 from memvet.store import context_pack as cp
 from memvet.store import fast_read as fr
 
@@ -36,19 +37,23 @@ FINGERPRINT_SQL = "SELECT count(*), max(updated_at), max(recorded_at) FROM memor
 
 
 class CachedSource:
-    """A scope's active and disputed memories, decrypted once, best first."""
+    """A scope's active and disputed memories, decrypted once, best first, with their terms."""
 
     def __init__(self, items: list[cp.PackItem]) -> None:
         self.items = items
+        self._index = cp.TermIndex(items)  # terms computed once here, not on every prompt
 
-    def ranked(self) -> list[cp.PackItem]:
-        return self.items
+    def ranked(self) -> Iterator[cp.PackItem]:
+        return iter(self.items)
+
+    def count_rest(self, ranked: Iterator[cp.PackItem], now: str) -> int:
+        return cp.count_active(ranked, now)
 
     def fill(self, items: list[cp.PackItem]) -> None:
         pass  # already decrypted
 
-    def all_items(self) -> list[cp.PackItem]:
-        return self.items
+    def index(self) -> cp.TermIndex:
+        return self._index
 
 
 class ContextServer:
@@ -149,8 +154,6 @@ class ContextServer:
         assert self._conn is not None
         direct = fr.DirectSource(self._conn, self.store.cipher, self.store.user, workspace)
         pack = CachedSource(direct.all_items())
-        for item in pack.items:
-            cp.item_terms(item)  # computed once here, not on every prompt
         self._packs[workspace] = pack
         while len(self._packs) > MAX_SCOPES:
             self._packs.popitem(last=False)
@@ -167,8 +170,8 @@ class ContextServer:
                     self._check_fresh()
                     for workspace in [w for w in self._seen if w not in self._packs]:
                         self._build(workspace)
-            except Exception:  # noqa: BLE001 - a failed warm-up is retried at the next request
-                log.exception("context pack refresh failed")
+            except Exception as exc:  # noqa: BLE001 - a failed warm-up is retried at the next request
+                log.error("context pack refresh failed: %s", type(exc).__name__)
 
     # --- requests ------------------------------------------------------------------------------
     def _serve(self) -> None:
@@ -187,18 +190,22 @@ class ContextServer:
                     client.settimeout(CLIENT_TIMEOUT_S)
                     if _same_user(client):
                         client.sendall(self._reply(_read_all(client)))
-                except Exception:  # noqa: BLE001 - one bad request never stops the server
-                    log.exception("context request failed")
+                except Exception as exc:  # noqa: BLE001 - one bad request never stops the server
+                    # The type only: a message could quote the request, i.e. what the user typed.
+                    log.error("context request failed: %s", type(exc).__name__)
 
     def _reply(self, request: bytes) -> bytes:
-        head, _, body = request.partition(b"\n")
+        """b"MVH1 <host> <event>\n<the hook's cwd>\n<its stdin>" -> b"OK\n<its stdout>"."""
+        head, _, rest = request.partition(b"\n")
+        cwd, _, body = rest.partition(b"\n")
         parts = head.split(b" ")
-        if len(parts) != 3 or parts[0] != b"MVH1":
+        if len(parts) != 3 or parts[0] != b"MVH1" or not cwd.startswith(b"/"):
             return b"ERR protocol\n"
         host, event = parts[1].decode(), parts[2].decode()
         now = cp.stamp(datetime.now(UTC))
         try:
-            out = fr.answer(host, event, body, self.home, self.source, now)
+            out = hook_reply.answer(host, event, body, self.home, self.source, now,
+                                    process_cwd=os.fsdecode(cwd))
         except fr.FastReadError as exc:
             return f"ERR {exc.code}\n".encode()
         return b"OK\n" + (out or "").encode("utf-8")

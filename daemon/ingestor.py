@@ -153,17 +153,23 @@ class Ingestor:
             log.info("%s file %s: reading it again from the start", reason, self.file_id(path))
         run = _Pass(path, host, opened, start, line_no, self._factory(host, path, state))
         s = self.settings
-        for line in read_lines(opened.handle, start, s.max_line_bytes):
+        feed = run.pipeline.feed
+        for data, end in read_lines(opened.handle, start, s.max_line_bytes):
             run.line_no += 1
-            if line.data is None:
+            if data is None:
                 self.stats.skipped["oversized_line"] += 1
                 log.warning("skipped a line over %d bytes in %s (line %d)", s.max_line_bytes,
                             self.file_id(path), run.line_no)
             else:
-                run.drafts.extend(self._feed(run, line.data))
+                try:
+                    drafts = feed(data, run.line_no)
+                except Exception as exc:  # it promises never to raise; one line must not stop us
+                    drafts = self._feed_failed(run, exc)
+                if drafts:
+                    run.drafts.extend(drafts)
             run.lines += 1
-            run.bytes += line.end - run.offset
-            run.offset = line.end
+            run.bytes += end - run.offset
+            run.offset = end
             if run.lines >= s.batch_lines or run.bytes >= s.batch_bytes:
                 self._commit(run)
                 if stop is not None and stop.is_set():
@@ -203,14 +209,11 @@ class Ingestor:
                 return old
         return None
 
-    def _feed(self, run: _Pass, line: bytes) -> list[CandidateDraft]:
-        try:
-            return run.pipeline.feed(line, run.line_no)
-        except Exception as exc:  # the pipeline promises never to raise; one line must not stop us
-            self.stats.skipped["pipeline_error"] += 1
-            log.error("the pipeline failed on line %d of %s: %s", run.line_no,
-                      self.file_id(run.path), describe(exc))
-            return []
+    def _feed_failed(self, run: _Pass, exc: Exception) -> list[CandidateDraft]:
+        self.stats.skipped["pipeline_error"] += 1
+        log.error("the pipeline failed on line %d of %s: %s", run.line_no,
+                  self.file_id(run.path), describe(exc))
+        return []
 
     # --- one batch: candidates and checkpoint in one transaction -------------------------------
     def _commit(self, run: _Pass) -> None:

@@ -36,7 +36,7 @@ class RedactionResult:
 # --- value checks ----------------------------------------------------------------------------
 
 _PLACEHOLDER_WORDS = frozenset(
-    "password passwd pass pwd secret token key apikey api_key value string none null nil true "
+    "password passwd pass pwd token key apikey api_key value string none null nil true "
     "false undefined empty changeme placeholder redacted example sample dummy xxx your_password "
     "your_token your_api_key yourpassword new self this".split()
 )
@@ -219,7 +219,8 @@ _DETECTORS: tuple[_Detector, ...] = (
     _d("slack-webhook", r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]+",
        "hooks.slack.com"),
     _d("webhook-url", r"https?://(?:discord(?:app)?\.com/api/webhooks|outlook\.office(?:365)?\.com/webhook"
-       r"|[\w\-]+\.webhook\.office\.com/webhookb2)/[^\s'\"<>]+", "webhook"),
+       r"|[\w\-]+\.webhook\.office\.com/webhookb2|hooks\.zapier\.com/hooks/catch"
+       r"|[\w\-.]+/(?:[\w\-.]+/)*webhooks?)/[^\s'\"<>]*[A-Za-z0-9]{12,}[^\s'\"<>]*", "hook"),
     _d("stripe-key", r"\b(?:sk|rk|pk)_(?:live|test|prod)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}",
        ("_live_", "_test_", "_prod_", "whsec_")),
     _d("anthropic-key", r"\bsk-ant-[a-z]+\d*-[A-Za-z0-9_\-]{20,}", "sk-ant-"),
@@ -235,7 +236,7 @@ _DETECTORS: tuple[_Detector, ...] = (
     # user:password@ inside any URL or connection string (the password only).
     _d("url-password", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://[^\s:/?#@'\"]*:(?P<v>[^\s@/'\"]+)@", "://", "v",
        lambda v: not _PLACEHOLDER.match(v) and len(set(v)) > 1),
-    _d("url-password", r"(?i)[?&;](?:access_token|token|api_?key|apikey|key|secret|password|pwd|sig|"
+    _d("url-password", r"(?i)[?&](?:access_token|token|api_?key|apikey|key|secret|password|pwd|sig|"
        r"client_secret|auth)=(?P<v>[^\s&#'\"<>]{6,})", "=", "v"),
     _d("auth-header", r"(?i)\b(?:authorization|proxy-authorization)\s*[:=]\s*[\"']?(?:basic|bearer|token|"
        r"api-token|apikey|digest|key|sso-key|ssws)[ \t]+(?P<v>[A-Za-z0-9+/=_\-.~:]{6,})", "authorization", "v"),
@@ -340,7 +341,7 @@ def _near_keyword_value(value: str) -> bool:
     """Next to a secret word the bar is lower: long, not a word, a name, a path or a placeholder."""
     if _is_placeholder(value) or _is_pathlike(value) or _is_identifier_like(value):
         return False
-    if _CODE_OR_CHECKSUM.search(value):
+    if _CODE_OR_CHECKSUM.search(value) or re.search(r"=[^=]", value):  # `key=value` pairs, not one token
         return False
     if value.isdigit():
         return len(value) >= 16

@@ -85,7 +85,7 @@ class Daemon:
         self.ingestor.load()
         kwargs = {"observer_factory": self._observer_factory} if self._observer_factory else {}
         self.watcher = Watcher(self.roots, self.worker.put, **kwargs)
-        self.worker._refresh_watches = self.watcher.refresh
+        self.worker.refresh_watches = self.watcher.refresh
         # Watch first, then backfill: anything written during the scan arrives as an event.
         self.watcher.start()
         self.worker.start()
@@ -117,11 +117,11 @@ class Daemon:
         log.info("daemon stopped: %s", json.dumps(self.ingestor.stats.to_json()))
 
     def run_until_stopped(self, stop: threading.Event) -> None:
-        self.start()
         try:
+            self.start()
             stop.wait()
         finally:
-            self.stop()
+            self.stop()  # also after a failed start: whatever did start is stopped
 
     def run_once(self) -> IngestStats:
         """Read everything new, run the sweeps that are due, and return."""

@@ -29,7 +29,7 @@ class DaemonSettings:
     debounce_ms: int = 150  # a burst of writes to one file becomes one batch
     batch_lines: int = 5000  # lines per transaction (checkpoint + candidates)
     batch_bytes: int = 8 * 2**20
-    max_line_bytes: int = 16 * 2**20  # longer lines are skipped and counted, never loaded whole
+    max_line_bytes: int = 8 * 2**20  # longer lines are skipped and counted, never loaded whole
     rescan_interval: int = 300  # seconds; catches anything a file event missed
     stale_lease_interval: int = 60
     expire_interval: int = 3600

@@ -72,17 +72,11 @@ def open_transcript(path: str) -> OpenedFile:
     return OpenedFile(handle, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, head)
 
 
-@dataclass(frozen=True)
-class Line:
-    """One complete line. data is None for a line skipped as too long. end is the offset just
-    past its newline."""
-
-    data: bytes | None
-    end: int
-
-
-def read_lines(handle: BinaryIO, offset: int, max_line_bytes: int) -> Iterator[Line]:
-    """Complete lines from `offset` to the last newline. Stops before a partial last line."""
+def read_lines(handle: BinaryIO, offset: int, max_line_bytes: int
+               ) -> Iterator[tuple[bytes | None, int]]:
+    """Complete lines from `offset` to the last newline, as (line without its newline, offset
+    just past it); the line is None when it was skipped as too long. Stops before a partial
+    last line. Plain tuples: this loop runs once per transcript line."""
     handle.seek(offset)
     readline = handle.readline
     limit = max_line_bytes + 1
@@ -92,7 +86,7 @@ def read_lines(handle: BinaryIO, offset: int, max_line_bytes: int) -> Iterator[L
             return
         if raw[-1:] == b"\n":
             offset += len(raw)
-            yield Line(raw[:-1], offset)
+            yield raw[:-1], offset
             continue
         if len(raw) < limit:
             return  # a partial last line: wait for its newline
@@ -107,4 +101,4 @@ def read_lines(handle: BinaryIO, offset: int, max_line_bytes: int) -> Iterator[L
             if chunk[-1:] == b"\n":
                 break
         offset += skipped
-        yield Line(None, offset)
+        yield None, offset

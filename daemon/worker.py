@@ -46,7 +46,7 @@ class IngestWorker:
         self.roots = roots
         self.debounce_s = debounce_s
         self.stop_event = stop
-        self._refresh_watches = refresh_watches
+        self.refresh_watches = refresh_watches
         self._after_batch = after_batch
         self._progress = progress
         self._queue: queue.SimpleQueue[Work] = queue.SimpleQueue()
@@ -102,7 +102,7 @@ class IngestWorker:
                 if root is not None:
                     files.update((p, root) for p in iter_transcripts(root, under=work.path))
             elif work.kind == "refresh":
-                for root in self._refresh_watches():
+                for root in self.refresh_watches():
                     files.update((p, root) for p in iter_transcripts(root))
             elif work.kind == "rescan":
                 rescan = True

@@ -8,6 +8,7 @@ look, and publishes them to the screens, which update only what those events tou
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -89,6 +90,7 @@ class ReviewApp(App[int]):
         self._feed_version: int | None = None
         self._feed_busy = False
         self._signal = None
+        self._signal_lock = threading.Lock()  # a feed thread may be reading it as we close it
 
     def now(self) -> datetime:
         value = self.clock()
@@ -113,8 +115,10 @@ class ReviewApp(App[int]):
         self.post_message(FeedRead(None, changes, outcome.error))
 
     def on_unmount(self) -> None:
-        if self._signal is not None:
-            self._signal.close()
+        with self._signal_lock:
+            if self._signal is not None:
+                self._signal.close()
+                self._signal = None
 
     # --- change feed ------------------------------------------------------------------------
     def check_store(self) -> None:
@@ -127,7 +131,10 @@ class ReviewApp(App[int]):
     @work(thread=True, group="feed", exit_on_error=False)
     def _read_feed(self, seq: int, seen_version: int | None) -> None:
         try:
-            version = self._signal.version()  # type: ignore[union-attr]
+            with self._signal_lock:
+                if self._signal is None:
+                    return
+                version = self._signal.version()
             changes = None if version == seen_version else read_changes(self.store, seq)
             self.post_message(FeedRead(version, changes))
         except Exception as exc:  # the feed must never take the app down

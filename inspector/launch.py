@@ -94,9 +94,8 @@ def open_for_inspection(wait_for_store: bool = False):  # noqa: ANN201 - Store, 
 
 def run_inspector(*, theme: str | None = None, note: str | None = None,
                   wait_for_store: bool = False) -> int:
-    from memvet.store import StoreUnavailableError
-
     from memvet.inspector.app import make_app
+    from memvet.store import StoreUnavailableError
 
     theme = theme or os.environ.get("MEMVET_THEME") or "textual-dark"
     try:

@@ -18,6 +18,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_setup(sub)
     _add_service(sub)
     register_read_side(sub)
+    _add_demo(sub)
+
+
+def _add_demo(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "demo",
+        help="try memvet on a throwaway store and bundled transcripts (touches nothing of yours)",
+        description="Ingest the bundled demo transcripts into a temporary MEMVET_HOME with the "
+        "real daemon, approve last week's memories, then open the inspector on this week's "
+        "review queue. Your store, hosts and keyring are not touched.",
+    )
+    p.add_argument("--no-tui", action="store_true", help="print the queue instead of the inspector")
+    p.add_argument("--keep", action="store_true", help="keep the temporary folder afterwards")
+    p.set_defaults(handler=_lazy("memvet.install.demo", "run"))
 
 
 def _add_setup(sub: argparse._SubParsersAction) -> None:

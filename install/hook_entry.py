@@ -20,7 +20,8 @@ DEADLINE_S = 2
 DAEMON_TIMEOUT_S = 0.8  # then the direct path still has over a second
 MAX_INPUT = 4 << 20
 MAX_LOG = 1 << 20  # hook.log is rotated to hook.log.1 beyond this
-PROTOCOL = b"MVH1"  # request: b"MVH1 <host> <event>\n" + stdin; reply: b"OK\n" + stdout
+# request: b"MVH1 <host> <event>\n<the hook's cwd>\n" + stdin; reply: b"OK\n" + stdout
+PROTOCOL = b"MVH1"
 HOSTS = ("claude-code", "codex")
 EVENTS = ("session-start", "user-prompt-submit")
 
@@ -74,7 +75,8 @@ def _via_daemon(home: str, host: str, event: str, raw: bytes) -> str | None:
     try:
         sock.settimeout(DAEMON_TIMEOUT_S)
         sock.connect(os.path.join(home, "run", "daemon.sock"))
-        sock.sendall(b"%s %s %s\n%s" % (PROTOCOL, host.encode(), event.encode(), raw))
+        sock.sendall(b"%s %s %s\n%s\n%s" % (PROTOCOL, host.encode(), event.encode(),
+                                               os.fsencode(os.getcwd()), raw))
         sock.shutdown(_socket.SHUT_WR)
         while chunk := sock.recv(65536):
             chunks.append(chunk)
@@ -86,22 +88,22 @@ def _via_daemon(home: str, host: str, event: str, raw: bytes) -> str | None:
     return reply[3:].decode("utf-8") if reply.startswith(b"OK\n") else None
 
 
-def _load_fast_read():  # noqa: ANN202 - the module
-    """memvet.store.fast_read without running memvet/store/__init__.py, which builds every
-    record dataclass of the store (~45 ms, more than this path's whole budget): the package is
-    registered as an empty module and only fast_read's own imports are paid."""
+def _load_read_side():  # noqa: ANN202 - two modules
+    """memvet.store.fast_read and hook_reply without running memvet/store/__init__.py, which
+    builds every record dataclass of the store (~45 ms, more than this path's whole budget): the
+    package is registered as an empty module and only these modules' own imports are paid."""
     if "memvet.store" not in sys.modules:
         import importlib.util
 
         spec = importlib.util.find_spec("memvet.store")
         sys.modules["memvet.store"] = importlib.util.module_from_spec(spec)
-    from memvet.store import fast_read
+    from memvet.store import fast_read, hook_reply
 
-    return fast_read
+    return fast_read, hook_reply
 
 
 def _direct(home: str, host: str, event: str, raw: bytes) -> str | None:
-    fr = _load_fast_read()
+    fr, reply = _load_read_side()
     from datetime import UTC, datetime  # sqlite3 has imported it already
 
     conns = []
@@ -112,8 +114,8 @@ def _direct(home: str, host: str, event: str, raw: bytes) -> str | None:
         return fr.DirectSource(conn, cipher, fr.current_user(), workspace)
 
     try:
-        return fr.answer(host, event, raw, home, open_source,
-                         fr.cp.stamp(datetime.now(UTC)))
+        return reply.answer(host, event, raw, home, open_source,
+                            fr.cp.stamp(datetime.now(UTC)))
     finally:
         for conn in conns:
             conn.close()

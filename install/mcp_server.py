@@ -103,9 +103,8 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
         chosen = [m for m in ranked(memories) if kind is None or m.kind == kind]
         keys = ("id", "statement", "kind", "status", "scope", "source_type", "usage_boundary",
                 "valid_from", "recorded_at")
-        return {"memories": [{k: m.to_json()[k] for k in keys}
-                             for m in chosen[:max(0, min(limit, LIST_LIMIT))]],
-                "total": len(chosen)}
+        shown = [m.to_json() for m in chosen[:max(0, min(limit, LIST_LIMIT))]]
+        return {"memories": [{k: doc[k] for k in keys} for doc in shown], "total": len(chosen)}
 
     @server.tool(annotations=read_only)
     def memory_status() -> dict[str, Any]:

@@ -17,6 +17,7 @@ from sqlalchemy import Connection
 GENESIS = "0" * 64
 PREVIEW_LIMIT = 80
 T = AuditEventRow.__table__
+HEAD = sa.select(T.c.seq, T.c.hash).order_by(T.c.seq.desc()).limit(1)
 
 
 def _digest(key: bytes, seq: int, at: datetime, actor: str, action: str, entity_type: str,
@@ -30,15 +31,27 @@ def _digest(key: bytes, seq: int, at: datetime, actor: str, action: str, entity_
 def append_event(conn: Connection, cipher: FieldCipher, *, at: datetime, actor: str, action: str,
                  entity_type: str, entity_id: str, preview: str | None = None) -> int:
     """Append one event. Callers hold the write lock (BEGIN IMMEDIATE), so the head is stable."""
-    head = conn.execute(sa.select(T.c.seq, T.c.hash).order_by(T.c.seq.desc()).limit(1)).first()
-    seq, prev = (head.seq + 1, head.hash) if head else (1, GENESIS)
-    short = None if preview is None else preview[:PREVIEW_LIMIT]
-    preview_ct = cipher.encrypt("audit_events", "preview", str(seq), short)
-    digest = _digest(cipher.audit_key, seq, at, actor, action, entity_type, entity_id,
-                     preview_ct, prev)
-    conn.execute(T.insert().values(seq=seq, at=at, actor=actor[:200], action=action,
-                                   entity_type=entity_type, entity_id=entity_id,
-                                   preview_ct=preview_ct, prev_hash=prev, hash=digest))
+    return append_events(conn, cipher, [(at, actor, action, entity_type, entity_id, preview)])
+
+
+def append_events(conn: Connection, cipher: FieldCipher,
+                  events: list[tuple[datetime, str, str, str, str, str | None]]) -> int:
+    """Append events in order, chaining each to the one before; returns the last sequence number."""
+    head = conn.execute(HEAD).first()
+    seq, prev = (head.seq, head.hash) if head else (0, GENESIS)
+    rows = []
+    for at, actor, action, entity_type, entity_id, preview in events:
+        seq += 1
+        short = None if preview is None else preview[:PREVIEW_LIMIT]
+        preview_ct = cipher.encrypt("audit_events", "preview", str(seq), short)
+        digest = _digest(cipher.audit_key, seq, at, actor[:200], action, entity_type, entity_id,
+                         preview_ct, prev)
+        rows.append({"seq": seq, "at": at, "actor": actor[:200], "action": action,
+                     "entity_type": entity_type, "entity_id": entity_id,
+                     "preview_ct": preview_ct, "prev_hash": prev, "hash": digest})
+        prev = digest
+    if rows:
+        conn.execute(T.insert(), rows)
     return seq
 
 

@@ -1,42 +1,63 @@
-"""Batch operations: many drafts in one transaction. Used by imports, the demo and benchmarks."""
+"""An operator's import: many drafts admitted and approved in one transaction."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 
 from memvet.store.admission import validate_draft
-from memvet.store.core import CAND, StoreCore
-from memvet.store.lifecycle import check_candidate
-from memvet.store.records import AdmissionResult, CandidateDraft, Edits
+from memvet.store.audit import append_events
+from memvet.store.core import CAND, MEM, StoreCore
+from memvet.store.lifecycle import check_candidate, check_memory
+from memvet.store.models import MemoryTransitionRow
+from memvet.store.records import CandidateDraft
+from memvet.store.reservation import memory_id_for
+
+TRANS = MemoryTransitionRow.__table__
+FLIP = CAND.update().where(CAND.c.id == sa.bindparam("cid"), CAND.c.status == "pending").values(
+    status="committed", memory_id=sa.bindparam("mid"), decided_by=sa.bindparam("actor"),
+    decided_at=sa.bindparam("now"), updated_at=sa.bindparam("now"))
 
 
 class BulkMixin(StoreCore):
-    def admit_many(self, drafts: list[CandidateDraft], *, actor: str = "import") -> list[AdmissionResult]:
-        """Admit drafts in one transaction, with the same rules as `admit`."""
-        for d in drafts:
-            validate_draft(d)
-        with self._write() as conn:
-            return [self._admit(conn, d, actor) for d in drafts]  # type: ignore[attr-defined]
-
     def import_memories(self, drafts: list[CandidateDraft], *, actor: str) -> list[str]:
-        """An operator's import: each draft is admitted and approved by `actor` in one
-        transaction, through the candidate states (pending → reserved → committed). Drafts that
-        hit a tombstone or a duplicate are skipped. Returns the new memory ids."""
+        """Each draft is admitted and approved by `actor` (pending → reserved → committed, in one
+        transaction, as one operator decision). Drafts that hit a tombstone, a pending duplicate
+        or an active memory are skipped. Returns the new memory ids."""
         for d in drafts:
             validate_draft(d)
         check_candidate("pending", "reserved")
         check_candidate("reserved", "committed")
-        created = []
+        check_memory(None, "active")
+        now, c = self.now(), self.cipher
+        memories, transitions, flips, events, created = [], [], [], [], []
         with self._write() as conn:
-            for d in drafts:
-                result = self._admit(conn, d, actor)  # type: ignore[attr-defined]
+            results = self._admit_batch(conn, drafts, actor)  # type: ignore[attr-defined]
+            for draft, result in zip(drafts, results, strict=True):
                 if result.outcome != "queued":
                     continue
-                row = conn.execute(sa.select(CAND).where(CAND.c.id == result.candidate_id)).one()
-                memory = self._insert_memory(conn, self.candidate_from_row(row), Edits(), actor)  # type: ignore[attr-defined]
-                conn.execute(CAND.update().where(CAND.c.id == row.id).values(
-                    status="committed", memory_id=memory.id, decided_by=actor[:200],
-                    decided_at=self.now(), updated_at=self.now()))
-                self._audit(conn, actor, "candidate.committed", "candidate", row.id)
-                created.append(memory.id)
+                mid = memory_id_for(result.candidate_id)
+                memories.append(dict(
+                    id=mid, candidate_id=result.candidate_id, status="active", kind=draft.kind,
+                    source_type=draft.source_type, host=draft.host,
+                    content_key=result.content_key, polarity=draft.polarity,
+                    confidence=draft.confidence, importance=draft.importance,
+                    approved_by=actor[:200], valid_from=now, valid_to=None, recorded_at=now,
+                    updated_at=now, supersedes_id=None,
+                    statement_ct=c.encrypt("memories", "statement", mid, draft.statement),
+                    usage_boundary_ct=c.encrypt("memories", "usage_boundary", mid,
+                                                draft.usage_boundary),
+                    **self._scope_columns("memories", mid, draft.scope)))
+                transitions.append(dict(memory_id=mid, from_status=None, to_status="active",
+                                        valid_to_before=None, valid_to_after=None,
+                                        actor=actor[:200], reason="imported",
+                                        txn_id=f"commit:{result.candidate_id}", at=now))
+                flips.append({"cid": result.candidate_id, "mid": mid, "actor": actor[:200],
+                              "now": now})
+                events.append((now, actor, "memory.imported", "memory", mid, draft.statement))
+                created.append(mid)
+            if memories:
+                conn.execute(MEM.insert(), memories)
+                conn.execute(TRANS.insert(), transitions)
+                conn.execute(FLIP, flips)
+                append_events(conn, c, events)
         return created

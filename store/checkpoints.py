@@ -48,7 +48,7 @@ class CheckpointMixin(StoreCore):
                                                   json.dumps(cp.extra))}
         done = conn.execute(CKPT.update().where(CKPT.c.path_key == key).values(**values)).rowcount
         if not done:
-            conn.execute(CKPT.insert().values(path_key=key, **values))
+            conn.execute(CKPT.insert(), dict(path_key=key, **values))
 
     def _checkpoint_from_row(self, row: sa.Row) -> Checkpoint:
         path = self.cipher.decrypt("file_checkpoints", "path", row.path_key, row.path_ct) or ""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 
-from memvet.store.subjects import content_words
+from memvet.store.subjects import STOPWORDS, WORD
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~4 ms
 if TYPE_CHECKING:
@@ -86,10 +86,19 @@ def ranked(items: Iterable[Any]) -> list[Any]:
     return sorted(items, key=rank_key, reverse=True)
 
 
-def in_force(item: PackItem, now: str) -> bool:
+def in_force_between(valid_from: str, valid_to: str | None, expires_at: str | None,
+                     now: str) -> bool:
     """Valid now: started, not ended, not past its TTL (the sweep may not have retired it yet)."""
-    return (item.valid_from <= now and (item.valid_to is None or item.valid_to > now)
-            and (item.expires_at is None or item.expires_at > now))
+    return (valid_from <= now and (valid_to is None or valid_to > now)
+            and (expires_at is None or expires_at > now))
+
+
+def in_force(item: PackItem, now: str) -> bool:
+    return in_force_between(item.valid_from, item.valid_to, item.expires_at, now)
+
+
+def count_active(items: Iterable[PackItem], now: str) -> int:
+    return sum(1 for item in items if item.status == "active" and in_force(item, now))
 
 
 # --- budget ------------------------------------------------------------------------------------
@@ -102,30 +111,30 @@ def line_bytes(item: PackItem) -> int:
     return len(_prefix(item).encode()) + item.statement_len + extra + 1
 
 
-def choose(items: Iterable[PackItem], budget_tokens: int, event: str,
+def choose(items: Iterator[PackItem], budget_tokens: int, event: str,
            now: str) -> tuple[list[PackItem], int]:
-    """Greedy in the given order: take each in-force line that fits the room left. Returns the
-    chosen items and how many in-force active memories were left out (for the footer). Reads
-    every item (cheap: lengths only) so the count is exact."""
+    """Greedy in the given order: take each in-force line that fits the room left; stop once
+    the room is gone or MAX_SKIPS lines in a row did not fit, leaving the rest of `items`
+    unread (the caller counts it, cheaply: see fast_read.respond). Returns the chosen items and
+    how many in-force active memories it read and left out."""
     room = budget_tokens * TOKEN_BYTES - len(HEADERS[event].encode()) - 1 - FOOTER_RESERVE
     chosen: list[PackItem] = []
     left_out = skips = 0
-    looking = room >= MIN_ROOM_BYTES
+    if room < MIN_ROOM_BYTES:
+        return chosen, left_out
     for item in items:
         if not in_force(item, now):
             continue
-        if looking:
-            cost = line_bytes(item)
-            if cost <= room:
-                chosen.append(item)
-                room -= cost
-                skips = 0
-                looking = room >= MIN_ROOM_BYTES
-                continue
+        cost = line_bytes(item)
+        if cost <= room:
+            chosen.append(item)
+            room -= cost
+            skips = 0
+        else:
             skips += 1
-            looking = room >= MIN_ROOM_BYTES and skips < MAX_SKIPS
-        if item.status == "active":
-            left_out += 1
+            left_out += item.status == "active"
+        if room < MIN_ROOM_BYTES or skips >= MAX_SKIPS:
+            break
     return chosen, left_out
 
 
@@ -161,8 +170,28 @@ def stem(word: str) -> str:
     return word
 
 
+_TERMS: dict[str, str] = {}  # raw word -> its term ("" for none); words repeat across memories
+_TERMS_MAX = 200_000
+
+
+def _term(word: str) -> str:
+    word = word.rstrip(".-/")  # as subjects.content_words trims
+    return stem(word) if len(word) > 1 and word not in STOPWORDS else ""
+
+
 def terms(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in content_words(text))
+    """subjects.content_words, stemmed. Cached per word: the no-daemon prompt path reads every
+    memory in scope, and the regex and stemming per word were most of its time."""
+    out = set()
+    for word in set(WORD.findall(text.casefold())):
+        term = _TERMS.get(word)
+        if term is None:
+            term = _term(word)
+            if len(_TERMS) < _TERMS_MAX:
+                _TERMS[word] = term
+        if term:
+            out.add(term)
+    return frozenset(out)
 
 
 def item_terms(item: PackItem) -> frozenset[str]:
@@ -171,43 +200,51 @@ def item_terms(item: PackItem) -> frozenset[str]:
     return item.terms
 
 
-def document_frequencies(items: Iterable[PackItem]) -> dict[str, int]:
-    df: dict[str, int] = {}
-    for item in items:
-        for term in item_terms(item):
-            df[term] = df.get(term, 0) + 1
-    return df
+class TermIndex:
+    """Which items hold each term (positions in rank order): document frequencies for idf, and
+    the only items a prompt needs to be scored against. The daemon keeps one per pack."""
+
+    def __init__(self, items: list[PackItem]) -> None:
+        self.items = items
+        self.postings: dict[str, list[int]] = {}
+        for position, item in enumerate(items):
+            for term in item_terms(item):
+                self.postings.setdefault(term, []).append(position)
+        self._weights: dict[int, float] = {}
+
+    def idf(self, term: str) -> float:
+        return idf_of(len(self.postings.get(term, ())), len(self.items))
+
+    def weight(self, position: int) -> float:
+        """The summed idf of one item's terms (cached: the daemon asks again on every prompt)."""
+        found = self._weights.get(position)
+        if found is None:
+            found = self._weights[position] = sum(map(self.idf, item_terms(self.items[position])))
+        return found
 
 
-def idf(df: dict[str, int], n: int, term: str) -> float:
-    return math.log(1.0 + n / (1 + df.get(term, 0)))
+def idf_of(df: int, n: int) -> float:
+    return math.log(1.0 + n / (1 + df))
 
 
-def relevance(mem_terms: frozenset[str], prompt_terms: frozenset[str], df: dict[str, int],
-              n: int) -> float:
-    """Idf-weighted overlap coefficient: the shared terms' weight over the lighter side's, so a
-    short memory fully named in a long prompt scores high and a common word alone scores low."""
-    shared = mem_terms & prompt_terms
-    if not shared:
-        return 0.0
-    weight = lambda ts: sum(idf(df, n, t) for t in ts)  # noqa: E731
-    return weight(shared) / min(weight(mem_terms), weight(prompt_terms))
-
-
-def relevant(items: list[PackItem], prompt: str, given: set[str], now: str) -> Iterator[PackItem]:
-    """In-force memories of `items` (all decrypted, in rank order) that match the prompt and were
-    not given this session, most relevant first; ties keep rank order."""
-    prompt_terms = terms(prompt)
-    if not prompt_terms:
-        return iter(())
-    df = document_frequencies(items)
-    n = len(items)
+def relevant(index: TermIndex, prompt: str, given: set[str], now: str) -> Iterator[PackItem]:
+    """In-force memories that match the prompt and were not given this session, most relevant
+    first (ties keep rank order). Relevance is the idf-weighted overlap coefficient: the shared
+    terms' weight over the lighter side's, so a short memory fully named in a long prompt scores
+    high and a common word alone scores low. Shared weight is summed along the postings of the
+    prompt's terms, so only memories sharing a term are touched."""
+    shared: dict[int, float] = {}
+    prompt_weight = 0.0
+    for term in terms(prompt):
+        weight = index.idf(term)
+        prompt_weight += weight
+        for position in index.postings.get(term, ()):
+            shared[position] = shared.get(position, 0.0) + weight
     scored = []
-    for item in items:
-        if item.id in given or not in_force(item, now):
-            continue
-        score = relevance(item_terms(item), prompt_terms, df, n)
-        if score >= PROMPT_RELEVANCE:
+    for position in sorted(shared):
+        score = shared[position] / min(index.weight(position), prompt_weight)
+        item = index.items[position]
+        if score >= PROMPT_RELEVANCE and item.id not in given and in_force(item, now):
             scored.append((round(score, 6), item))
     scored.sort(key=lambda pair: pair[0], reverse=True)  # stable: rank order within a score
     return (item for _, item in scored)

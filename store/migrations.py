@@ -112,7 +112,7 @@ def m001_initial(conn: Connection) -> None:
         ),
         sa.Table(
             'evidence', md,
-            sa.Column('id', sa.Integer(), primary_key=True),
+            sa.Column('id', sa.String(length=40), primary_key=True),
             sa.Column('candidate_id', sa.String(length=40), sa.ForeignKey('candidates.id'), nullable=False, index=True),
             sa.Column('line', sa.Integer(), nullable=False),
             sa.Column('timestamp', UTCDateTime()),

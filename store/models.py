@@ -68,7 +68,7 @@ class CandidateRow(SQLModel, table=True):
 
 class EvidenceRow(SQLModel, table=True):
     __tablename__ = "evidence"
-    id: int | None = Field(default=None, primary_key=True)
+    id: str = Field(primary_key=True, max_length=40)  # made by the writer: bound into the AAD
     candidate_id: str = Field(foreign_key="candidates.id", index=True, max_length=40)
     line: int = 0
     timestamp: datetime | None = None

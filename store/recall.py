@@ -75,8 +75,8 @@ class Recall:
         """The idf-weighted share of the question's terms that `words` contains."""
         if not self.q:
             return 0.0
-        total = sum(cp.idf(self.df, self.n, t) for t in self.q)
-        return sum(cp.idf(self.df, self.n, t) for t in self.q & words) / total
+        weight = lambda t: cp.idf_of(self.df.get(t, 0), self.n)  # noqa: E731
+        return sum(map(weight, self.q & words)) / sum(map(weight, self.q))
 
     def answerable(self, m: Memory) -> bool:
         if m.status == "disputed" or m.retired_reason in NEVER_VALID:

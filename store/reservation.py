@@ -194,7 +194,7 @@ class ReservationMixin(StoreCore):
         key = self.cipher.content_key(scope.user, scope.workspace, None, kind, statement)
         supersede = None if edits.supersede is False else (edits.supersede_id or cand.supersedes_id)
         c = self.cipher
-        conn.execute(MEM.insert().values(
+        conn.execute(MEM.insert(), dict(
             id=mid, candidate_id=cand.id, status="active", kind=kind,
             source_type=cand.source_type, host=cand.host, content_key=key,
             polarity=cand.polarity, confidence=cand.confidence, importance=cand.importance,
@@ -216,7 +216,7 @@ class ReservationMixin(StoreCore):
     def _append_transition(self, conn: Connection, memory_id: str, from_status: str | None,
                            to_status: str, valid_to_before, valid_to_after, actor: str,  # noqa: ANN001
                            reason: str | None, txn_id: str) -> None:
-        conn.execute(TRANS.insert().values(
+        conn.execute(TRANS.insert(), dict(
             memory_id=memory_id, from_status=from_status, to_status=to_status,
             valid_to_before=valid_to_before, valid_to_after=valid_to_after, actor=actor[:200],
             reason=reason, txn_id=txn_id, at=self.now()))
@@ -231,7 +231,7 @@ class ReservationMixin(StoreCore):
             conn.execute(TOMB.update().where(TOMB.c.content_key == content_key).values(
                 reason=reason, source_id=source_id, lifted_at=None, preview_ct=preview))
         else:
-            conn.execute(TOMB.insert().values(content_key=content_key, reason=reason,
+            conn.execute(TOMB.insert(), dict(content_key=content_key, reason=reason,
                                               source_id=source_id, created_at=now, seen_again=0,
                                               preview_ct=preview))
         self._audit(conn, "store", "tombstone.written", "tombstone", content_key[:16])

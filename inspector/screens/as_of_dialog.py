@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from memvet.inspector.formatting import parse_when
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, RadioButton, RadioSet, Static
-
-from memvet.inspector.formatting import parse_when
 
 AsOf = tuple[datetime | None, bool]
 
@@ -32,9 +31,9 @@ class AsOfDialog(ModalScreen[AsOf | None]):
         at, recorded = self.current
         with Vertical(classes="dialog"):
             yield Static("Memories as of…", classes="dialog-title")
-            yield Input(at.isoformat() if at else "", id="asof-time",
+            yield Input(at.isoformat() if at else "", id="asof-time", compact=True,
                         placeholder="2026-03-01, 2026-03-01T12:00Z or 3d; blank: now")
-            with RadioSet(id="asof-axis"):
+            with RadioSet(id="asof-axis", compact=True):
                 yield RadioButton("valid then (what was true)", value=not recorded,
                                   id="asof-valid")
                 yield RadioButton("recorded then (what the store said)", value=recorded,

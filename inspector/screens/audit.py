@@ -3,6 +3,12 @@ most recent events, newest first."""
 
 from __future__ import annotations
 
+from memvet.inspector.formatting import clean, one_line, when
+from memvet.inspector.jobs import Changes, attempt, load_audit
+from memvet.inspector.messages import AuditLoaded
+from memvet.inspector.widgets.key_footer import KeyFooter
+from memvet.inspector.widgets.key_table import KeyedCell, KeyTable
+from memvet.inspector.widgets.screen_tabs import ScreenTabs
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -11,13 +17,6 @@ from textual.containers import Container
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
-
-from memvet.inspector.formatting import clean, one_line, when
-from memvet.inspector.jobs import Changes, attempt, load_audit
-from memvet.inspector.messages import AuditLoaded
-from memvet.inspector.widgets.key_footer import KeyFooter
-from memvet.inspector.widgets.key_table import KeyedCell, KeyTable
-from memvet.inspector.widgets.screen_tabs import ScreenTabs
 
 EVENTS_SHOWN = 200
 COLUMNS = (("seq", "seq", 6), ("at", "at", 17), ("action", "action", 20), ("actor", "actor", 14),
@@ -76,7 +75,7 @@ class AuditScreen(Screen[None]):
             self.table.add_row(KeyedCell(str(e.seq), str(e.seq)), Text(when(e.at)),
                                Text(e.action), Text(one_line(e.actor, 40), no_wrap=True,
                                                     overflow="ellipsis"),
-                               Text(f"{e.entity_type} {clean(e.entity_id)}", no_wrap=True,
+                               Text(_entity(e.entity_type, e.entity_id), no_wrap=True,
                                     overflow="ellipsis"), key=str(e.seq))
         self.query_one(ScreenTabs).set_status(
             f"{len(message.view.events):,} most recent of {report.events:,}")
@@ -92,3 +91,8 @@ class AuditScreen(Screen[None]):
         if self.dirty:
             self.dirty = False
             self._load()
+
+
+def _entity(entity_type: str, entity_id: str) -> str:
+    # A tombstone's id is a prefix of its keyed content hash: meaningless on screen.
+    return entity_type if entity_type == "tombstone" else f"{entity_type} {clean(entity_id)}"

@@ -32,11 +32,12 @@ class ConfirmDialog(ModalScreen[str | None]):
             yield Static(self.body, classes="dialog-body", markup=False)
             if self.reason_label is not None:
                 yield Label(self.reason_label, classes="dialog-label")
-                yield Input(id="dialog-reason", placeholder="enter to confirm, esc to cancel")
+                yield Input(id="dialog-reason", placeholder="enter to confirm, esc to cancel",
+                            compact=True)
             with Horizontal(classes="dialog-buttons"):
-                yield Button(self.confirm_label, id="dialog-confirm",
+                yield Button(self.confirm_label, id="dialog-confirm", compact=True,
                              variant="error" if self.danger else "primary")
-                yield Button("Cancel", id="dialog-cancel")
+                yield Button("Cancel", id="dialog-cancel", compact=True)
 
     def on_mount(self) -> None:
         if self.reason_label is not None:

@@ -31,15 +31,15 @@ class EditDialog(ModalScreen[Edits | None]):
         with Vertical(classes="dialog dialog-wide"):
             yield Static("Edit, then approve", classes="dialog-title")
             yield Label("Statement", classes="dialog-label")
-            yield Input(clean(c.statement), id="edit-statement")
+            yield Input(clean(c.statement), id="edit-statement", compact=True)
             with Horizontal(classes="dialog-row"):
                 with Vertical():
                     yield Label("Kind", classes="dialog-label")
                     yield Select([(k, k) for k in KINDS], value=c.kind, allow_blank=False,
-                                 id="edit-kind")
+                                 id="edit-kind", compact=True)
                 with Vertical():
                     yield Label("Scope", classes="dialog-label")
-                    with RadioSet(id="edit-scope"):
+                    with RadioSet(id="edit-scope", compact=True):
                         yield RadioButton(f"workspace {workspace_label(c.scope, 28)}",
                                           value=c.scope.workspace is not None,
                                           disabled=c.scope.workspace is None, id="edit-ws")
@@ -48,14 +48,14 @@ class EditDialog(ModalScreen[Edits | None]):
             with Horizontal(classes="dialog-row"):
                 with Vertical():
                     yield Label("Valid from (blank: now)", classes="dialog-label")
-                    yield Input(id="edit-from", placeholder="2026-03-01 or 3d")
+                    yield Input(id="edit-from", placeholder="2026-03-01 or 3d", compact=True)
                 with Vertical():
                     yield Label("Valid until (blank: open)", classes="dialog-label")
-                    yield Input(id="edit-to", placeholder="2026-12-31")
+                    yield Input(id="edit-to", placeholder="2026-12-31", compact=True)
             yield Static("", id="edit-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Approve", id="edit-approve-button", variant="primary")
-                yield Button("Cancel", id="edit-cancel-button")
+                yield Button("Approve", id="edit-approve-button", variant="primary", compact=True)
+                yield Button("Cancel", id="edit-cancel-button", compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#edit-statement", Input).focus()

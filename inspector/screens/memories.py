@@ -5,15 +5,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memvet.store import MEMORY_STATUSES, Memory
-from rich.text import Text
-from textual import on, work
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Container
-from textual.screen import Screen
-from textual.widgets import DataTable
-
 from memvet.inspector.formatting import age, kind_label, one_line, when, workspace_name
 from memvet.inspector.jobs import Changes, attempt, change_memory, load_memory_history
 from memvet.inspector.messages import HistoryLoaded, MemoriesLoaded, MemoryChanged
@@ -23,6 +14,14 @@ from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.inspector.widgets.key_table import KeyedCell, KeyTable
 from memvet.inspector.widgets.memory_view import MemoryView
 from memvet.inspector.widgets.screen_tabs import ScreenTabs
+from memvet.store import MEMORY_STATUSES, Memory
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.screen import Screen
+from textual.widgets import DataTable
 
 VIEWS = (("all", MEMORY_STATUSES),) + tuple((s, (s,)) for s in MEMORY_STATUSES)
 MEMORY_LIMIT = 5000

@@ -4,15 +4,6 @@ memory was in fact written), releases it back to the queue, or rejects it."""
 
 from __future__ import annotations
 
-from memvet.store import Candidate, QueueFilter
-from rich.text import Text
-from textual import on, work
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Container
-from textual.screen import Screen
-from textual.widgets import DataTable
-
 from memvet.inspector.formatting import age, clean, one_line
 from memvet.inspector.jobs import Changes, attempt
 from memvet.inspector.messages import DetailLoaded, RecoveryFinished, StaleLoaded
@@ -21,6 +12,14 @@ from memvet.inspector.widgets.candidate_view import CandidateView, state_note
 from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.inspector.widgets.key_table import KeyedCell, KeyTable
 from memvet.inspector.widgets.screen_tabs import ScreenTabs
+from memvet.store import Candidate, QueueFilter
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.screen import Screen
+from textual.widgets import DataTable
 
 COLUMNS = (("state", "state", 5), ("statement", "statement", 30), ("holder", "held by", 22),
            ("since", "since", 5))

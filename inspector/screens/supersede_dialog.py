@@ -43,7 +43,7 @@ class SupersedeDialog(ModalScreen[Edits | None]):
             yield Static("Supersede or keep both?", classes="dialog-title")
             yield Static(one_line(self.detail.candidate.statement, 200), classes="dialog-body",
                          markup=False)
-            yield OptionList(*options, id="supersede-options")
+            yield OptionList(*options, id="supersede-options", compact=True)
             yield Static("enter: approve with this choice · esc: not now", classes="dialog-hint")
 
     def on_mount(self) -> None:

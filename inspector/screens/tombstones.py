@@ -4,6 +4,13 @@ the store audits it."""
 
 from __future__ import annotations
 
+from memvet.inspector.formatting import clean, one_line, when
+from memvet.inspector.jobs import Changes, attempt, load_tombstones
+from memvet.inspector.messages import TombstoneLifted, TombstonesLoaded
+from memvet.inspector.screens.confirm_dialog import ConfirmDialog
+from memvet.inspector.widgets.key_footer import KeyFooter
+from memvet.inspector.widgets.key_table import KeyedCell, KeyTable
+from memvet.inspector.widgets.screen_tabs import ScreenTabs
 from memvet.store import Tombstone
 from rich.text import Text
 from textual import on, work
@@ -13,14 +20,6 @@ from textual.containers import Container
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
-
-from memvet.inspector.formatting import clean, one_line, when
-from memvet.inspector.jobs import Changes, attempt, load_tombstones
-from memvet.inspector.messages import TombstoneLifted, TombstonesLoaded
-from memvet.inspector.screens.confirm_dialog import ConfirmDialog
-from memvet.inspector.widgets.key_footer import KeyFooter
-from memvet.inspector.widgets.key_table import KeyedCell, KeyTable
-from memvet.inspector.widgets.screen_tabs import ScreenTabs
 
 COLUMNS = (("reason", "reason", 11), ("preview", "statement", 30), ("seen", "seen", 4),
            ("created", "created", 17))
@@ -91,8 +90,7 @@ class TombstonesScreen(Screen[None]):
         panel.update(Content("\n").join([
             Content.styled(clean(t.preview), "bold"),
             Content.styled(f"{t.reason} · from {t.source_id or '-'} · {when(t.created_at)} · "
-                           f"seen again {t.seen_again}×{lifted} · key {t.content_key[:16]}…",
-                           "$text-muted")]))
+                           f"seen again {t.seen_again}×{lifted}", "$text-muted")]))
 
     def action_lift(self) -> None:
         key = self.table.current_key

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from memvet.inspector.formatting import age, clean, when, workspace_label
 from memvet.store import Memory, Transition
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
-
-from memvet.inspector.formatting import age, clean, when, workspace_label
 
 LABEL = "$text-muted"
 STATUS_STYLE = {"active": "$success", "disputed": "$warning", "retired": "$error",

@@ -31,7 +31,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchlib import SHARED, write_result  # noqa: E402
-
 from memvet.daemon.redact import redact  # noqa: E402
 
 DATA = SHARED / "benchdata" / "secrets"
@@ -49,11 +48,18 @@ def compile_third_party(pattern: str) -> re.Pattern[str] | None:
         return None
 
 
+# Patterns that backtrack catastrophically in Python's `re` (tens of seconds on one row): their
+# rows are scored "changed-only".
+SLOW_IN_PYTHON_RE = frozenset({"np.phpmailer.1"})
+
+
 def load_oracles() -> dict[str, re.Pattern[str]]:
     oracles: dict[str, re.Pattern[str]] = {}
     with gzip.open(DATA / "np_kf_rules.jsonl.gz", "rt") as fh:
         for line in fh:
             rule = json.loads(line)
+            if rule["id"] in SLOW_IN_PYTHON_RE:
+                continue
             compiled = compile_third_party(rule["pattern"])
             if compiled is not None:
                 oracles[rule["id"]] = compiled

@@ -103,7 +103,7 @@ def seeded(store: Store, clock: FakeClock) -> Store:
 
 
 def app_for(store: Store | None, clock: FakeClock | None = None, **kwargs) -> ReviewApp:
-    options = {"owner": OWNER, "theme": "textual-dark", "poll_interval": 0.05, **kwargs}
+    options = {"owner": OWNER, "theme": "textual-dark", "poll_interval": 30.0, **kwargs}
     if clock is not None:
         options["clock"] = clock
     return make_app(store, **options)

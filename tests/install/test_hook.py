@@ -13,7 +13,6 @@ from types import SimpleNamespace
 
 import jsonschema
 import pytest
-
 from memvet.store import CandidateDraft, Scope, open_store
 
 EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
@@ -63,8 +62,7 @@ def hook_log() -> str:
     return path.read_text() if path.exists() else ""
 
 
-@pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def build_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Two git workspaces and a store with memories in A, in B and user-global."""
     monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")  # the hook subprocess reads the key file
     a, b = tmp_path / "proj-a", tmp_path / "proj-b"
@@ -92,6 +90,11 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     )
     yield SimpleNamespace(store=store, a=str(a), b=str(b), ids=ids, add=add)
     store.close()
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    yield from build_world(tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex"])

@@ -12,15 +12,19 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-
 from memvet.daemon.context_server import ContextServer
 from memvet.store import CandidateDraft, Edits, Scope
 
 sys.path.insert(0, str(Path(__file__).parent))  # the helpers and fixture of test_hook.py
-from test_hook import hook_log, prompt, run_hook, start, world  # noqa: E402,F401
+from test_hook import build_world, hook_log, prompt, run_hook, start  # noqa: E402
 
 pytestmark = pytest.mark.slow
 DIRECT = {"MEMVET_HOOK_DAEMON": "off"}
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    yield from build_world(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -43,6 +47,19 @@ def test_daemon_and_direct_paths_give_the_same_context(world, server):
             == run_hook("codex", "user-prompt-submit", prompt(world.a, text, "p2"), env=DIRECT).out)
     log = hook_log()
     assert "path=daemon outcome=context" in log and "path=direct outcome=context" in log
+
+
+def test_without_cwd_in_the_input_the_hooks_own_folder_decides(world, server):
+    payload = {"session_id": "c", "hook_event_name": "SessionStart", "source": "startup"}
+    outs = []
+    for env in ({}, DIRECT):
+        done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", "hook", "codex",
+                               "session-start"], input=json.dumps(payload).encode(),
+                              capture_output=True, cwd=Path(world.a) / "src",
+                              env={**os.environ, **env}, timeout=30)
+        outs.append(done.stdout)
+    assert outs[0] == outs[1] and b"pytest -q" in outs[0]  # A's, not the daemon's own folder
+    assert hook_log().splitlines()[-2].split()[3] == "path=daemon"
 
 
 def test_the_socket_is_for_this_user_only(server):

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-
 from memvet.store import CandidateDraft, Scope, open_store
 from memvet.store.candidates import QueueFilter
 

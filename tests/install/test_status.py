@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from memvet.store import open_store
 
 

@@ -3,23 +3,36 @@ planted strings that must never reach the database bytes, its WAL or any log."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from memvet.install.launcher import main
+
 PLANTED = "zebra-quartz-7731 lives in the vault"
 PLANTED_PATH = "/home/dana/src/project-obsidian-heron"
 
 
-def memvet(*args: str, cwd: str | None = None) -> subprocess.CompletedProcess:
+def memvet(*args: str) -> subprocess.CompletedProcess:
+    """A real `memvet` process (slow: each pays the imports); used where the process matters."""
     return subprocess.run([sys.executable, "-m", "memvet.install.launcher", *args],
-                          capture_output=True, text=True, env=os.environ.copy(), cwd=cwd, timeout=60)
+                          capture_output=True, text=True, env=os.environ.copy(), timeout=120)
 
 
-def run_json(*args: str, code: int = 0) -> dict:
-    proc = memvet(*args, "--json")
+def in_process(*args: str) -> subprocess.CompletedProcess:
+    """The same command line through the launcher's main() in this process."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
+def run_json(*args: str, code: int = 0, real: bool = False) -> dict:
+    proc = (memvet if real else in_process)(*args, "--json")
     assert proc.returncode == code, proc.stderr + proc.stdout
     return json.loads(proc.stdout)
 
@@ -60,13 +73,14 @@ def test_reject_recover_and_errors(tmp_path):
     assert run_json("queue", "show", "c_nope", code=1)["error"]["code"] == "not_found"
     recovered = run_json("queue", "recover", cid, "--commit", code=1)["results"][0]
     assert "stale" in recovered["error"]
-    usage = memvet("queue", "recover", cid)
+    usage = in_process("queue", "recover", cid)
     assert usage.returncode == 2 and "commit" in usage.stderr
     bad_time = run_json("memories", "list", "--as-of", "yesterday", code=2)
     assert bad_time["error"]["code"] == "usage"
 
 
-def test_key_status_and_rotate():
+def test_key_status_and_rotate(monkeypatch):
+    monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
     status = run_json("key", "status")
     assert status["provider"] == "file" and status["warning"]
     assert run_json("key", "rotate")["kek_version"] == 2
@@ -74,18 +88,18 @@ def test_key_status_and_rotate():
 
 
 def test_missing_key_exits_3_with_the_provider_named(tmp_path):
-    run_json("propose", "ship on green only", "--global")
+    run_json("propose", "ship on green only", "--global", real=True)
     key = Path(os.environ["MEMVET_HOME"]) / "keys" / "kek-v1"
     key.unlink()
-    out = run_json("queue", "list", code=3)
+    out = run_json("queue", "list", code=3, real=True)
     assert out["error"]["code"] == "key_missing" and "file" in out["error"]["message"]
 
 
 def test_planted_statement_and_path_never_reach_the_database_wal_or_logs(tmp_path):
     ws = Path(PLANTED_PATH)
-    cid = run_json("propose", PLANTED, "--kind", "fact", "--cwd", str(ws))["id"]
-    run_json("queue", "approve", cid)
-    run_json("propose", PLANTED + " too", "--kind", "fact", "--cwd", str(ws))
+    cid = run_json("propose", PLANTED, "--kind", "fact", "--cwd", str(ws), real=True)["id"]
+    run_json("queue", "approve", cid, real=True)
+    run_json("propose", PLANTED + " too", "--kind", "fact", "--cwd", str(ws), real=True)
     home = Path(os.environ["MEMVET_HOME"])
     files = [p for p in home.rglob("*") if p.is_file() and "keys" not in p.parts]
     assert any(p.name == "memvet.db" for p in files)
@@ -94,5 +108,5 @@ def test_planted_statement_and_path_never_reach_the_database_wal_or_logs(tmp_pat
         for needle in (PLANTED, "zebra-quartz", PLANTED_PATH, "obsidian-heron"):
             assert needle.encode() not in data, f"{needle!r} found in {path.name}"
             assert needle.encode("utf-16-le") not in data
-    listed = run_json("memories", "list", "--cwd", str(ws))["memories"]
+    listed = run_json("memories", "list", "--cwd", str(ws), real=True)["memories"]
     assert listed[0]["statement"] == PLANTED  # and yet it reads back with the key

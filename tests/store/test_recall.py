@@ -10,7 +10,6 @@ import sys
 from datetime import timedelta
 
 import pytest
-
 from memvet.store import CandidateDraft, Edits, Scope
 from memvet.store.recall import MATCH_THRESHOLD, recall
 
@@ -233,20 +232,21 @@ def test_reason_codes_follow_the_fixed_priority(store):
 
 
 @pytest.mark.slow
-def test_the_recall_command_prints_one_json_document(tmp_path, monkeypatch):
-    monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
-    cmd = [sys.executable, "-m", "memvet.install.launcher"]
-    env = dict(os.environ)
-    subprocess.run([*cmd, "propose", "Never force-push to main", "--kind", "constraint",
-                    "--cwd", str(tmp_path)], check=True, capture_output=True, env=env)
-    listed = json.loads(subprocess.run([*cmd, "queue", "list", "--json"], check=True,
-                                       capture_output=True, env=env).stdout)
-    subprocess.run([*cmd, "queue", "approve", listed["candidates"][0]["id"]], check=True,
-                   capture_output=True, env=env)
-    done = subprocess.run([*cmd, "recall", "force-push to main?", "--cwd", str(tmp_path),
-                           "--json"], capture_output=True, text=True, env=env)
+def test_the_recall_command_prints_one_json_document(tmp_path, monkeypatch, capsys):
+    from memvet.store import open_store
+    from memvet.store.console import run_cli
+
+    monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")  # the subprocess reads the key file
+    own = open_store()  # the real user, as the command sees it
+    draft = CandidateDraft(statement="Never force-push to main", kind="constraint",
+                           source_type="operator", scope=Scope(user=own.user,
+                                                               workspace=str(tmp_path)))
+    own.approve(own.admit(draft).candidate_id, actor="test")
+    own.close()
+    done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", "recall",
+                           "force-push to main?", "--cwd", str(tmp_path), "--json"],
+                          capture_output=True, text=True, env=dict(os.environ))
     assert done.returncode == 0
     assert json.loads(done.stdout)["state"] == "VERIFIED"
-    human = subprocess.run([*cmd, "recall", "kubernetes", "--cwd", str(tmp_path)],
-                           capture_output=True, text=True, env=env)
-    assert human.stdout.startswith("UNKNOWN (insufficient_evidence)")
+    assert run_cli(["recall", "kubernetes", "--cwd", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.startswith("UNKNOWN (insufficient_evidence)")

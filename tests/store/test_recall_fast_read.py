@@ -7,10 +7,10 @@ import os
 import sqlite3
 
 import pytest
-
 from memvet.store import CandidateDraft, Edits, Scope
 from memvet.store import context_pack as cp
 from memvet.store import fast_read as fr
+from memvet.store import hook_reply as reply
 from memvet.store.crypto import FieldCipher, derive_key, new_key
 from memvet.store.migrations import SCHEMA_VERSION
 
@@ -112,7 +112,9 @@ NOW = "2026-06-01 00:00:00.000000"
 def test_choose_fills_the_budget_skips_long_lines_and_counts_the_rest():
     items = [item(0), item(1, "y" * 900), item(2), item(3, valid_to="2026-02-01 00:00:00.000000")]
     items += [item(i) for i in range(4, 40)]
-    chosen, left_out = cp.choose(items, 128, "session-start", NOW)
+    rest = iter(items)
+    chosen, skipped = cp.choose(rest, 128, "session-start", NOW)
+    left_out = skipped + cp.count_active(rest, NOW)
     assert "m001" not in [c.id for c in chosen] and "m003" not in [c.id for c in chosen]
     text = cp.render("session-start", chosen, left_out)
     assert len(text.encode()) <= 128 * cp.TOKEN_BYTES
@@ -120,12 +122,14 @@ def test_choose_fills_the_budget_skips_long_lines_and_counts_the_rest():
     assert text.endswith(cp.FOOTER.format(n=left_out))
 
 
-def test_choose_with_no_room_chooses_nothing():
-    assert cp.choose([item(0)], 0, "session-start", NOW) == ([], 1)
+def test_choose_with_no_room_chooses_nothing_and_reads_nothing():
+    rest = iter([item(0)])
+    assert cp.choose(rest, 0, "session-start", NOW) == ([], 0)
+    assert cp.count_active(rest, NOW) == 1
 
 
 def test_disputed_lines_are_named_and_not_counted_as_more():
-    chosen, left_out = cp.choose([item(0, "We deploy on Fridays", "disputed")], 512,
+    chosen, left_out = cp.choose(iter([item(0, "We deploy on Fridays", "disputed")]), 512,
                                  "session-start", NOW)
     assert left_out == 0
     assert "disputed, not settled" in cp.render("session-start", chosen, 0)
@@ -134,9 +138,10 @@ def test_disputed_lines_are_named_and_not_counted_as_more():
 def test_relevance_needs_rare_shared_terms():
     items = [item(i, f"Service {i} runs tests nightly") for i in range(30)]
     items.append(item(99, "This project does not use Docker"))
-    got = [i.id for i in cp.relevant(items, "Set up Docker for the tests", set(), NOW)]
+    index = cp.TermIndex(items)
+    got = [i.id for i in cp.relevant(index, "Set up Docker for the tests", set(), NOW)]
     assert got == ["m099"]
-    assert list(cp.relevant(items, "Set up Docker", {"m099"}, NOW)) == []
+    assert list(cp.relevant(index, "Set up Docker", {"m099"}, NOW)) == []
 
 
 @pytest.mark.parametrize("word,stem", [("tests", "test"), ("testing", "test"), ("policies", "policy"),
@@ -147,17 +152,17 @@ def test_stem(word, stem):
 
 def test_hook_budgets_read_config(tmp_path):
     (tmp_path / "config.toml").write_text("[hook]\nsession_start_tokens = 99999\nprompt_tokens = 7\n")
-    assert fr.hook_budgets(str(tmp_path)) == {"session-start": cp.MAX_TOKENS,
+    assert reply.hook_budgets(str(tmp_path)) == {"session-start": cp.MAX_TOKENS,
                                               "user-prompt-submit": 7}
     (tmp_path / "config.toml").write_text("hook = 3")
-    assert fr.hook_budgets(str(tmp_path))["session-start"] == cp.SESSION_START_TOKENS
+    assert reply.hook_budgets(str(tmp_path))["session-start"] == cp.SESSION_START_TOKENS
 
 
 def test_session_memo_is_private_bounded_and_never_a_raw_path(tmp_path):
-    odd = fr.session_file(str(tmp_path), "../../etc/passwd")
+    odd = reply.session_file(str(tmp_path), "../../etc/passwd")
     assert os.path.dirname(odd) == str(tmp_path / "run" / "hook-sessions")
-    path = fr.session_file(str(tmp_path), "0193-abc")
-    fr.save_given(path, [f"m{i}" for i in range(fr.MAX_GIVEN + 50)], prune=True)
+    path = reply.session_file(str(tmp_path), "0193-abc")
+    reply.save_given(path, [f"m{i}" for i in range(reply.MAX_GIVEN + 50)], prune=True)
     assert os.stat(path).st_mode & 0o777 == 0o600
-    assert len(fr.load_given(path)) == fr.MAX_GIVEN
-    assert fr.session_file(str(tmp_path), None) is None and fr.load_given(None) == set()
+    assert len(reply.load_given(path)) == reply.MAX_GIVEN
+    assert reply.session_file(str(tmp_path), None) is None and reply.load_given(None) == set()

@@ -132,5 +132,5 @@ def test_transition_tables_have_no_dead_ends():
 
 
 TestStoreMachine = StoreMachine.TestCase
-TestStoreMachine.settings = settings(max_examples=25, stateful_step_count=25, deadline=None,
+TestStoreMachine.settings = settings(max_examples=15, stateful_step_count=20, deadline=None,
                                      suppress_health_check=[HealthCheck.too_slow])

@@ -14,7 +14,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from memvet.store import open_store
 
 from .conftest import claude_tool_result, claude_user, daemon_env, memvet, spawn_daemon

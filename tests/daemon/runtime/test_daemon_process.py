@@ -10,7 +10,6 @@ import signal
 from pathlib import Path
 
 import pytest
-
 from memvet.daemon.commands import collect_status
 from memvet.store import QueueFilter, open_store
 from memvet.store.paths import memvet_home
@@ -174,5 +173,34 @@ def test_real_fixtures_of_both_hosts(file_key, shared_dir: Path) -> None:
             cp = checkpoints[str(path)]
             assert cp.offset == path.stat().st_size
             assert cp.host == ("codex" if "/sessions/" in str(path) else "claude-code")
+    finally:
+        store.close()
+
+
+def claude_assistant(text: str) -> bytes:
+    return json.dumps({"type": "assistant", "sessionId": "s-1", "cwd": "/home/dana/src/app",
+                       "uuid": "a-1", "timestamp": "2026-03-01T09:00:02.000Z",
+                       "message": {"id": "msg_1", "role": "assistant", "model": "claude",
+                                   "content": [{"type": "text", "text": text}]}}).encode() + b"\n"
+
+
+def test_selective_mode_commits_only_explicit_statements_above_threshold(
+        file_key, claude_project: Path) -> None:
+    home = memvet_home()
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "policy.toml").write_text('mode = "selective"\nselective_threshold = 0.88\n')
+    (claude_project / "s-1.jsonl").write_bytes(
+        session_bytes(STATEMENTS)  # the real extractor rates these 0.90, 0.90 and 0.80
+        + claude_assistant("We always use Docker for every service in this repo."))
+    assert memvet("daemon", "run", "--once").returncode == 0
+    store = open_store(schema="never")
+    try:
+        reader = store.reader_for(None, all_scopes=True)
+        memories = store.list_memories(reader)
+        assert memories and all(m.approved_by == "policy:selective" for m in memories)
+        assert all(m.source_type == "explicit_user" and m.confidence >= 0.88 for m in memories)
+        left = store.list_candidates(reader, QueueFilter(statuses=("pending",)), limit=None)
+        assert left and all(c.confidence < 0.88 or c.source_type != "explicit_user"
+                            for c in left)
     finally:
         store.close()

@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 from memvet.daemon.settings import DaemonSettings
 
-from .conftest import RecordingPipeline, claude_root, make_ingestor, say
+from .conftest import (
+    RecordingPipeline,
+    claude_root,
+    claude_user,
+    make_ingestor,
+    real_pipeline,
+    say,
+)
 
 SECRET = "SECRET-TEXT-7f3a"
 MB = 2**20
@@ -164,3 +171,24 @@ def test_an_invalid_draft_is_dropped_not_fatal(store, roots, claude_project, rec
     ingestor.process(str(path), claude_root(roots))
     assert ingestor.stats.skipped["invalid_draft"] == 1
     assert ingestor.stats.outcomes["queued"] == 1
+
+
+def test_garbage_through_the_real_pipeline(store, roots, claude_project, caplog_daemon) -> None:
+    """The same kinds of bad line, fed to the real parse → filter → redact → extract."""
+    path = claude_project / "s.jsonl"
+    path.write_bytes(
+        claude_user("We always use uv for Python packaging in this repo.")
+        + b'{"type": "user", "message": {"content": "' + SECRET.encode() + b'", broken\n'
+        + b"\xff\xfe" + SECRET.encode() + b"\xc3\x28\n"
+        + b"[1, 2, 3]\n" + b"\x00" * 64 + b"\n"
+        + claude_user("x" * (2 * MB))  # too long for the daemon: skipped before the parser
+        + claude_user("Never commit directly to the main branch."))
+    ingestor = make_ingestor(store, settings=DaemonSettings(max_line_bytes=MB),
+                             factory=real_pipeline())
+    ingestor.process(str(path), claude_root(roots))
+    cp = store.get_checkpoint(str(path))
+    assert (cp.offset, cp.line_no) == (path.stat().st_size, 7)
+    assert ingestor.stats.outcomes["queued"] == 2
+    assert ingestor.stats.skipped["oversized_line"] == 1
+    assert cp.extra["pipeline"]["cwd"] == "/home/dana/src/app"  # parser state kept
+    assert_content_free(caplog_daemon, path)

@@ -1,0 +1,82 @@
+"""Declarative prompt filters (`assets/filters.toml`, user-editable): drop host wrappers and
+injected context, strip noise.
+
+- `[[drop]]` rules discard a whole prompt (its text is the host's or a tool's, not the person's).
+- `[[strip]]` rules remove spans (a `<system-reminder>` a hook appended, terminal escapes).
+
+URLs, absolute and `~/` paths, inline code and fenced code blocks are masked while strip rules
+run, so no rule can cut into them. A prompt that strip rules empty is replaced by a statement
+that says which rule did it, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memvet.daemon.rules import Rule
+
+EMPTIED = "[filtered: all content removed by rule {}]"
+
+_PROTECTED = re.compile(
+    r"```.*?(?:```|\Z)"  # fenced code block
+    r"|`[^`\n]+`"  # inline code
+    r"|\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s<>\"'`]+"  # URL
+    r"|(?<![\w/.~<])~?/[\w.\-~@%+]+(?:/[\w.\-~@%+]*)*",  # absolute or ~/ path (not a </tag>)
+    re.S,
+)
+_SLOT = re.compile("\ue000(\\d+)\ue001")  # private-use characters: never in real text
+
+
+@dataclass(frozen=True)
+class FilterResult:
+    text: str
+    dropped_by: str | None = None  # the drop rule that discarded the prompt
+    stripped_by: tuple[str, ...] = ()  # strip rules that changed it
+    emptied_by: str | None = None  # the strip rule that removed what was left
+
+    @property
+    def kept(self) -> bool:
+        return self.dropped_by is None and self.emptied_by is None
+
+
+class FilterSet:
+    def __init__(self, drop: tuple[Rule, ...], strip: tuple[Rule, ...]) -> None:
+        self.drop = drop
+        self.strip = strip
+
+    def apply(self, text: str, host: str | None = None) -> FilterResult:
+        for rule in self.drop:
+            if rule.applies_to(host) and rule.pattern.search(text):
+                return FilterResult("", dropped_by=rule.name)
+        rules = [r for r in self.strip if r.applies_to(host)]
+        if not rules:
+            return FilterResult(text)
+        masked, slots = mask_protected(text)
+        fired: list[str] = []
+        for rule in rules:
+            changed = rule.pattern.sub(rule.replace, masked)
+            if changed != masked:
+                fired.append(rule.name)
+                masked = changed
+                if not unmask(masked, slots).strip():
+                    return FilterResult(EMPTIED.format(rule.name), stripped_by=tuple(fired),
+                                        emptied_by=rule.name)
+        return FilterResult(unmask(masked, slots).strip(), stripped_by=tuple(fired))
+
+
+def mask_protected(text: str) -> tuple[str, list[str]]:
+    """`text` with code, URLs and paths replaced by slots; `unmask` puts them back."""
+    slots: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        slots.append(match.group(0))
+        return f"\ue000{len(slots) - 1}\ue001"
+
+    return _PROTECTED.sub(keep, text), slots
+
+
+def unmask(text: str, slots: list[str]) -> str:
+    return _SLOT.sub(lambda m: slots[int(m.group(1))], text)

@@ -1,0 +1,179 @@
+"""Codex rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`), research note §3.
+
+Envelope `{timestamp, type, payload}` since Sept 2025; bare ResponseItems before that (§3.8).
+Prompts come from `response_item` messages with role `user`; Codex also writes each typed prompt
+as `event_msg/user_message` (or `item_completed` UserMessage in paginated files) right after it,
+so an event that echoes the prompt just read is counted once. Injected context (AGENTS.md,
+`<environment_context>`, user instructions), developer messages and `compacted` history are
+never prompts, and neither is anything in a sub-agent thread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from memvet.daemon.hosts.turns import ParseResult, SessionState, Turn, decode_line, text_of
+
+HOST = "codex"
+
+_ENVELOPE = b'{"timestamp"'
+_EVENT_MARK = b'"type":"event_msg"'
+_ITEM_MARK = b'"type":"response_item"'
+_WANTED_EVENTS = (b'"type":"user_message"', b'"type":"item_completed"', b'"type":"task_started"',
+                  b'"type":"turn_started"')
+_MESSAGE_MARK = b'"type":"message"'
+# What Codex itself puts in role-user messages (host protocol, not the person).
+_INJECTED = re.compile(
+    r"^\s*(?:#\s*AGENTS\.md instructions for|<user_instructions>|<environment_context>|"
+    r"<permissions instructions>|<turn_aborted>|<user_shell_command>|<skill>|<INSTRUCTIONS>)")
+_ENV_CWD = re.compile(r"<cwd>([^<\n]{1,4096})</cwd>")
+_REQUEST_MARKER = "## My request for Codex:"  # 2025 builds wrapped the prompt after this line
+
+
+def fingerprint(text: str) -> str:
+    normal = " ".join(text.split())
+    return "p:" + hashlib.blake2b(normal.encode("utf-8", "replace"), digest_size=8).hexdigest()
+
+
+class CodexParser:
+    host = HOST
+
+    def __init__(self, path: str, state: SessionState, *, want_assistant: bool = False) -> None:
+        self.state = state
+        self.want_assistant = want_assistant
+
+    def parse(self, raw: bytes, line_no: int) -> ParseResult:
+        stripped = raw.strip()
+        if stripped.startswith(_ENVELOPE) and stripped[-1:] == b"}":
+            # Tool calls, outputs, reasoning and token counts are most of the bytes: skip them raw.
+            if _EVENT_MARK in stripped and not any(m in stripped for m in _WANTED_EVENTS):
+                return ParseResult.skip("event_msg")
+            if _ITEM_MARK in stripped and _MESSAGE_MARK not in stripped:
+                return ParseResult.skip("tool_or_reasoning")
+        record, reason = decode_line(stripped)
+        if record is None:
+            return ParseResult.skip(reason or "invalid_json")
+        if "payload" in record:
+            return self._envelope(record, line_no)
+        return self._bare(record, line_no)
+
+    # --- envelope era ------------------------------------------------------------------------
+
+    def _envelope(self, record: dict[str, Any], line_no: int) -> ParseResult:
+        kind, payload = text_of(record.get("type")), record.get("payload")
+        stamp = text_of(record.get("timestamp"))
+        if kind is None or not isinstance(payload, dict):
+            return ParseResult.skip("bad_shape")
+        if kind == "session_meta":
+            self._session_meta(payload)
+            return ParseResult.skip("session_meta")
+        if kind == "turn_context":
+            self.state.cwd = text_of(payload.get("cwd")) or self.state.cwd
+            self.state.turn_id = text_of(payload.get("turn_id")) or self.state.turn_id
+            return ParseResult.skip("turn_context")
+        if kind == "response_item":
+            return self._item(payload, line_no, stamp)
+        if kind == "event_msg":
+            return self._event(payload, line_no, stamp)
+        if kind == "compacted":
+            return ParseResult.skip("compacted")
+        return ParseResult.skip("unknown_type")
+
+    def _session_meta(self, payload: dict[str, Any]) -> None:
+        state = self.state
+        if state.session_id is None:  # forked files replay a parent's meta later on: first wins
+            state.session_id = text_of(payload.get("id")) or text_of(payload.get("session_id"))
+            state.cwd = text_of(payload.get("cwd")) or state.cwd
+        state.host_version = text_of(payload.get("cli_version")) or state.host_version
+        source = payload.get("source")
+        if isinstance(source, dict) and "subagent" in source:
+            state.sidechain = True
+
+    def _item(self, payload: dict[str, Any], line_no: int, stamp: str | None) -> ParseResult:
+        if payload.get("type") != "message":
+            return ParseResult.skip("tool_or_reasoning")
+        role = payload.get("role")
+        if role == "user":
+            return self._user_item(payload.get("content"), line_no, stamp)
+        if role == "assistant":
+            return self._assistant_item(payload, line_no, stamp)
+        return ParseResult.skip("developer_message")
+
+    def _user_item(self, content: Any, line_no: int, stamp: str | None) -> ParseResult:
+        text = _joined_text(content, ("input_text", "text"))
+        if text is None:
+            return ParseResult.skip("no_text")
+        if found := _ENV_CWD.search(text[:8192]):
+            self.state.cwd = self.state.cwd or found.group(1).strip()
+        if _INJECTED.match(text):
+            return ParseResult.skip("injected_context")
+        if self.state.sidechain:
+            return ParseResult.skip("sidechain")
+        if _REQUEST_MARKER in text:
+            text = text.split(_REQUEST_MARKER, 1)[1].strip()
+        if not text.strip():
+            return ParseResult.skip("no_text")
+        self.state.awaiting_echo = True
+        self.state.seen(fingerprint(text))
+        return ParseResult([Turn("user", text, line_no, self.state.turn_id, stamp)])
+
+    def _assistant_item(self, payload: dict[str, Any], line_no: int, stamp: str | None) -> ParseResult:
+        message_id = text_of(payload.get("id")) or f"{self.state.turn_id or 'turn'}:{line_no}"
+        self.state.last_assistant_id = message_id
+        if self.state.sidechain:
+            return ParseResult.skip("sidechain")
+        text = _joined_text(payload.get("content"), ("output_text", "text")) if self.want_assistant else ""
+        return ParseResult([Turn("assistant", text or "", line_no, message_id, stamp)])
+
+    def _event(self, payload: dict[str, Any], line_no: int, stamp: str | None) -> ParseResult:
+        kind = payload.get("type")
+        if kind in ("task_started", "turn_started"):
+            self.state.turn_id = text_of(payload.get("turn_id")) or self.state.turn_id
+            return ParseResult.skip("event_msg")
+        if kind == "user_message":
+            return self._typed_prompt(text_of(payload.get("message")), line_no, stamp)
+        if kind == "item_completed":
+            item = payload.get("item")
+            if isinstance(item, dict) and item.get("type") == "UserMessage":
+                return self._typed_prompt(_joined_text(item.get("content"), ("text",)), line_no, stamp)
+        return ParseResult.skip("event_msg")
+
+    def _typed_prompt(self, text: str | None, line_no: int, stamp: str | None) -> ParseResult:
+        """The event Codex writes for what the person typed: usually an echo of the item just read."""
+        if self.state.awaiting_echo:
+            self.state.awaiting_echo = False
+            return ParseResult.skip("echo")
+        if not text or not text.strip():
+            return ParseResult.skip("no_text")
+        if self.state.seen(fingerprint(text)):
+            return ParseResult.skip("echo")
+        if self.state.sidechain:
+            return ParseResult.skip("sidechain")
+        return ParseResult([Turn("user", text, line_no, self.state.turn_id, stamp)])
+
+    # --- bare era (before Sept 2025) ---------------------------------------------------------
+
+    def _bare(self, record: dict[str, Any], line_no: int) -> ParseResult:
+        if "record_type" in record:
+            return ParseResult.skip("state")
+        kind = record.get("type")
+        if kind is None and "id" in record:  # the first line: session id, instructions, git
+            self.state.session_id = self.state.session_id or text_of(record.get("id"))
+            return ParseResult.skip("session_meta")
+        if kind == "message":
+            return self._item(record, line_no, text_of(record.get("timestamp")))
+        if isinstance(kind, str):
+            return ParseResult.skip("tool_or_reasoning")
+        return ParseResult.skip("bad_shape")
+
+
+def _joined_text(content: Any, block_types: tuple[str, ...]) -> str | None:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") in block_types
+             and isinstance(b.get("text"), str)]
+    return "\n".join(texts) if texts else None

@@ -1,0 +1,204 @@
+"""The daemon's pure ingest pipeline: one transcript line in, candidate drafts out.
+
+parse (host format → turns) → filter (drop wrappers, strip injections) → redact (secrets) →
+extract (rules → drafts with scope and evidence). Nothing here writes anywhere; the watcher and
+admission build on `FilePipeline` and persist `FilePipeline.state` in the file checkpoint.
+"""
+
+from __future__ import annotations
+
+import getpass
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memvet.daemon.extract import Extracted, Extractor
+from memvet.daemon.hosts import HOSTS, SessionState, Turn, parser_for
+from memvet.daemon.hosts.turns import ERROR_REASONS
+from memvet.daemon.redact import redact
+from memvet.daemon.rules import Rules, load_rules
+from memvet.daemon.workspace import resolve_workspace
+from memvet.store.errors import MemvetError, NotFoundError, UsageError
+from memvet.store.records import EXCERPT_LIMIT, CandidateDraft, Evidence, Scope
+
+log = logging.getLogger(__name__)
+
+__all__ = ["HOSTS", "FilePipeline", "PipelineStats", "extract_paths", "load_rules"]
+
+
+@dataclass
+class PipelineStats:
+    lines: int = 0
+    skipped_lines: int = 0  # lines that could not be read or had an unknown type
+    turns: int = 0  # user prompts plus assistant messages (grouped by message id)
+    candidates: int = 0
+    skipped_by_reason: dict[str, int] = field(default_factory=dict)
+    host_version: str | None = None
+
+    @property
+    def errors(self) -> int:
+        """Lines that could not be read at all (malformed JSON, bad UTF-8, too long, wrong shape)."""
+        return sum(n for reason, n in self.skipped_by_reason.items() if reason in ERROR_REASONS)
+
+    def count(self, reason: str) -> None:
+        self.skipped_by_reason[reason] = self.skipped_by_reason.get(reason, 0) + 1
+
+
+class FilePipeline:
+    """Feeds one transcript file's lines, in order, through the whole pipeline."""
+
+    def __init__(self, host: str, path: str, *, rules: Rules, user: str, state: dict | None = None) -> None:
+        if host not in HOSTS:
+            raise UsageError(f"unknown host {host!r}; expected one of {', '.join(HOSTS)}")
+        self.host, self.path, self.rules, self.user = host, path, rules, user
+        self._session = SessionState.from_dict(state)
+        self._workspace = state.get("workspace") if isinstance(state, dict) else None
+        self._parser = parser_for(host, path, self._session, want_assistant=rules.policy.assistant_inference)
+        self._extractor = Extractor(rules)
+        self.stats = PipelineStats(host_version=self._session.host_version)
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """Small JSON-serialisable parser state to keep in the file checkpoint."""
+        return {**self._session.to_dict(), "workspace": self._workspace_for(self._session.cwd)}
+
+    def feed(self, line: bytes, line_no: int) -> list[CandidateDraft]:
+        """One complete line (no trailing newline). Never raises on bad input."""
+        self.stats.lines += 1
+        try:
+            drafts = self._feed(line, line_no)
+        except Exception as exc:  # a transcript must never stop the daemon
+            log.warning("line %d of a %s transcript skipped: %s", line_no, self.host, type(exc).__name__)
+            self.stats.count("internal_error")
+            self.stats.skipped_lines += 1
+            return []
+        self.stats.candidates += len(drafts)
+        self.stats.host_version = self._session.host_version
+        return drafts
+
+    def _feed(self, line: bytes, line_no: int) -> list[CandidateDraft]:
+        result = self._parser.parse(line, line_no)
+        if result.reason is not None:
+            self.stats.count(result.reason)
+            if result.reason in ERROR_REASONS or result.reason == "unknown_type":
+                self.stats.skipped_lines += 1
+        drafts: list[CandidateDraft] = []
+        for turn in result.turns:
+            self.stats.turns += 1
+            if turn.role == "user":
+                drafts.extend(self._drafts(turn, "explicit_user", 1.0))
+            elif turn.text and self.rules.policy.assistant_inference:
+                drafts.extend(self._drafts(turn, "model_inference", self.rules.policy.assistant_confidence_factor))
+        return drafts
+
+    def _drafts(self, turn: Turn, source_type: str, factor: float) -> list[CandidateDraft]:
+        text = turn.text
+        if len(text) > self.rules.policy.max_turn_chars:  # a pasted file: its head is enough
+            self.stats.count("turn_truncated")
+            text = text[: self.rules.policy.max_turn_chars]
+        filtered = self.rules.filters.apply(text, self.host)
+        if filtered.dropped_by or filtered.emptied_by:
+            self.stats.count(f"filter:{filtered.dropped_by or filtered.emptied_by}")
+            return []
+        redacted = redact(filtered.text).text  # before anything leaves: statement, excerpt, hints
+        found = self._extractor.extract(redacted)
+        if not found:
+            self.stats.count("no_candidate")
+            return []
+        scope_workspace = self._workspace_for(self._session.cwd)
+        stamp = _parse_time(turn.timestamp)
+        drafts = []
+        for item in found:
+            confidence = round(item.confidence * factor, 3)
+            if source_type == "model_inference" and confidence < self.rules.policy.min_confidence:
+                continue
+            scope = Scope(user=self.user, workspace=None if item.user_global else scope_workspace,
+                          agent=self.host, session=self._session.session_id)
+            evidence = Evidence(path=self.path, line=turn.line, message_id=turn.message_id, timestamp=stamp,
+                                excerpt=excerpt(redacted, item.statement), session=self._session.session_id)
+            drafts.append(CandidateDraft(
+                statement=item.statement, kind=item.kind, source_type=source_type, scope=scope,
+                host=self.host, confidence=confidence, reasons=_reasons(item, source_type),
+                evidence=evidence, polarity=item.polarity, supersedes_hint=item.supersedes_hint))
+        return drafts
+
+    def _workspace_for(self, cwd: str | None) -> str | None:
+        if cwd:
+            self._workspace = resolve_workspace(cwd)
+        return self._workspace
+
+
+def _reasons(item: Extracted, source_type: str) -> tuple[str, ...]:
+    return item.reasons if source_type == "explicit_user" else ("assistant_text", *item.reasons)
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def excerpt(text: str, statement: str, limit: int = EXCERPT_LIMIT) -> str:
+    """A window of the (redacted) prompt around the statement, at most `limit` characters."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    anchor = flat.find(statement[:60])
+    if anchor < 0:
+        return (statement if len(statement) <= limit else statement[: limit - 1] + "…")
+    start = max(0, min(anchor - (limit - len(statement)) // 2, len(flat) - limit))
+    window = flat[start:start + limit]
+    if start > 0:
+        window = "…" + window[1:]
+    if start + limit < len(flat):
+        window = window[:-1] + "…"
+    return window
+
+
+def extract_paths(host: str, paths: list[str], *, user: str | None = None) -> tuple[list[CandidateDraft], dict]:
+    """The dry run behind `memvet extract`: every line of every file through the pipeline.
+    Writes nothing anywhere. The dict is the `stats` object of interfaces.md."""
+    if host not in HOSTS:
+        raise UsageError(f"unknown host {host!r}; expected one of {', '.join(HOSTS)}")
+    for path in paths:
+        _check_readable(path)
+    rules = load_rules()
+    user = user or getpass.getuser()
+    drafts: list[CandidateDraft] = []
+    totals: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    versions: list[str] = []
+    for path in paths:
+        pipeline = FilePipeline(host, path, rules=rules, user=user)
+        try:
+            with open(path, "rb") as handle:
+                for line_no, raw in enumerate(handle, start=1):
+                    drafts.extend(pipeline.feed(raw.rstrip(b"\r\n"), line_no))
+        except OSError as exc:
+            raise MemvetError(f"cannot read {path}: {exc.strerror or exc}", code="unreadable", path=path) from None
+        stats = pipeline.stats
+        totals.update(lines=stats.lines, skipped_lines=stats.skipped_lines, turns=stats.turns,
+                      candidates=stats.candidates, errors=stats.errors)
+        reasons.update(stats.skipped_by_reason)
+        if stats.host_version and stats.host_version not in versions:
+            versions.append(stats.host_version)
+    summary = {"files": len(paths), "lines": totals["lines"], "skipped_lines": totals["skipped_lines"],
+               "turns": totals["turns"], "candidates": totals["candidates"], "errors": totals["errors"],
+               "host_versions": versions, "skipped_by_reason": dict(sorted(reasons.items()))}
+    return drafts, summary
+
+
+def _check_readable(path: str) -> None:
+    import os
+
+    if not os.path.exists(path):
+        raise NotFoundError(f"no such file: {path}", path=path)
+    if os.path.isdir(path):
+        raise MemvetError(f"not a file: {path}", code="unreadable", path=path)
+    if not os.access(path, os.R_OK):
+        raise MemvetError(f"cannot read {path}: permission denied", code="unreadable", path=path)

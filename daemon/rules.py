@@ -1,0 +1,219 @@
+"""Loading and validating the rule files: the packaged `assets/rules.toml` (extraction) and
+`assets/filters.toml` (filters), optionally overlaid by the user's `MEMVET_HOME/rules.toml`
+(and `MEMVET_HOME/filters.toml`).
+
+Overlay: `[policy]` keys replace the packaged values; a table whose `name` matches a packaged
+rule replaces it (`enabled = false` switches it off); new names are added. Unknown sections and
+keys are rejected, and a bad regex is reported with its file, section, rule name and key.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from memvet.daemon.filters import FilterSet
+from memvet.daemon.hosts import HOSTS
+from memvet.store.errors import MemvetError
+from memvet.store.records import KINDS, POLARITIES
+
+
+class RulesError(MemvetError):
+    code = "invalid_rules"
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    section: str
+    pattern: re.Pattern[str]
+    kind: str | None = None  # [[kind]]: the kind it suggests
+    confidence: float = 0.0  # [[kind]]: base confidence
+    boost: float = 0.0  # [[durable]], [[correction]]: added to the confidence
+    durable: bool = False  # [[kind]]: the phrasing itself says it is lasting ("we decided")
+    needs_durable: bool = False  # [[kind]]: only counts next to a durable marker
+    unless_durable: bool = False  # [[reject]]: does not apply to lasting statements
+    polarity: str | None = None  # [[kind]], [[polarity]]
+    replace: str = ""  # [[strip]]
+    hosts: tuple[str, ...] | None = None  # [[drop]], [[strip]]: None means every host
+
+    def applies_to(self, host: str | None) -> bool:
+        return self.hosts is None or host is None or host in self.hosts
+
+
+@dataclass(frozen=True)
+class Policy:
+    assistant_inference: bool = False  # may assistant text become (model_inference) drafts?
+    assistant_confidence_factor: float = 0.7
+    min_confidence: float = 0.55
+    min_words: int = 3
+    max_words: int = 60
+    max_statement_chars: int = 400
+    max_turn_chars: int = 20000  # longer prompts are cut before extraction (pasted files)
+    redaction_penalty: float = 0.1  # a statement that had a secret in it is less useful
+    correction_kind: str = "preference"  # the kind of a correction no kind rule classified
+    correction_confidence: float = 0.6
+
+
+@dataclass(frozen=True)
+class Rules:
+    policy: Policy
+    filters: FilterSet
+    durable: tuple[Rule, ...] = ()
+    reject: tuple[Rule, ...] = ()
+    kinds: tuple[Rule, ...] = ()
+    scope: tuple[Rule, ...] = ()
+    polarity: tuple[Rule, ...] = ()
+    correction: tuple[Rule, ...] = ()
+    skip_line: tuple[Rule, ...] = ()
+    sources: tuple[str, ...] = field(default_factory=tuple)
+
+
+_COMMON = {"name", "pattern", "description", "enabled"}
+_SECTIONS: dict[str, set[str]] = {
+    "drop": _COMMON | {"hosts"},
+    "strip": _COMMON | {"hosts", "replace"},
+    "durable": _COMMON | {"boost"},
+    "reject": _COMMON | {"unless_durable"},
+    "kind": _COMMON | {"kind", "confidence", "durable", "needs_durable", "polarity"},
+    "scope": set(_COMMON),
+    "polarity": set(_COMMON),
+    "correction": _COMMON | {"boost"},
+    "skip_line": set(_COMMON),
+}
+_TOP_LEVEL = set(_SECTIONS) | {"policy", "version"}
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    "name": str, "pattern": str, "description": str, "enabled": bool, "hosts": list, "replace": str,
+    "boost": (int, float), "unless_durable": bool, "kind": str, "confidence": (int, float),
+    "durable": bool, "needs_durable": bool, "polarity": str}
+
+
+def _fail(source: str, where: str, message: str) -> RulesError:
+    return RulesError(f"{source}: {where}: {message}", source=source)
+
+
+def _read(path: str, text: str) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"{path}: not valid TOML: {exc}", source=path) from None
+    unknown = set(data) - _TOP_LEVEL
+    if unknown:
+        raise _fail(path, "top level", f"unknown section(s) {', '.join(sorted(unknown))}; "
+                                       f"expected {', '.join(sorted(_TOP_LEVEL))}")
+    return data
+
+
+def _check_table(source: str, section: str, index: int, table: Any) -> dict[str, Any]:
+    where = f"[[{section}]] #{index + 1}"
+    if not isinstance(table, dict):
+        raise _fail(source, where, "must be a table")
+    name = table.get("name")
+    if not isinstance(name, str) or not name:
+        raise _fail(source, where, "needs a non-empty string 'name'")
+    where = f"[[{section}]] '{name}'"
+    for key, value in table.items():
+        if key not in _SECTIONS[section]:
+            raise _fail(source, where, f"unknown key '{key}' (allowed: {', '.join(sorted(_SECTIONS[section]))})")
+        if not isinstance(value, _TYPES[key]) or (isinstance(value, bool) and _TYPES[key] != bool):
+            raise _fail(source, where, f"key '{key}' has the wrong type")
+    if table.get("enabled", True) and not isinstance(table.get("pattern"), str):
+        raise _fail(source, where, "needs a string 'pattern'")
+    if section == "kind" and table.get("enabled", True) and table.get("kind") not in KINDS:
+        raise _fail(source, where, f"key 'kind' must be one of {', '.join(KINDS)}")
+    if "polarity" in table and table["polarity"] not in POLARITIES:
+        raise _fail(source, where, f"key 'polarity' must be one of {', '.join(POLARITIES)}")
+    if "hosts" in table and not all(h in HOSTS for h in table["hosts"]):
+        raise _fail(source, where, f"key 'hosts' may only list {', '.join(HOSTS)}")
+    for key in ("confidence", "boost"):
+        if key in table and not 0.0 <= float(table[key]) <= 1.0:
+            raise _fail(source, where, f"key '{key}' must be between 0 and 1")
+    return {**table, "_source": source}
+
+
+def _compile(section: str, table: dict[str, Any]) -> Rule:
+    where = f"[[{section}]] '{table['name']}'"
+    try:
+        pattern = re.compile(table["pattern"])
+    except re.error as exc:
+        raise _fail(table["_source"], where, f"key 'pattern': bad regex: {exc}") from None
+    if section == "correction" and pattern.groupindex and "old" not in pattern.groupindex:
+        raise _fail(table["_source"], where, "key 'pattern': the only named group allowed is (?P<old>…)")
+    hosts = table.get("hosts")
+    return Rule(name=table["name"], section=section, pattern=pattern, kind=table.get("kind"),
+                confidence=float(table.get("confidence", 0.0)), boost=float(table.get("boost", 0.0)),
+                durable=table.get("durable", False), needs_durable=table.get("needs_durable", False),
+                unless_durable=table.get("unless_durable", False), polarity=table.get("polarity"),
+                replace=table.get("replace", ""), hosts=tuple(hosts) if hosts is not None else None)
+
+
+def _policy(source: str, raw: Any, base: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise _fail(source, "[policy]", "must be a table")
+    known = {f.name: f for f in fields(Policy)}
+    for key, value in raw.items():
+        if key not in known:
+            raise _fail(source, "[policy]", f"unknown key '{key}' (allowed: {', '.join(sorted(known))})")
+        expected = type(getattr(Policy(), key))
+        ok = isinstance(value, expected) and not (isinstance(value, bool) and expected is not bool)
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            ok, value = True, float(value)
+        if not ok:
+            raise _fail(source, "[policy]", f"key '{key}' must be a {expected.__name__}")
+        base[key] = value
+    if base.get("correction_kind", "preference") not in KINDS:
+        raise _fail(source, "[policy]", f"key 'correction_kind' must be one of {', '.join(KINDS)}")
+    return base
+
+
+def _packaged(name: str) -> tuple[str, str]:
+    resource = resources.files("memvet.assets").joinpath(name)
+    return f"memvet/assets/{name}", resource.read_text(encoding="utf-8")
+
+
+def _user_files(path: str | None) -> list[Path]:
+    if path is not None:
+        return [Path(path)]
+    from memvet.store.paths import memvet_home
+
+    home = memvet_home()
+    return [p for p in (home / "filters.toml", home / "rules.toml") if p.is_file()]
+
+
+def load_rules(path: str | None = None) -> Rules:
+    """The packaged rules and filters, overlaid by `path` or by MEMVET_HOME's files if present."""
+    documents = [_packaged("filters.toml"), _packaged("rules.toml")]
+    for user_file in _user_files(path):
+        try:
+            documents.append((str(user_file), user_file.read_text(encoding="utf-8")))
+        except OSError as exc:
+            raise RulesError(f"{user_file}: cannot read rules file: {exc.strerror or exc}",
+                             source=str(user_file)) from None
+    policy: dict[str, Any] = {}
+    tables: dict[str, dict[str, dict[str, Any]]] = {s: {} for s in _SECTIONS}
+    for source, text in documents:
+        data = _read(source, text)
+        if "policy" in data:
+            policy = _policy(source, data["policy"], policy)
+        for section in _SECTIONS:
+            entries = data.get(section, [])
+            if not isinstance(entries, list):
+                raise _fail(source, f"[[{section}]]", "must be an array of tables ([[...]])")
+            seen: set[str] = set()
+            for index, table in enumerate(entries):
+                checked = _check_table(source, section, index, table)
+                if checked["name"] in seen:
+                    raise _fail(source, f"[[{section}]] '{checked['name']}'", "duplicate name")
+                seen.add(checked["name"])
+                tables[section][checked["name"]] = checked  # a later file replaces by name
+    compiled = {s: tuple(_compile(s, t) for t in tables[s].values() if t.get("enabled", True))
+                for s in _SECTIONS}
+    return Rules(policy=Policy(**policy), filters=FilterSet(compiled["drop"], compiled["strip"]),
+                 durable=compiled["durable"], reject=compiled["reject"], kinds=compiled["kind"],
+                 scope=compiled["scope"], polarity=compiled["polarity"],
+                 correction=compiled["correction"], skip_line=compiled["skip_line"],
+                 sources=tuple(source for source, _ in documents))

@@ -1,0 +1,146 @@
+"""The hook's answer, the same on both paths: the no-daemon hook runs it over fast_read's
+DirectSource, the daemon's context server over its cached packs. Also the per-session memo of
+what was already given (MEMVET_HOME/run/hook-sessions/, 0600, bounded) and the `[hook]` budgets
+of config.toml. Standard library only, like fast_read.py: the hook loads it without the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+from memvet.store import context_pack as cp
+from memvet.store.fast_read import FastReadError
+from memvet.store.workspace import resolve_workspace
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~4 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import Any, Protocol
+
+    class Source(Protocol):
+        def ranked(self) -> Iterator[cp.PackItem]: ...
+        def count_rest(self, ranked: Iterator[cp.PackItem], now: str) -> int: ...
+        def fill(self, items: list[cp.PackItem]) -> None: ...
+        def index(self) -> cp.TermIndex: ...
+
+HOSTS = ("claude-code", "codex")
+MAX_GIVEN = 2000  # ids remembered per session
+MAX_SESSIONS = 256  # session memo files kept
+
+
+# --- what was already given this session -----------------------------------------------------------
+def session_file(home: str, session_id: Any) -> str | None:
+    if not isinstance(session_id, str) or not session_id:
+        return None
+    name = "".join(c for c in session_id if c.isalnum() or c in "-_")[:80]
+    if name != session_id:  # odd ids are hashed, never used as a path as they are
+        name = hashlib.sha256(session_id.encode()).hexdigest()[:40]
+    return os.path.join(home, "run", "hook-sessions", name)
+
+
+def load_given(path: str | None) -> set[str]:
+    if path is None:
+        return set()
+    try:
+        with open(path, encoding="ascii") as handle:
+            return {line.strip() for line in handle if line.strip()}
+    except (FileNotFoundError, UnicodeDecodeError):
+        return set()
+
+
+def save_given(path: str, ids: list[str], *, prune: bool = False) -> None:
+    """Atomic replace, 0600; keeps the newest MAX_GIVEN ids and MAX_SESSIONS files."""
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write("\n".join(list(dict.fromkeys(ids))[-MAX_GIVEN:]) + "\n")
+    os.replace(tmp, path)
+    if prune:
+        entries = [e for e in os.scandir(folder) if e.is_file()]
+        if len(entries) > MAX_SESSIONS:
+            entries.sort(key=lambda e: e.stat().st_mtime)
+            for entry in entries[:len(entries) - MAX_SESSIONS]:
+                os.unlink(entry.path)
+
+
+# --- the answer -------------------------------------------------------------------------------------
+def _tokens(value: Any, default: int) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return max(0, min(value, cp.MAX_TOKENS))
+    return default
+
+
+def hook_budgets(home: str) -> dict[str, int]:
+    """`[hook] session_start_tokens` / `prompt_tokens` in config.toml (0 turns an event off).
+    A broken file falls back to the defaults: the hook never fails the host."""
+    budgets = {"session-start": cp.SESSION_START_TOKENS, "user-prompt-submit": cp.PROMPT_TOKENS}
+    try:
+        with open(os.path.join(home, "config.toml"), "rb") as handle:
+            import tomllib
+
+            section = tomllib.load(handle).get("hook", {})
+    except (OSError, ValueError):
+        return budgets
+    if isinstance(section, dict):
+        budgets["session-start"] = _tokens(section.get("session_start_tokens"),
+                                           budgets["session-start"])
+        budgets["user-prompt-submit"] = _tokens(section.get("prompt_tokens"),
+                                                budgets["user-prompt-submit"])
+    return budgets
+
+
+def respond(source: Source, event: str, payload: dict[str, Any], home: str,
+            now: str) -> str | None:
+    """The hook's stdout for one event, or None for no output."""
+    budget = hook_budgets(home)[event]
+    if budget <= 0:
+        return None
+    memo = session_file(home, payload.get("session_id"))
+    if event == "session-start":
+        given = load_given(memo) if payload.get("source") == "resume" else set()
+        ranked = source.ranked()
+        chosen, left_out = cp.choose(ranked, budget, event, now)
+        left_out += source.count_rest(ranked, now)
+    else:
+        prompt = payload.get("prompt")
+        if not isinstance(prompt, str):
+            return None
+        given = load_given(memo)
+        chosen, _ = cp.choose(cp.relevant(source.index(), prompt, given, now), budget, event, now)
+        left_out = 0  # a prompt adds what matches; no footer about the rest
+    if not chosen:
+        return None
+    source.fill(chosen)
+    if memo is not None:
+        save_given(memo, [*given, *(item.id for item in chosen)], prune=event == "session-start")
+    return cp.hook_output(event, cp.render(event, chosen, left_out))
+
+
+def parse_request(host: str, event: str, raw: bytes,
+                  process_cwd: str) -> tuple[dict[str, Any], str | None]:
+    """The host's hook JSON and the workspace it runs in: the git root of its `cwd`, taken
+    relative to the hook process's own cwd (which the hosts set to the session's). Resolved
+    afresh every time: a daemon's cache would miss a `git init` the direct path sees."""
+    if host not in HOSTS or event not in cp.EVENT_NAMES:
+        raise FastReadError("usage")
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        raise FastReadError("bad_input") from None
+    if not isinstance(payload, dict):
+        raise FastReadError("bad_input")
+    cwd = payload.get("cwd")
+    cwd = os.path.join(process_cwd, cwd) if isinstance(cwd, str) and cwd else process_cwd
+    return payload, resolve_workspace.__wrapped__(cwd)
+
+
+def answer(host: str, event: str, raw: bytes, home: str,
+           open_source: Callable[[str | None], Source], now: str,
+           process_cwd: str | None = None) -> str | None:
+    """`process_cwd`: the hook process's cwd (the daemon gets it in the request)."""
+    payload, workspace = parse_request(host, event, raw, process_cwd or os.getcwd())
+    return respond(open_source(workspace), event, payload, home, now)

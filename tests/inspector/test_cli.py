@@ -1,0 +1,121 @@
+"""`memvet inspect` and `memvet up`: registration, the daemon start, the keymap, and a store the
+inspector must not migrate."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from memvet.inspector import cli, launch
+from memvet.store import SchemaMismatchError, open_store
+from memvet.store.console import run_cli
+from memvet.store.engine import create_store_engine
+from memvet.store.paths import memvet_home
+from memvet.store.schema import current_version
+
+
+class FakeProcess:
+    def __init__(self, code: int | None) -> None:
+        self.code, self.pid = code, 31337
+
+    def wait(self, timeout: float) -> int:
+        if self.code is None:
+            raise subprocess.TimeoutExpired("memvet", timeout)
+        return self.code
+
+
+def test_register_adds_inspect_and_up():
+    parser = argparse.ArgumentParser()
+    cli.register(parser.add_subparsers())
+    for name in ("inspect", "up"):
+        args = parser.parse_args([name, "--theme", "textual-light"])
+        assert callable(args.handler) and args.theme == "textual-light"
+
+
+def test_a_live_pid_file_means_no_new_daemon():
+    run = memvet_home() / "run"
+    run.mkdir(parents=True)
+    (run / "daemon.pid").write_text(str(os.getpid()))
+    calls = []
+    result = launch.ensure_daemon(popen=lambda *a, **k: calls.append(a))
+    assert result.pid == os.getpid() and not result.started and calls == []
+
+
+@pytest.mark.parametrize("content", ["999999999", "not a pid", ""])
+def test_a_stale_or_broken_pid_file_is_ignored(content):
+    run = memvet_home() / "run"
+    run.mkdir(parents=True)
+    (run / "daemon.pid").write_text(content)
+    assert launch.running_daemon_pid() is None
+
+
+def test_up_starts_the_daemon_detached_with_its_output_in_the_log():
+    calls = []
+
+    def popen(argv, **kwargs):
+        calls.append((argv, kwargs))
+        return FakeProcess(None)
+
+    result = launch.ensure_daemon(popen=popen, grace=0.01)
+    [(argv, kwargs)] = calls
+    assert argv == [sys.executable, "-m", "memvet.install.launcher", "daemon", "run"]
+    assert kwargs["start_new_session"] is True
+    assert kwargs["stdout"].name == str(memvet_home() / "logs" / "daemon.out")
+    assert result.started and "pid 31337" in result.note
+
+
+def test_a_daemon_that_exits_at_once_leaves_a_note_and_the_inspector_opens():
+    result = launch.ensure_daemon(popen=lambda argv, **kw: FakeProcess(2), grace=0.01)
+    assert not result.started
+    assert "did not start (exit 2" in result.note and "daemon.out" in result.note
+
+
+@pytest.mark.slow
+def test_the_real_daemon_command_is_started_through_the_launcher():
+    result = launch.ensure_daemon(grace=3)
+    # Whether the daemon command exists yet or not, `up` goes on to the inspector with a note.
+    assert result.note
+    assert (memvet_home() / "logs" / "daemon.out").exists()
+    if result.started:  # ours, in its own session: stop it and whatever it started
+        os.killpg(result.pid, signal.SIGTERM)
+
+
+def test_keymap_file_maps_binding_ids_to_keys():
+    home = memvet_home()
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "keymap.toml").write_text('[keys]\nqueue-approve = "y"\nqueue-reject = "n"\n')
+    assert launch.load_keymap() == {"queue-approve": "y", "queue-reject": "n"}
+    (home / "keymap.toml").write_text("not toml [")
+    assert launch.load_keymap() == {}
+
+
+def test_the_inspector_never_migrates_a_store():
+    with pytest.raises(SchemaMismatchError) as err:
+        launch.open_for_inspection()
+    assert "memvet migrate" in err.value.message
+
+    engine = create_store_engine(memvet_home() / "memvet.db")
+    assert current_version(engine) == 0  # nothing was created
+    engine.dispose()
+
+
+def test_memvet_inspect_without_a_terminal_prints_the_fix_and_exits_3(capsys):
+    assert run_cli(["inspect"]) == 3
+    assert "memvet migrate" in capsys.readouterr().err
+
+
+def test_inspect_opens_an_existing_store_and_returns_the_apps_exit_code(monkeypatch):
+    open_store().close()  # a store at the current version
+    ran = []
+
+    def fake_run(self):
+        ran.append(self.store is not None and self.startup_error is None)
+
+    monkeypatch.setattr("memvet.inspector.app.ReviewApp.run", fake_run)
+    assert launch.run_inspector(theme="textual-light") == 0
+    assert ran == [True]
