@@ -46,8 +46,8 @@ class CachedSource:
     def ranked(self) -> Iterator[cp.PackItem]:
         return iter(self.items)
 
-    def count_rest(self, ranked: Iterator[cp.PackItem], now: str) -> int:
-        return cp.count_active(ranked, now)
+    def count_active(self, now: str) -> int:
+        return cp.count_active(self.items, now)
 
     def fill(self, items: list[cp.PackItem]) -> None:
         pass  # already decrypted

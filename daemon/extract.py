@@ -11,21 +11,26 @@ are never candidates. Precision over recall: the operator reviews every one.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memvet.daemon.filters import mask_protected, unmask
 from memvet.daemon.rules import Rule, Rules
 
 _FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
 _BULLET = re.compile(r"^\s*(?:[-*•▪+]|\d{1,3}[.)]|[a-z][.)])\s+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9\ue000])|\s*;\s+|\s+[—–]\s+(?=[A-Z])")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Za-z0-9\ue000])|\s*;\s+|\s+[—–]\s+(?=[A-Z])"
+    r"|,\s+(?=(?:and\s+|but\s+|so\s+)?(?:dont|don't|do not|never|always|please|pls)\b)"
+    r"|,\s+(?=(?:the |our )?[\w./\-]+ (?:is|are) (?!\w+ing\b))")
 _ABBREVIATION = re.compile(r"(?i)(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|cf|mr|mrs|ms|dr|no|fig)\.)$")
 _OPENER = re.compile(
     r"^(?:(?:also|and|but|so|oh|btw|by the way|additionally|plus|firstly|secondly|thirdly|lastly|"
-    r"finally|first|second|third|one more thing|another thing|last but not least)\b[,:;]?\s+|"
+    r"finally|first|second|third|one more thing|another thing|last but not least|likewise|similarly|"
+    r"in addition|moreover|furthermore|fyi|heads up|note|pls|ps)\b[,:;]?\s+|"
     r"(?:now|ok|okay|well|alright|right|anyway|great|good|perfect|excellent|cool|sure|yes|yeah|"
     r"hey|hi|hello)\b\s*[,:;!.\-—]+\s+)+", re.I)
 _PLEASE = re.compile(r"^please,?\s+", re.I)
+_SCOPE_PHRASE = re.compile(r"^\s*(?:in|for|across|on|at|everywhere|globally|here)\b[^,.;]{0,40}$", re.I)
 _MARKER = "[REDACTED:"
 # "moving away from SQLAlchemy for the async support": the hint is what precedes the reason.
 _TRAILING_CLAUSE = re.compile(r"\s+(?:for|because|since|due to|as|so that|in order to|to|last|this|next)\s", re.I)
@@ -50,9 +55,16 @@ class Extractor:
     def extract(self, text: str) -> list[Extracted]:
         found: list[Extracted] = []
         seen: set[str] = set()
+        revising = False  # "I want to update a previous instruction." said before the new rule
         for sentence in self.sentences(text):
             result = self.classify(sentence)
-            if result is not None and result.statement.casefold() not in seen:
+            if result is None:
+                low = sentence.lower()
+                revising = revising or any(r.search(sentence, low) for r in self.rules.correction)
+                continue
+            if revising and result.supersedes_hint is None:
+                result = replace(result, supersedes_hint="", reasons=(*result.reasons, "correction.context"))
+            if result.statement.casefold() not in seen:
                 seen.add(result.statement.casefold())
                 found.append(result)
         return found
@@ -87,15 +99,16 @@ class Extractor:
         words = len(sentence.split())
         if words < policy.min_words or words > policy.max_words or len(sentence) > policy.max_statement_chars:
             return None
-        if any(not r.unless_durable and r.pattern.search(sentence) for r in rules.reject):
+        low = sentence.lower()
+        if any(not r.unless_durable and r.search(sentence, low) for r in rules.reject):
             return None
-        durable = [r for r in rules.durable if r.pattern.search(sentence)]
-        kinds = [r for r in rules.kinds if (durable or not r.needs_durable) and r.pattern.search(sentence)]
-        corrections = [(r, m) for r in rules.correction if (m := r.pattern.search(sentence))]
+        durable = [r for r in rules.durable if r.search(sentence, low)]
+        kinds = [r for r in rules.kinds if (durable or not r.needs_durable) and r.search(sentence, low)]
+        corrections = [(r, m) for r in rules.correction if (m := r.search(sentence, low))]
+        if not kinds and not any(r.standalone for r, _ in corrections):
+            return None
         lasting = bool(durable) or any(r.durable for r in kinds) or bool(corrections)
-        if not lasting and any(r.unless_durable and r.pattern.search(sentence) for r in rules.reject):
-            return None
-        if not kinds and not corrections:
+        if not lasting and any(r.unless_durable and r.search(sentence, low) for r in rules.reject):
             return None
         best = max(kinds, key=lambda r: r.confidence) if kinds else None
         kind = best.kind if best is not None and best.kind else policy.correction_kind
@@ -107,8 +120,9 @@ class Extractor:
         confidence = round(min(confidence, 0.95), 3)
         if confidence < policy.min_confidence:
             return None
-        scope = [r for r in rules.scope if r.pattern.search(sentence)]
-        denial = [r for r in rules.polarity if r.pattern.search(sentence)] if kind in ("fact", "decision") else []
+        scope = [r for r in rules.scope if r.search(sentence, low)]
+        denial = ([r for r in rules.polarity if r.search(sentence, low)]
+                  if kind in ("fact", "decision") else [])
         polarity = "deny" if (best is not None and best.polarity == "deny") or denial else "assert"
         reasons = [best.name] if best is not None else []
         reasons += [r.name for r in (*durable, *(c for c, _ in corrections), *scope, *denial)]
@@ -137,7 +151,13 @@ def _split_unit(unit: str) -> list[str]:
         pieces.append(head)
         start = boundary.end()
     pieces.append(masked[start:])
-    return [unmask(p, slots) for p in pieces]
+    merged: list[str] = []
+    for piece in pieces:  # "In all my projects, always …": a scope phrase belongs to what follows
+        if merged and _SCOPE_PHRASE.match(merged[-1]):
+            merged[-1] = f"{merged[-1].rstrip()}, {piece.lstrip()}"
+        else:
+            merged.append(piece)
+    return [unmask(p, slots) for p in merged]
 
 
 def normalise(sentence: str) -> str:

@@ -252,8 +252,8 @@ _DETECTORS: tuple[_Detector, ...] = (
     _d("secret-in-prose", r"(?i)\b(?:password|passphrase|passcode|pwd|secret|token|api key)\b[^\n\"'.]{0,40}?"
        r"\b(?:is|was|are|=|:)[ \t]+(?:\"(?P<dq>[^\"\n]{2,64})\"|'(?P<sq>[^'\n]{2,64})')",
        ("pass", "pwd", "secret", "token", "api key"), ("dq", "sq")),
-    _d("secret-in-prose", r"(?i)\b(?:password|passphrase|passcode|pwd)\s+(?:is|was)[ \t]+"
-       r"(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"'.,;]{4,64})", ("pass", "pwd"), "v"),
+    _d("secret-in-prose", r"(?i)\b(?:password|passphrase|passcode|pwd)\b[^\n.?!\"']{0,40}?\b(?:is|was|=|:)[ \t]+"
+       r"(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()]{4,64}?)(?=[.,;)]?(?:\s|$))", ("pass", "pwd"), "v"),
 )
 
 

@@ -40,6 +40,13 @@ class Rule:
     polarity: str | None = None  # [[kind]], [[polarity]]
     replace: str = ""  # [[strip]]
     hosts: tuple[str, ...] | None = None  # [[drop]], [[strip]]: None means every host
+    standalone: bool = False  # [[correction]]: makes a candidate even when no kind rule fired
+    keywords: tuple[str, ...] = ()  # cheap prefilter: only tried when the lowercased text has one
+
+    def search(self, text: str, lowered: str) -> re.Match[str] | None:
+        if self.keywords and not any(k in lowered for k in self.keywords):
+            return None
+        return self.pattern.search(text)
 
     def applies_to(self, host: str | None) -> bool:
         return self.hosts is None or host is None or host in self.hosts
@@ -73,7 +80,7 @@ class Rules:
     sources: tuple[str, ...] = field(default_factory=tuple)
 
 
-_COMMON = {"name", "pattern", "description", "enabled"}
+_COMMON = {"name", "pattern", "description", "enabled", "keywords"}
 _SECTIONS: dict[str, set[str]] = {
     "drop": _COMMON | {"hosts"},
     "strip": _COMMON | {"hosts", "replace"},
@@ -82,14 +89,14 @@ _SECTIONS: dict[str, set[str]] = {
     "kind": _COMMON | {"kind", "confidence", "durable", "needs_durable", "polarity"},
     "scope": set(_COMMON),
     "polarity": set(_COMMON),
-    "correction": _COMMON | {"boost"},
+    "correction": _COMMON | {"boost", "standalone"},
     "skip_line": set(_COMMON),
 }
 _TOP_LEVEL = set(_SECTIONS) | {"policy", "version"}
 _TYPES: dict[str, type | tuple[type, ...]] = {
     "name": str, "pattern": str, "description": str, "enabled": bool, "hosts": list, "replace": str,
     "boost": (int, float), "unless_durable": bool, "kind": str, "confidence": (int, float),
-    "durable": bool, "needs_durable": bool, "polarity": str}
+    "durable": bool, "needs_durable": bool, "polarity": str, "standalone": bool, "keywords": list}
 
 
 def _fail(source: str, where: str, message: str) -> RulesError:
@@ -119,7 +126,7 @@ def _check_table(source: str, section: str, index: int, table: Any) -> dict[str,
     for key, value in table.items():
         if key not in _SECTIONS[section]:
             raise _fail(source, where, f"unknown key '{key}' (allowed: {', '.join(sorted(_SECTIONS[section]))})")
-        if not isinstance(value, _TYPES[key]) or (isinstance(value, bool) and _TYPES[key] != bool):
+        if not isinstance(value, _TYPES[key]) or (isinstance(value, bool) and _TYPES[key] is not bool):
             raise _fail(source, where, f"key '{key}' has the wrong type")
     if table.get("enabled", True) and not isinstance(table.get("pattern"), str):
         raise _fail(source, where, "needs a string 'pattern'")
@@ -127,6 +134,8 @@ def _check_table(source: str, section: str, index: int, table: Any) -> dict[str,
         raise _fail(source, where, f"key 'kind' must be one of {', '.join(KINDS)}")
     if "polarity" in table and table["polarity"] not in POLARITIES:
         raise _fail(source, where, f"key 'polarity' must be one of {', '.join(POLARITIES)}")
+    if "keywords" in table and not all(isinstance(k, str) and k and k == k.lower() for k in table["keywords"]):
+        raise _fail(source, where, "key 'keywords' must list non-empty lowercase strings")
     if "hosts" in table and not all(h in HOSTS for h in table["hosts"]):
         raise _fail(source, where, f"key 'hosts' may only list {', '.join(HOSTS)}")
     for key in ("confidence", "boost"):
@@ -148,7 +157,8 @@ def _compile(section: str, table: dict[str, Any]) -> Rule:
                 confidence=float(table.get("confidence", 0.0)), boost=float(table.get("boost", 0.0)),
                 durable=table.get("durable", False), needs_durable=table.get("needs_durable", False),
                 unless_durable=table.get("unless_durable", False), polarity=table.get("polarity"),
-                replace=table.get("replace", ""), hosts=tuple(hosts) if hosts is not None else None)
+                replace=table.get("replace", ""), hosts=tuple(hosts) if hosts is not None else None,
+                standalone=table.get("standalone", False), keywords=tuple(table.get("keywords", ())))
 
 
 def _policy(source: str, raw: Any, base: dict[str, Any]) -> dict[str, Any]:

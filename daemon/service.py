@@ -91,8 +91,8 @@ class Daemon:
         self.worker.start()
         self.worker.put(Work("rescan"))
         self.scheduler = build_scheduler()
-        register_jobs(self.scheduler, self._jobs(), self.settings, self.store.sweep_runs(),
-                      self.store.now())
+        last_runs = {**self.store.sweep_runs(), RESCAN: self.store.now()}  # the scan just queued
+        register_jobs(self.scheduler, self._jobs(), self.settings, last_runs, self.store.now())
         self.scheduler.start(paused=self._scheduler_paused)
         self.state = DaemonState.RUNNING
         log.info("daemon started: %d roots watched, %d files tracked, mode %s",
@@ -126,6 +126,8 @@ class Daemon:
     def run_once(self) -> IngestStats:
         """Read everything new, run the sweeps that are due, and return."""
         self.ingestor.load()
+        log.info("daemon --once: %d files tracked, mode %s", len(self.ingestor.tracked()),
+                 self.policy.mode)
         self.worker.handle([Work("rescan")])
         now = self.store.now()
         sweeps = store_sweeps(self.settings)
@@ -134,6 +136,7 @@ class Daemon:
                 break
             run_sweep(job_id, sweeps[job_id], self.store, now)
         self.write_stats()
+        log.info("daemon --once done: %s", json.dumps(self.ingestor.stats.to_json()))
         return self.ingestor.stats
 
     def request_rescan(self) -> None:

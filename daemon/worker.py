@@ -121,7 +121,11 @@ class IngestWorker:
         for path, root in present.items():
             if self.stop_event.is_set():
                 return len(present)
-            self.ingestor.process(path, root, self.stop_event)
+            try:
+                self.ingestor.process(path, root, self.stop_event)
+            except Exception as exc:  # e.g. the store busy: this file waits, the others go on
+                log.error("reading %s failed (%s); retried on its next change or rescan",
+                          self.ingestor.file_id(path), describe(exc))
         for path in files.keys() - present.keys():
             self.ingestor.forget(path)
         return len(present)

@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -149,7 +150,26 @@ def _notes(detail) -> list[str]:  # noqa: ANN001 - a CandidateDetail
     return notes
 
 
+@contextmanager
+def cleanup_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP (a closed terminal) unwind like Ctrl-C, so the folder is removed."""
+    def stop(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
 def run(args: argparse.Namespace) -> int:
+    with cleanup_on_signals():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     folder = Path(tempfile.mkdtemp(prefix="memvet-demo-"))
     env = demo_env(folder)
     home = Path(env["MEMVET_HOME"])

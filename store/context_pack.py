@@ -2,8 +2,9 @@
 token budget, rendered as the host's `additionalContext`.
 
 Pure functions over light items, shared by the daemon's context server and the no-daemon hook
-path, so both give byte-for-byte the same context. This module imports only the standard library
-and `memvet.store.subjects`: the hook loads it without the rest of the store.
+path, so both give byte-for-byte the same context. This module imports only the standard library,
+`memvet.store.subjects` and `memvet.store.lexicon`: the hook loads it without the rest of the
+store.
 
 Order: operator-typed over the user's explicit words over imports over model inferences, then
 importance, then recency (`rank_key`; fast_read.py's SQL `ORDER BY` is its twin). The budget is
@@ -15,7 +16,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
+from memvet.store.lexicon import compile_concepts
 from memvet.store.subjects import STOPWORDS, WORD
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~4 ms
@@ -30,7 +33,7 @@ PROMPT_TOKENS = 512
 MAX_TOKENS = 2400  # Claude Code cuts additionalContext at 10,000 characters
 MIN_ROOM_BYTES = 32  # less room than this left: stop looking for a line that still fits
 MAX_SKIPS = 64  # this many lines in a row too long for the room left: stop looking
-PROMPT_RELEVANCE = 0.34  # idf-weighted share of shared terms (see `relevance`) to add on a prompt
+PROMPT_RELEVANCE = 0.34  # idf-weighted overlap (see `relevant`) for a memory to join a prompt
 SOURCE_TIER = {"operator": 0, "explicit_user": 1, "import": 2, "model_inference": 3}
 LAST_TIER = 4
 
@@ -86,15 +89,11 @@ def ranked(items: Iterable[Any]) -> list[Any]:
     return sorted(items, key=rank_key, reverse=True)
 
 
-def in_force_between(valid_from: str, valid_to: str | None, expires_at: str | None,
-                     now: str) -> bool:
-    """Valid now: started, not ended, not past its TTL (the sweep may not have retired it yet)."""
-    return (valid_from <= now and (valid_to is None or valid_to > now)
-            and (expires_at is None or expires_at > now))
-
-
 def in_force(item: PackItem, now: str) -> bool:
-    return in_force_between(item.valid_from, item.valid_to, item.expires_at, now)
+    """Valid now: started, not ended, not past its TTL (the sweep may not have retired it yet).
+    fast_read.IN_FORCE_SQL is its twin for counting in SQL."""
+    return (item.valid_from <= now and (item.valid_to is None or item.valid_to > now)
+            and (item.expires_at is None or item.expires_at > now))
 
 
 def count_active(items: Iterable[PackItem], now: str) -> int:
@@ -111,17 +110,16 @@ def line_bytes(item: PackItem) -> int:
     return len(_prefix(item).encode()) + item.statement_len + extra + 1
 
 
-def choose(items: Iterator[PackItem], budget_tokens: int, event: str,
-           now: str) -> tuple[list[PackItem], int]:
+def choose(items: Iterable[PackItem], budget_tokens: int, event: str,
+           now: str) -> list[PackItem]:
     """Greedy in the given order: take each in-force line that fits the room left; stop once
-    the room is gone or MAX_SKIPS lines in a row did not fit, leaving the rest of `items`
-    unread (the caller counts it, cheaply: see fast_read.respond). Returns the chosen items and
-    how many in-force active memories it read and left out."""
+    the room is gone or MAX_SKIPS lines in a row did not fit, leaving the rest of `items` unread
+    (the no-daemon path then never builds items for the other thousands of rows)."""
     room = budget_tokens * TOKEN_BYTES - len(HEADERS[event].encode()) - 1 - FOOTER_RESERVE
     chosen: list[PackItem] = []
-    left_out = skips = 0
+    skips = 0
     if room < MIN_ROOM_BYTES:
-        return chosen, left_out
+        return chosen
     for item in items:
         if not in_force(item, now):
             continue
@@ -132,10 +130,14 @@ def choose(items: Iterator[PackItem], budget_tokens: int, event: str,
             skips = 0
         else:
             skips += 1
-            left_out += item.status == "active"
         if room < MIN_ROOM_BYTES or skips >= MAX_SKIPS:
             break
-    return chosen, left_out
+    return chosen
+
+
+def left_out(total_active: int, chosen: list[PackItem]) -> int:
+    """For the footer: in-force active memories in scope that were not shown."""
+    return total_active - sum(item.status == "active" for item in chosen)
 
 
 def render(event: str, chosen: list[PackItem], left_out: int) -> str:
@@ -158,40 +160,66 @@ def hook_output(event: str, text: str) -> str:
 
 # --- relevance ---------------------------------------------------------------------------------
 def stem(word: str) -> str:
-    """Plural and -ing/-ed endings, so "tests", "testing" and "tested" meet "test"."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    if len(word) > 5 and word.endswith("ing"):
-        return word[:-3]
-    if len(word) > 4 and word.endswith("ed"):
-        return word[:-2]
+    """A light suffix stripper (a small part of Porter's steps 1a/1b, plus -ly and a final -e),
+    so "tests", "testing" and "tested" meet "test", "logging" meets "logs", "locally" "local".
+    Only ever compared with itself: its stems need not be words."""
+    if len(word) > 4 and word.endswith("sses"):
+        word = word[:-2]
+    elif len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif len(word) > 2 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    for suffix in ("ing", "ed"):
+        base = word[:-len(suffix)]
+        if word.endswith(suffix) and len(base) >= 3 and any(c in "aeiouy" for c in base):
+            word = base
+            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+                word = word[:-1]  # shipp(ed) -> ship, logg(ing) -> log
+            break
+    if len(word) > 5 and word.endswith("ly"):
+        word = word[:-2]
+    if len(word) > 4 and word.endswith("e"):
+        word = word[:-1]  # release / released / releases all -> releas
     return word
 
 
-_TERMS: dict[str, str] = {}  # raw word -> its term ("" for none); words repeat across memories
-_TERMS_MAX = 200_000
+_TERMS: dict[str, tuple[str, ...]] = {}  # raw word -> its terms; words repeat across memories
+_TERMS_MAX = 50_000  # words; bounds the daemon's memory
+_PARTS = re.compile(r"[-_./+#]+")
 
 
-def _term(word: str) -> str:
-    word = word.rstrip(".-/")  # as subjects.content_words trims
-    return stem(word) if len(word) > 1 and word not in STOPWORDS else ""
+def _word_terms(word: str) -> tuple[str, ...]:
+    """The word (trimmed as subjects.content_words trims it) and, for a compound such as
+    `log/slog`, `dag_id` or `legacy-billing`, each of its parts."""
+    word = word.rstrip(".-/")
+    parts = [word, *_PARTS.split(word)] if _PARTS.search(word) else [word]
+    return tuple(dict.fromkeys(stem(p) for p in parts
+                               if (len(p) > 1 or p.isdigit()) and p not in STOPWORDS))
+
+
+def _plain_terms(text: str) -> set[str]:
+    out: set[str] = set()
+    for word in set(WORD.findall(text.casefold())):
+        found = _TERMS.get(word)
+        if found is None:
+            found = _word_terms(word)
+            if len(_TERMS) < _TERMS_MAX:
+                _TERMS[word] = found
+        out.update(found)
+    return out
+
+
+_CONCEPTS, _CONCEPT_PHRASES = compile_concepts(_plain_terms)
 
 
 def terms(text: str) -> frozenset[str]:
-    """subjects.content_words, stemmed. Cached per word: the no-daemon prompt path reads every
+    """Content words, stemmed, compounds also split, plus the lexicon's concept tokens they name
+    ("pnpm" -> "~package-manager"). Cached per word: the no-daemon prompt path reads every
     memory in scope, and the regex and stemming per word were most of its time."""
-    out = set()
-    for word in set(WORD.findall(text.casefold())):
-        term = _TERMS.get(word)
-        if term is None:
-            term = _term(word)
-            if len(_TERMS) < _TERMS_MAX:
-                _TERMS[word] = term
-        if term:
-            out.add(term)
-    return frozenset(out)
+    out = _plain_terms(text)
+    concepts = {c for term in out for c in _CONCEPTS.get(term, ())}
+    concepts.update(token for phrase, token in _CONCEPT_PHRASES if phrase <= out)
+    return frozenset(out | concepts)
 
 
 def item_terms(item: PackItem) -> frozenset[str]:
@@ -211,9 +239,13 @@ class TermIndex:
             for term in item_terms(item):
                 self.postings.setdefault(term, []).append(position)
         self._weights: dict[int, float] = {}
+        self._idf: dict[str, float] = {}
 
     def idf(self, term: str) -> float:
-        return idf_of(len(self.postings.get(term, ())), len(self.items))
+        found = self._idf.get(term)
+        if found is None:
+            found = self._idf[term] = idf_of(len(self.postings.get(term, ())), len(self.items))
+        return found
 
     def weight(self, position: int) -> float:
         """The summed idf of one item's terms (cached: the daemon asks again on every prompt)."""

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     class Source(Protocol):
         def ranked(self) -> Iterator[cp.PackItem]: ...
-        def count_rest(self, ranked: Iterator[cp.PackItem], now: str) -> int: ...
+        def count_active(self, now: str) -> int: ...
         def fill(self, items: list[cp.PackItem]) -> None: ...
         def index(self) -> cp.TermIndex: ...
 
@@ -102,15 +102,14 @@ def respond(source: Source, event: str, payload: dict[str, Any], home: str,
     memo = session_file(home, payload.get("session_id"))
     if event == "session-start":
         given = load_given(memo) if payload.get("source") == "resume" else set()
-        ranked = source.ranked()
-        chosen, left_out = cp.choose(ranked, budget, event, now)
-        left_out += source.count_rest(ranked, now)
+        chosen = cp.choose(source.ranked(), budget, event, now)
+        left_out = cp.left_out(source.count_active(now), chosen)
     else:
         prompt = payload.get("prompt")
         if not isinstance(prompt, str):
             return None
         given = load_given(memo)
-        chosen, _ = cp.choose(cp.relevant(source.index(), prompt, given, now), budget, event, now)
+        chosen = cp.choose(cp.relevant(source.index(), prompt, given, now), budget, event, now)
         left_out = 0  # a prompt adds what matches; no footer about the rest
     if not chosen:
         return None

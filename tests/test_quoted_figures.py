@@ -131,3 +131,17 @@ def test_strict_documents_may_not_quote_figures_without_a_source(bench):
     assert len(problems) == 2
     _, problems = check_text("budget ≤ 1.3× and ≥ 0.5×", "doc", bench, strict=True)
     assert problems == []
+
+
+def test_the_generated_appendix_passes_the_checker(tmp_path, monkeypatch):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("run_all", ROOT / "tests" / "bench" / "run_all.py")
+    run_all = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run_all)
+    (tmp_path / "x.json").write_text(json.dumps({"command": "c", "figures": {
+        "a": 0.000012, "b": True, "c": None, "d": [1, 2.5], "e": {"f": "short"},
+        "failing_cases": {"x": ["long cause"]}}}))
+    monkeypatch.setattr(run_all, "OUT_DIR", tmp_path)
+    text = run_all.appendix()
+    assert check_text(text, "appendix", tmp_path, strict=True) == (6, [])

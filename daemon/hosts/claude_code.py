@@ -23,6 +23,7 @@ _NEVER_PROMPTS = tuple((t, f'"type":"{t}"'.encode()) for t in (
     "agent-setting", "bridge-session", "worktree-state"))
 _KNOWN_TYPES = frozenset(t for t, _ in _NEVER_PROMPTS)
 _USER_MARK = b'"type":"user"'
+_TOOL_RESULT_MARK = b'"toolUseResult":'
 _ASSISTANT_MARK = b'"type":"assistant"'
 _MESSAGE_ID = re.compile(rb'"id":"(msg_[A-Za-z0-9_\-]{1,200})"')
 # Text the CLI writes into a user line on the person's behalf.
@@ -49,6 +50,8 @@ class ClaudeCodeParser:
 
     def parse(self, raw: bytes, line_no: int) -> ParseResult:
         stripped = raw.strip()
+        if stripped[:1] == b"{" and stripped[-1:] == b"}" and _TOOL_RESULT_MARK in stripped:
+            return ParseResult.skip("tool_result")  # only tool-result lines carry toolUseResult
         if stripped[:1] == b"{" and stripped[-1:] == b"}" and _USER_MARK not in stripped:
             if _ASSISTANT_MARK in stripped and not self.want_assistant:
                 quick = self._assistant_from_bytes(stripped, line_no)
@@ -111,7 +114,7 @@ class ClaudeCodeParser:
         if _PROTOCOL_TEXT.match(text):
             return ParseResult.skip("command_or_interrupt")
         turn = Turn("user", text, line_no, uuid, text_of(record.get("timestamp")))
-        return ParseResult([turn])
+        return ParseResult.of(turn)
 
     def _assistant(self, record: dict[str, Any], line_no: int) -> ParseResult:
         message = record.get("message")
@@ -130,7 +133,7 @@ class ClaudeCodeParser:
         if not self.want_assistant or not texts:
             return self._assistant_placeholder(first_block, message_id, line_no, record)
         turn = Turn("assistant", "\n\n".join(texts), line_no, message_id, text_of(record.get("timestamp")))
-        return ParseResult([turn])
+        return ParseResult.of(turn)
 
     def _assistant_placeholder(self, first_block: bool, message_id: str | None, line_no: int,
                                record: dict[str, Any] | None) -> ParseResult:
@@ -138,7 +141,7 @@ class ClaudeCodeParser:
         if not first_block:
             return ParseResult.skip("assistant_block")
         stamp = text_of(record.get("timestamp")) if record else None
-        return ParseResult([Turn("assistant", "", line_no, message_id, stamp)])
+        return ParseResult.of(Turn("assistant", "", line_no, message_id, stamp))
 
     def _assistant_from_bytes(self, raw: bytes, line_no: int) -> ParseResult | None:
         """Assistant lines are most of a file: when their text is not wanted, the message id is

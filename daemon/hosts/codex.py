@@ -11,6 +11,7 @@ never prompts, and neither is anything in a sub-agent thread.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from typing import Any
 
@@ -19,11 +20,12 @@ from memvet.daemon.hosts.turns import ParseResult, SessionState, Turn, decode_li
 HOST = "codex"
 
 _ENVELOPE = b'{"timestamp"'
-_EVENT_MARK = b'"type":"event_msg"'
-_ITEM_MARK = b'"type":"response_item"'
-_WANTED_EVENTS = (b'"type":"user_message"', b'"type":"item_completed"', b'"type":"task_started"',
-                  b'"type":"turn_started"')
-_MESSAGE_MARK = b'"type":"message"'
+# serde writes `"type":"<item>","payload":{"type":"<kind>"` near the start of every envelope line.
+_HEAD_TYPES = re.compile(rb'"type":"(event_msg|response_item)","payload":\{"type":"([a-z_]+)"(?:,"role":"([a-z]+)")?')
+_TURN_CONTEXT = b'"type":"turn_context","payload":{'
+_CWD = re.compile(rb'"cwd":("(?:[^"\\]|\\.){0,4096}")')
+_TURN_ID = re.compile(rb'"turn_id":"([A-Za-z0-9_\-]{1,100})"')
+_WANTED_EVENTS = frozenset({b"user_message", b"item_completed", b"task_started", b"turn_started"})
 # What Codex itself puts in role-user messages (host protocol, not the person).
 _INJECTED = re.compile(
     r"^\s*(?:#\s*AGENTS\.md instructions for|<user_instructions>|<environment_context>|"
@@ -48,16 +50,39 @@ class CodexParser:
         stripped = raw.strip()
         if stripped.startswith(_ENVELOPE) and stripped[-1:] == b"}":
             # Tool calls, outputs, reasoning and token counts are most of the bytes: skip them raw.
-            if _EVENT_MARK in stripped and not any(m in stripped for m in _WANTED_EVENTS):
-                return ParseResult.skip("event_msg")
-            if _ITEM_MARK in stripped and _MESSAGE_MARK not in stripped:
-                return ParseResult.skip("tool_or_reasoning")
+            head = _HEAD_TYPES.search(stripped, 0, 400)
+            if head is not None:
+                item, kind, role = head.groups()
+                if item == b"event_msg" and kind not in _WANTED_EVENTS:
+                    return ParseResult.skip("event_msg")
+                if item == b"response_item" and kind != b"message":
+                    return ParseResult.skip("tool_or_reasoning")
+                if role == b"developer":
+                    return ParseResult.skip("developer_message")
+                if role == b"assistant" and not self.want_assistant:
+                    return self._assistant_item({}, line_no, None)
+            elif _TURN_CONTEXT in stripped[:200] and (quick := self._turn_context_from_bytes(stripped)):
+                return quick
         record, reason = decode_line(stripped)
         if record is None:
             return ParseResult.skip(reason or "invalid_json")
         if "payload" in record:
             return self._envelope(record, line_no)
         return self._bare(record, line_no)
+
+    def _turn_context_from_bytes(self, raw: bytes) -> ParseResult | None:
+        """turn_context lines repeat every turn; only cwd and turn id matter. None: decode it."""
+        cwd, turn = _CWD.search(raw), _TURN_ID.search(raw)
+        if cwd is None:
+            return None
+        try:
+            value = json.loads(cwd.group(1))
+        except ValueError:
+            return None
+        self.state.cwd = value if isinstance(value, str) and value else self.state.cwd
+        if turn is not None:
+            self.state.turn_id = turn.group(1).decode("ascii")
+        return ParseResult.skip("turn_context")
 
     # --- envelope era ------------------------------------------------------------------------
 
@@ -117,7 +142,7 @@ class CodexParser:
             return ParseResult.skip("no_text")
         self.state.awaiting_echo = True
         self.state.seen(fingerprint(text))
-        return ParseResult([Turn("user", text, line_no, self.state.turn_id, stamp)])
+        return ParseResult.of(Turn("user", text, line_no, self.state.turn_id, stamp))
 
     def _assistant_item(self, payload: dict[str, Any], line_no: int, stamp: str | None) -> ParseResult:
         message_id = text_of(payload.get("id")) or f"{self.state.turn_id or 'turn'}:{line_no}"
@@ -125,7 +150,7 @@ class CodexParser:
         if self.state.sidechain:
             return ParseResult.skip("sidechain")
         text = _joined_text(payload.get("content"), ("output_text", "text")) if self.want_assistant else ""
-        return ParseResult([Turn("assistant", text or "", line_no, message_id, stamp)])
+        return ParseResult.of(Turn("assistant", text or "", line_no, message_id, stamp))
 
     def _event(self, payload: dict[str, Any], line_no: int, stamp: str | None) -> ParseResult:
         kind = payload.get("type")
@@ -151,7 +176,7 @@ class CodexParser:
             return ParseResult.skip("echo")
         if self.state.sidechain:
             return ParseResult.skip("sidechain")
-        return ParseResult([Turn("user", text, line_no, self.state.turn_id, stamp)])
+        return ParseResult.of(Turn("user", text, line_no, self.state.turn_id, stamp))
 
     # --- bare era (before Sept 2025) ---------------------------------------------------------
 

@@ -29,14 +29,24 @@ class Turn:
     timestamp: str | None  # ISO 8601 as the host wrote it
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ParseResult:
-    turns: list[Turn] = field(default_factory=list)
+    turns: tuple[Turn, ...] = ()
     reason: str | None = None  # why the line produced no turn; None when it produced some
 
     @classmethod
+    def of(cls, *turns: Turn) -> ParseResult:
+        return cls(turns, None)
+
+    @classmethod
     def skip(cls, reason: str) -> ParseResult:
-        return cls([], reason)
+        cached = _SKIPS.get(reason)
+        if cached is None:  # one shared instance per reason: most lines are skips
+            cached = _SKIPS[reason] = cls((), reason)
+        return cached
+
+
+_SKIPS: dict[str, ParseResult] = {}
 
 
 @dataclass

@@ -7,9 +7,8 @@ from memvet.inspector.formatting import clean, one_line, when
 from memvet.inspector.jobs import Changes, attempt, load_audit
 from memvet.inspector.messages import AuditLoaded
 from memvet.inspector.widgets.key_footer import KeyFooter
-from memvet.inspector.widgets.key_table import KeyedCell, KeyTable
+from memvet.inspector.widgets.record_table import RecordTable
 from memvet.inspector.widgets.screen_tabs import ScreenTabs
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -34,16 +33,14 @@ class AuditScreen(Screen[None]):
         yield ScreenTabs("audit")
         yield Static("Verifying the chain…", id="audit-chain")
         with Container(classes="body"):
-            yield KeyTable(id="audit-table", widths={k: w for k, _, w in COLUMNS}, flex="entity")
+            yield RecordTable(COLUMNS, flex="entity", id="audit-table")
         yield KeyFooter()
 
     @property
-    def table(self) -> KeyTable:
-        return self.query_one(KeyTable)
+    def table(self) -> RecordTable:
+        return self.query_one(RecordTable)
 
     def on_mount(self) -> None:
-        for key, label, width in COLUMNS:
-            self.table.add_column(label, key=key, width=width)
         self.app.store_changed.subscribe(self, self.on_store_changed)
         self.table.focus()
         self.action_verify()
@@ -70,13 +67,10 @@ class AuditScreen(Screen[None]):
             chain.update(Content.styled(
                 f"✗ chain broken at event {report.first_bad_seq}: {report.problem} · "
                 "run `memvet audit verify` for the exit status", "$error bold"))
-        self.table.clear()
-        for e in message.view.events:
-            self.table.add_row(KeyedCell(str(e.seq), str(e.seq)), Text(when(e.at)),
-                               Text(e.action), Text(one_line(e.actor, 40), no_wrap=True,
-                                                    overflow="ellipsis"),
-                               Text(_entity(e.entity_type, e.entity_id), no_wrap=True,
-                                    overflow="ellipsis"), key=str(e.seq))
+        self.table.set_rows(
+            (str(e.seq), [str(e.seq), when(e.at), e.action, one_line(e.actor, 40),
+                          _entity(e.entity_type, e.entity_id)], None)
+            for e in message.view.events)
         self.query_one(ScreenTabs).set_status(
             f"{len(message.view.events):,} most recent of {report.events:,}")
 

@@ -19,12 +19,12 @@ def _sections() -> list[tuple[str, list[Binding]]]:
     from memvet.inspector.screens.queue import QueueScreen
     from memvet.inspector.screens.recovery import RecoveryScreen
     from memvet.inspector.screens.tombstones import TombstonesScreen
-    from memvet.inspector.widgets.key_table import KeyTable
+    from memvet.inspector.widgets.line_table import LineTable
 
     def bindings(cls: type) -> list[Binding]:
         return [b for b in cls.BINDINGS if isinstance(b, Binding)]
 
-    return [("Everywhere", bindings(ReviewApp)), ("In every table", bindings(KeyTable)),
+    return [("Everywhere", bindings(ReviewApp)), ("In every table", bindings(LineTable)),
             ("1 Queue", bindings(QueueScreen)), ("2 Memories", bindings(MemoriesScreen)),
             ("3 Recovery", bindings(RecoveryScreen)), ("4 Tombstones", bindings(TombstonesScreen)),
             ("5 Audit", bindings(AuditScreen))]

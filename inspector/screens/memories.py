@@ -11,22 +11,22 @@ from memvet.inspector.messages import HistoryLoaded, MemoriesLoaded, MemoryChang
 from memvet.inspector.screens.as_of_dialog import AsOf, AsOfDialog
 from memvet.inspector.screens.confirm_dialog import ConfirmDialog
 from memvet.inspector.widgets.key_footer import KeyFooter
-from memvet.inspector.widgets.key_table import KeyedCell, KeyTable
+from memvet.inspector.widgets.line_table import LineTable
 from memvet.inspector.widgets.memory_view import MemoryView
+from memvet.inspector.widgets.record_table import RecordTable, Row
 from memvet.inspector.widgets.screen_tabs import ScreenTabs
 from memvet.store import MEMORY_STATUSES, Memory
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
 from textual.screen import Screen
-from textual.widgets import DataTable
 
 VIEWS = (("all", MEMORY_STATUSES),) + tuple((s, (s,)) for s in MEMORY_STATUSES)
 MEMORY_LIMIT = 5000
 COLUMNS = (("status", "status", 10), ("kind", "kind", 4), ("statement", "statement", 30),
-           ("scope", "scope", 12), ("age", "age", 3))
+           ("scope", "scope", 12), ("age", "age", 4))
+TONES = {"active": "good", "disputed": "warn", "retired": "bad", "superseded": "muted"}
 
 
 class MemoriesScreen(Screen[None]):
@@ -50,18 +50,16 @@ class MemoriesScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield ScreenTabs("memories")
         with Container(classes="body"):
-            yield KeyTable(id="memories-table", widths={k: w for k, _, w in COLUMNS},
-                           flex="statement")
+            yield RecordTable(COLUMNS, flex="statement", right=frozenset({"age"}),
+                              id="memories-table")
             yield MemoryView(id="memories-detail", classes="detail")
         yield KeyFooter()
 
     @property
-    def table(self) -> KeyTable:
-        return self.query_one(KeyTable)
+    def table(self) -> RecordTable:
+        return self.query_one(RecordTable)
 
     def on_mount(self) -> None:
-        for key, label, width in COLUMNS:
-            self.table.add_column(label, key=key, width=width)
         self.app.store_changed.subscribe(self, self.on_store_changed)
         self.table.focus()
         self.reload()
@@ -71,7 +69,7 @@ class MemoriesScreen(Screen[None]):
 
     def reload(self) -> None:
         self.generation += 1
-        self.table.clear()
+        self.table.set_rows([])
         self.records.clear()
         self.shown = None
         self.query_one(MemoryView).message("Loading memories…")
@@ -96,38 +94,34 @@ class MemoriesScreen(Screen[None]):
             return
         now = self.app.now()
         statuses, user = VIEWS[self.view][1], self.app.store.user
+        mine = [m for m in message.memories if m.scope.user == user]
+        if not message.partial:
+            self.records = {m.id: m for m in mine}
+            self.table.set_rows(self._row(m, now) for m in mine)
         added = False
-        for memory in message.memories:
-            if memory.scope.user != user:
-                continue
-            if message.partial and memory.status not in statuses:
+        for memory in mine if message.partial else ():
+            if memory.status not in statuses:
                 self._drop(memory.id)
                 continue
             added = added or memory.id not in self.records
             self._put(memory, now)
-        if message.partial and added:  # newest first, as the store lists them
+        if added:  # newest first, as the store lists them
             self.table.sort_rows(lambda k: (self.records[k].recorded_at, k), reverse=True)
         self._status()
         self._show_current()
 
-    def _cells(self, m: Memory, now: datetime) -> list[Text]:
-        return [KeyedCell(m.status, m.id), Text(kind_label(m.kind, short=True)),
-                Text(one_line(m.statement, 240), no_wrap=True, overflow="ellipsis"),
-                Text(workspace_name(m.scope), no_wrap=True, overflow="ellipsis"),
-                Text(age(now, m.recorded_at), justify="right")]
+    @staticmethod
+    def _row(m: Memory, now: datetime) -> Row:
+        return (m.id, [m.status, kind_label(m.kind, short=True), one_line(m.statement, 240),
+                       workspace_name(m.scope), age(now, m.recorded_at)], TONES.get(m.status))
 
-    def _put(self, memory: Memory, now: datetime) -> None:
-        if memory.id in self.records:
-            self.records[memory.id] = memory
-            for (key, *_), cell in zip(COLUMNS, self._cells(memory, now), strict=True):
-                self.table.update_cell(memory.id, key, cell)
-        else:
-            self.records[memory.id] = memory
-            self.table.add_row(*self._cells(memory, now), key=memory.id)
+    def _put(self, m: Memory, now: datetime) -> None:
+        self.records[m.id] = m
+        self.table.put(*self._row(m, now))
 
     def _drop(self, key: str) -> None:
         if self.records.pop(key, None) is not None:
-            self.table.remove_row(key)
+            self.table.remove(key)
 
     def _status(self) -> None:
         at, recorded = self.as_of
@@ -137,7 +131,7 @@ class MemoriesScreen(Screen[None]):
             f"{len(self.records):,} {VIEWS[self.view][0]} · {when_text}")
 
     # --- detail and history ---------------------------------------------------------------------
-    @on(DataTable.RowHighlighted, "#memories-table")
+    @on(LineTable.Highlighted, "#memories-table")
     def _show_current(self) -> None:
         key = self.table.current_key
         if key is None:

@@ -10,16 +10,15 @@ from memvet.inspector.messages import DetailLoaded, RecoveryFinished, StaleLoade
 from memvet.inspector.screens.confirm_dialog import ConfirmDialog
 from memvet.inspector.widgets.candidate_view import CandidateView, state_note
 from memvet.inspector.widgets.key_footer import KeyFooter
-from memvet.inspector.widgets.key_table import KeyedCell, KeyTable
+from memvet.inspector.widgets.line_table import LineTable
+from memvet.inspector.widgets.record_table import RecordTable
 from memvet.inspector.widgets.screen_tabs import ScreenTabs
 from memvet.store import Candidate, QueueFilter
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
 from textual.screen import Screen
-from textual.widgets import DataTable
 
 COLUMNS = (("state", "state", 5), ("statement", "statement", 30), ("holder", "held by", 22),
            ("since", "since", 5))
@@ -41,18 +40,16 @@ class RecoveryScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield ScreenTabs("recovery")
         with Container(classes="body"):
-            yield KeyTable(id="recovery-table", widths={k: w for k, _, w in COLUMNS},
-                           flex="statement")
+            yield RecordTable(COLUMNS, flex="statement", right=frozenset({"since"}),
+                              id="recovery-table")
             yield CandidateView(id="recovery-detail", classes="detail")
         yield KeyFooter()
 
     @property
-    def table(self) -> KeyTable:
-        return self.query_one(KeyTable)
+    def table(self) -> RecordTable:
+        return self.query_one(RecordTable)
 
     def on_mount(self) -> None:
-        for key, label, width in COLUMNS:
-            self.table.add_column(label, key=key, width=width)
         self.app.store_changed.subscribe(self, self.on_store_changed)
         self.table.focus()
         self.reload()
@@ -72,27 +69,22 @@ class RecoveryScreen(Screen[None]):
 
     @on(StaleLoaded)
     def _loaded(self, message: StaleLoaded) -> None:
-        keep = self.table.current_key
-        self.table.clear()
         self.records = {c.id: c for c in message.candidates}
         now = self.app.now()
+        rows = []
         for c in message.candidates:
             holder = c.lease.owner if c.lease else "unknown"
             since = age(now, c.lease.reserved_at) if c.lease else "-"
-            self.table.add_row(
-                KeyedCell(c.status if c.status == "stale" else "held", c.id,
-                          "bold" if c.status == "stale" else ""),
-                Text(one_line(c.statement, 240), no_wrap=True, overflow="ellipsis"),
-                Text(clean(holder), no_wrap=True, overflow="ellipsis"),
-                Text(since, justify="right"), key=c.id)
-        if keep is not None:
-            self.table.move_to_key(keep)
+            state = "stale" if c.status == "stale" else "held"
+            rows.append((c.id, [state, one_line(c.statement, 240), clean(holder), since],
+                         "warn" if state == "stale" else "muted"))
+        self.table.set_rows(rows)
         stale = sum(c.status == "stale" for c in message.candidates)
         self.query_one(ScreenTabs).set_status(
             f"{stale:,} stale · {len(message.candidates) - stale:,} held now")
         self._show_current()
 
-    @on(DataTable.RowHighlighted, "#recovery-table")
+    @on(LineTable.Highlighted, "#recovery-table")
     def _show_current(self) -> None:
         key = self.table.current_key
         view = self.query_one(CandidateView)

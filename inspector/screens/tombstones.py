@@ -9,19 +9,19 @@ from memvet.inspector.jobs import Changes, attempt, load_tombstones
 from memvet.inspector.messages import TombstoneLifted, TombstonesLoaded
 from memvet.inspector.screens.confirm_dialog import ConfirmDialog
 from memvet.inspector.widgets.key_footer import KeyFooter
-from memvet.inspector.widgets.key_table import KeyedCell, KeyTable
+from memvet.inspector.widgets.line_table import LineTable
+from memvet.inspector.widgets.record_table import RecordTable
 from memvet.inspector.widgets.screen_tabs import ScreenTabs
 from memvet.store import Tombstone
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
-COLUMNS = (("reason", "reason", 11), ("preview", "statement", 30), ("seen", "seen", 4),
+COLUMNS = (("reason", "reason", 19), ("preview", "statement", 30), ("seen", "seen", 4),
            ("created", "created", 17))
 
 
@@ -39,18 +39,16 @@ class TombstonesScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield ScreenTabs("tombstones")
         with Container(classes="body"):
-            yield KeyTable(id="tombstones-table", widths={k: w for k, _, w in COLUMNS},
-                           flex="preview")
+            yield RecordTable(COLUMNS, flex="preview", right=frozenset({"seen"}),
+                              id="tombstones-table")
             yield Static("", id="tombstones-detail", classes="detail short")
         yield KeyFooter()
 
     @property
-    def table(self) -> KeyTable:
-        return self.query_one(KeyTable)
+    def table(self) -> RecordTable:
+        return self.query_one(RecordTable)
 
     def on_mount(self) -> None:
-        for key, label, width in COLUMNS:
-            self.table.add_column(label, key=key, width=width)
         self.app.store_changed.subscribe(self, self.on_store_changed)
         self.table.focus()
         self._load(self.include_lifted)
@@ -62,23 +60,17 @@ class TombstonesScreen(Screen[None]):
 
     @on(TombstonesLoaded)
     def _loaded(self, message: TombstonesLoaded) -> None:
-        keep = self.table.current_key
-        self.table.clear()
         self.records = {t.content_key: t for t in message.tombstones}
-        for t in message.tombstones:
-            reason = f"{t.reason} (lifted)" if t.lifted_at else t.reason
-            self.table.add_row(
-                KeyedCell(reason, t.content_key, "dim" if t.lifted_at else ""),
-                Text(one_line(t.preview, 240), no_wrap=True, overflow="ellipsis"),
-                Text(str(t.seen_again), justify="right"), Text(when(t.created_at)),
-                key=t.content_key)
-        if keep is not None:
-            self.table.move_to_key(keep)
+        self.table.set_rows(
+            (t.content_key, [f"{t.reason} (lifted)" if t.lifted_at else t.reason,
+                             one_line(t.preview, 240), str(t.seen_again), when(t.created_at)],
+             "muted" if t.lifted_at else "bad")
+            for t in message.tombstones)
         lifted = " (lifted ones too)" if self.include_lifted else ""
         self.query_one(ScreenTabs).set_status(f"{len(self.records):,} tombstones{lifted}")
         self._show_current()
 
-    @on(DataTable.RowHighlighted, "#tombstones-table")
+    @on(LineTable.Highlighted, "#tombstones-table")
     def _show_current(self) -> None:
         key = self.table.current_key
         panel = self.query_one("#tombstones-detail", Static)

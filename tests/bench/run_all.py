@@ -1,6 +1,6 @@
 """Run every benchmark and rewrite docs/benchmarks/*.json: one command for all committed figures.
 
-    python tests/bench/run_all.py [--quick] [--only NAME ...] [--doc-only]
+    python tests/bench/run_all.py [--quick] [--only NAME ...] [--doc-only] [--refresh-quotes]
 
 Each `tests/bench/bench_*.py` runs in its own subprocess, one after the other (so they never
 compete for the machine), with `--quick` passed through to the scripts whose source mentions it.
@@ -10,13 +10,16 @@ the exit code is non-zero when any script failed or wrote nothing.
 It then rewrites the generated appendix of docs/benchmarks.md (between `<!-- figures:begin -->`
 and `<!-- figures:end -->`): every figure of every docs/benchmarks/*.json, in the quoted form
 tests/test_quoted_figures.py checks (`--doc-only` does only this). Figures quoted by hand
-elsewhere are then listed by `pytest -q tests/test_quoted_figures.py` if they went stale.
+elsewhere are then listed by `pytest -q tests/test_quoted_figures.py` if they went stale;
+`--refresh-quotes` rewrites each of them to its JSON value with the decimals it had (then reread
+the sentences around them: a figure that moved may change what they should say).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import time
@@ -31,7 +34,8 @@ SKIP = ("failing_cases",)  # per-case detail, not figures
 
 
 def scripts(only: list[str] | None = None) -> list[Path]:
-    found = sorted(HERE.glob("bench_*.py"))
+    # bench_eval.py last: it copies extraction.json's third-party figures into eval.json.
+    found = sorted(HERE.glob("bench_*.py"), key=lambda p: (p.stem == "bench_eval", p.name))
     if only:
         found = [p for p in found if p.stem.removeprefix("bench_") in only]
     return found
@@ -111,6 +115,37 @@ def rewrite_doc() -> bool:
     return True
 
 
+def refresh_quotes() -> list[str]:
+    """Rewrite stale quoted figures in README.md and docs/*.md; returns what changed."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("quoted", ROOT / "tests" / "test_quoted_figures.py")
+    checker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checker)  # type: ignore[union-attr]
+    changes: list[str] = []
+
+    def fresh(match: re.Match[str], where: str) -> str:
+        quoted, name, key = match.groups()
+        try:
+            value = checker.lookup(json.loads((OUT_DIR / name).read_text()), key)
+        except (OSError, ValueError, KeyError):
+            return match.group(0)
+        number = checker.NUMBER.match(quoted.strip())
+        if checker.matches(quoted, value) or not number or not isinstance(value, int | float):
+            return match.group(0)
+        decimals, suffix = len(number.group(2) or ""), number.group(3)
+        new = f"{(value * 100 if suffix == '%' else value):.{decimals}f}{suffix}"
+        changes.append(f"{where}: {quoted} -> {new} ({name}: {key})")
+        return match.group(0).replace(f"`{quoted}`", f"`{new}`", 1)
+
+    for doc in checker.documents():
+        text = doc.read_text(encoding="utf-8")
+        new_text = checker.QUOTE.sub(lambda m, d=doc.name: fresh(m, d), text)
+        if new_text != text:
+            doc.write_text(new_text, encoding="utf-8")
+    return changes
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
@@ -118,9 +153,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", metavar="NAME", help="e.g. --only store eval")
     parser.add_argument("--doc-only", action="store_true",
                         help="only rewrite the generated appendix of docs/benchmarks.md")
+    parser.add_argument("--refresh-quotes", action="store_true",
+                        help="also rewrite stale hand-quoted figures to their JSON values")
     args = parser.parse_args(argv)
     if args.doc_only:
         print("docs/benchmarks.md appendix " + ("rewritten" if rewrite_doc() else "markers missing"))
+        for change in refresh_quotes() if args.refresh_quotes else []:
+            print(f"  {change}")
         return 0
     results = []
     for script in scripts(args.only):
@@ -138,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
           + (f"; failed or wrote nothing: {', '.join(bad)}" if bad else ""))
     if rewrite_doc():
         print("docs/benchmarks.md appendix rewritten; now run: pytest -q tests/test_quoted_figures.py")
+    for change in refresh_quotes() if args.refresh_quotes else []:
+        print(f"  {change}")
     return 1 if bad or not results else 0
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from memvet.daemon.hosts import SessionState, Turn, parser_for
 from memvet.daemon.pipeline import FilePipeline, load_rules
 

@@ -4,7 +4,6 @@ and the statements that must never become candidates."""
 from __future__ import annotations
 
 import pytest
-
 from memvet.daemon.extract import Extractor, normalise
 from memvet.daemon.pipeline import load_rules
 

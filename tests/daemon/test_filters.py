@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from memvet.daemon.filters import EMPTIED
 from memvet.daemon.pipeline import load_rules
 

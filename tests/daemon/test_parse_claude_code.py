@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from memvet.daemon.hosts import SessionState, parser_for
 from memvet.daemon.hosts.turns import ERROR_REASONS
 

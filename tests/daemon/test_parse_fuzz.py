@@ -7,7 +7,6 @@ import json
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from memvet.daemon.pipeline import HOSTS, FilePipeline, load_rules
 
 from .conftest import DATA

@@ -6,8 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-
-from memvet.daemon.pipeline import HOSTS, FilePipeline, PipelineStats, excerpt, extract_paths, load_rules
+from memvet.daemon.pipeline import (
+    HOSTS,
+    FilePipeline,
+    PipelineStats,
+    excerpt,
+    extract_paths,
+    load_rules,
+)
 from memvet.store.errors import MemvetError, NotFoundError, UsageError
 from memvet.store.records import EXCERPT_LIMIT, CandidateDraft
 

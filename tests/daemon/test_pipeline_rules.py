@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from memvet.daemon.pipeline import load_rules
 from memvet.daemon.rules import RulesError
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from memvet.daemon.redact import redact
 
 # (text, the secret that must disappear, the marker kind expected)

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from memvet.daemon.redact import redact
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_secrets.py"

@@ -115,11 +115,13 @@ def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def settle(pilot, rounds: int = 3) -> None:
-    """Let workers finish and their messages land."""
+    """Let workers finish and their messages land (a message may start another worker)."""
     app = pilot.app
     for _ in range(rounds):
         await app.workers.wait_for_complete()
         await pilot.pause()
+        if not any(w.is_running for w in app.workers):
+            return
 
 
 def seed_history(store: Store, clock: FakeClock) -> dict[str, str]:

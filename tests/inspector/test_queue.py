@@ -29,7 +29,7 @@ async def test_first_page_lists_pending_candidates_with_detail(seeded, clock):
         assert t.current_key == "c_0001"
         assert "Use uv for every Python command" in detail_text(app)
         assert "evidence (1)" in detail_text(app)
-        assert "6 in queue" in str(app.screen.query_one(".screen-status").render())
+        assert "6 queued" in str(app.screen.query_one(".screen-status").render())
 
 
 async def test_approve_marks_the_row_moves_on_and_removes_it_only_when_the_store_confirms(
@@ -236,3 +236,11 @@ async def test_movement_keys(seeded, clock):
         assert t.cursor_row == 1
         await settle(pilot)
         assert "Integration tests" in detail_text(app)
+        await pilot.press("end")
+        assert t.cursor_row == 5
+        await pilot.press("home", "pagedown")
+        assert t.cursor_row == 5  # fewer rows than a page
+        await pilot.press("pageup", "up")
+        assert t.cursor_row == 0
+        await pilot.click("#queue-table", offset=(10, 3))  # the header is line 0
+        assert t.cursor_row == 2

@@ -144,6 +144,7 @@ async def test_filter_by_host_kind_workspace_and_text(seeded, clock):
         await pilot.press("slash", *"host:codex", "enter")
         await settle(pilot)
         assert set(queue(app).records) == {"c_0003", "c_0004"}
+        assert app.focused is queue(app)  # back on the table, ready for a/r
         await pilot.press("slash")
         app.screen.query_one("#queue-filter-input").value = "ws:global commit"
         await pilot.press("enter")
@@ -194,7 +195,7 @@ async def test_new_candidates_appear_live_and_merges_update_in_place(seeded, clo
             app.check_store()
             await settle(pilot, rounds=5)
             assert "c_0003" not in t.records
-            assert "6 in queue" in str(app.screen.query_one(".screen-status").render())
+            assert "6 queued" in str(app.screen.query_one(".screen-status").render())
     finally:
         daemon.close()
 

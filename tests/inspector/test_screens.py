@@ -7,7 +7,7 @@ from datetime import timedelta
 import sqlalchemy as sa
 
 from memvet.inspector.app import make_app
-from memvet.inspector.widgets.key_table import KeyTable
+from memvet.inspector.widgets.line_table import LineTable
 from memvet.store import SchemaMismatchError
 from memvet.store.audit import T as AUDIT
 
@@ -15,7 +15,7 @@ from .conftest import OTHER, app_for, draft, settle
 
 
 def rows(app) -> list[str]:
-    t = app.screen.query_one(KeyTable)
+    t = app.screen.query_one(LineTable)
     return [t.key_at(i) for i in range(t.row_count)]
 
 
@@ -35,7 +35,7 @@ async def test_memories_lists_every_status_with_history(history, store, clock):
         await open_screen(pilot, "2")
         assert set(rows(app)) == {history[k] for k in ("old", "pinned", "false_write",
                                                         "disputed")}
-        app.screen.query_one(KeyTable).move_to_key(history["false_write"])
+        app.screen.query_one(LineTable).move_to_key(history["false_write"])
         await settle(pilot)
         text = body(app, "#memory-body")
         assert "retired" in text and "history (2)" in text and "false_write" in text
@@ -48,7 +48,7 @@ async def test_false_write_confirmed_retires_and_tombstones(history, store, cloc
     app = app_for(store, clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_screen(pilot, "2")
-        app.screen.query_one(KeyTable).move_to_key(history["pinned"])
+        app.screen.query_one(LineTable).move_to_key(history["pinned"])
         await settle(pilot)
         await pilot.press("f")
         await pilot.pause()
@@ -63,7 +63,7 @@ async def test_false_write_cancelled_changes_nothing(history, store, clock):
     app = app_for(store, clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_screen(pilot, "2")
-        app.screen.query_one(KeyTable).move_to_key(history["pinned"])
+        app.screen.query_one(LineTable).move_to_key(history["pinned"])
         await settle(pilot)
         await pilot.press("f", "escape")
         await settle(pilot)
@@ -74,7 +74,7 @@ async def test_forget_asks_first_then_retires(history, store, clock):
     app = app_for(store, clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_screen(pilot, "2")
-        app.screen.query_one(KeyTable).move_to_key(history["pinned"])
+        app.screen.query_one(LineTable).move_to_key(history["pinned"])
         await settle(pilot)
         await pilot.press("x", "enter")  # the dialog focuses Cancel: enter keeps the memory
         await settle(pilot)
@@ -89,7 +89,7 @@ async def test_d_disputes_and_resolves(history, store, clock):
     app = app_for(store, clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_screen(pilot, "2")
-        table = app.screen.query_one(KeyTable)
+        table = app.screen.query_one(LineTable)
         table.move_to_key(history["pinned"])
         await settle(pilot)
         await pilot.press("d")
@@ -195,6 +195,8 @@ async def test_help_lists_every_binding_with_its_id(seeded, clock):
             assert binding_id in text
         await pilot.press("escape")
         assert app.screen.id == "queue"
+        await pilot.press("question_mark", "question_mark")
+        assert app.screen.id == "queue"
 
 
 async def test_the_command_palette_offers_every_action_of_the_screen(seeded, clock):
@@ -204,6 +206,11 @@ async def test_the_command_palette_offers_every_action_of_the_screen(seeded, clo
         titles = {c.title for c in app.get_system_commands(app.screen)}
         assert {"Approve", "Edit", "Reject", "Select", "Supersede", "Filter", "Undo", "Quit",
                 "Memories", "Help"} <= titles
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert app.screen.__class__.__name__ == "CommandPalette"
+        await pilot.press("escape")
+        await pilot.pause()
         command = next(c for c in app.get_system_commands(app.screen) if c.title == "Approve")
         command.callback()
         await settle(pilot)

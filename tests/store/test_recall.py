@@ -150,6 +150,55 @@ def test_unrelated_memories_do_not_contradict(store):
     assert out["state"] == "VERIFIED" and out["contradictions"] == []
 
 
+def test_a_workspace_rule_overrides_a_global_preference(store):
+    remember(store, "Write Python tests with pytest and plain asserts", kind="preference",
+             workspace=None)
+    local = remember(store, "legacy: tests are unittest only; don't add pytest", kind="constraint")
+    out = ask(store, "which test framework should the new test use?")
+    assert out["state"] == "VERIFIED" and ids(out["memories"]) == {local.id}
+
+
+def test_a_rule_against_how_bounds_the_answer_of_how(store):
+    how = remember(store, "iOS builds go through fastlane: bundle exec fastlane ios beta",
+                   kind="procedure")
+    rule = remember(store, "Never call xcodebuild directly for iOS builds", kind="constraint",
+                    polarity="deny")
+    out = ask(store, "how do I produce an iOS build?")
+    assert out["state"] == "VERIFIED_WITH_NEGATIVE_BOUNDARY"
+    assert [(m["id"], m["role"]) for m in out["memories"]] == [(how.id, "answer"),
+                                                                (rule.id, "boundary")]
+
+
+def test_a_yes_no_question_is_answered_by_the_prohibition(store):
+    rule = remember(store, "Never run terraform apply locally; only Atlantis applies",
+                    kind="constraint", polarity="deny")
+    remember(store, "Running terraform plan locally is fine", kind="procedure")
+    out = ask(store, "can I just run terraform apply for the bucket change?")
+    assert out["state"] == "VERIFIED_NEGATIVE" and ids(out["memories"]) == {rule.id}
+
+
+def test_how_is_unknown_when_only_the_rule_outlived_the_procedure(store):
+    old = remember(store, "Rebuild the search index with manage.py rebuild_index", kind="procedure")
+    remember(store, "Never rebuild the search index during business hours", kind="constraint",
+             polarity="deny")
+    store.forget(old.id, actor="dana")
+    out = ask(store, "how do I rebuild the search index?")
+    assert (out["state"], out["reason_code"]) == ("UNKNOWN", "retired_or_expired")
+
+
+def test_the_lexicon_knows_tool_families(store):
+    m = remember(store, "This repo uses pnpm")
+    assert ids(ask(store, "which package manager do I add a dependency with?")["memories"]) == {m.id}
+
+
+def test_a_disputed_memory_that_agrees_does_not_block_the_answer(store):
+    disputed = remember(store, "The email sender retries at most 3 times", kind="constraint")
+    store.dispute(disputed.id, actor="dana")
+    m = remember(store, "The email sender retries 3 times then sends to the DLQ")
+    out = ask(store, "how many retries does the email sender do?")
+    assert out["state"] == "VERIFIED" and ids(out["memories"]) == {m.id}
+
+
 # --- abstention ---------------------------------------------------------------------------------
 def test_never_said_is_insufficient_evidence(store):
     remember(store, "We use uv for Python packaging")

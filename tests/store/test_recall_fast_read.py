@@ -62,7 +62,9 @@ def mixed(store):
 
 
 @pytest.mark.parametrize("user,workspace", [("dana", A), ("dana", B), ("dana", None), ("eve", A)])
-def test_direct_source_is_the_scope_rule_and_the_rank_order(store, mixed, user, workspace):
+def test_direct_source_is_the_scope_rule_and_the_rank_order(store, mixed, user, workspace,
+                                                            monkeypatch):
+    monkeypatch.setattr(fr, "FIRST_PAGE", 2)  # the second, unlimited page is read too
     conn = sqlite3.connect(str(store.path))
     try:
         source = fr.DirectSource(conn, store.cipher, user, workspace)
@@ -79,6 +81,27 @@ def test_direct_source_is_the_scope_rule_and_the_rank_order(store, mixed, user, 
             memory.statement, memory.usage_boundary, memory.status)
         assert item.statement_len == len(memory.statement.encode())
         assert item.boundary_len == len((memory.usage_boundary or "").encode())
+
+
+def test_the_sql_in_force_count_matches_the_python_one(store, clock):
+    from datetime import timedelta
+
+    now = clock.now
+    for n, edits in enumerate((Edits(), Edits(valid_from=now + timedelta(days=1)),
+                               Edits(valid_to=now - timedelta(seconds=1)),
+                               Edits(valid_to=now + timedelta(days=1)))):
+        draft = CandidateDraft(statement=f"fact {n}", kind="fact", source_type="operator",
+                               scope=Scope(user="dana", workspace=A))
+        store.approve(store.admit(draft).candidate_id, actor="t", edits=edits)
+    conn = sqlite3.connect(str(store.path))
+    try:
+        source = fr.DirectSource(conn, store.cipher, "dana", A)
+        for at in (now, now + timedelta(days=2), now - timedelta(days=1)):
+            stamp = cp.stamp(at)
+            assert source.count_active(stamp) == cp.count_active(source.all_items(), stamp)
+        assert source.count_active(cp.stamp(now)) == 2
+    finally:
+        conn.close()
 
 
 def test_open_direct_uses_the_recorded_provider_and_refuses_other_schemas(store, tmp_path):
@@ -112,9 +135,8 @@ NOW = "2026-06-01 00:00:00.000000"
 def test_choose_fills_the_budget_skips_long_lines_and_counts_the_rest():
     items = [item(0), item(1, "y" * 900), item(2), item(3, valid_to="2026-02-01 00:00:00.000000")]
     items += [item(i) for i in range(4, 40)]
-    rest = iter(items)
-    chosen, skipped = cp.choose(rest, 128, "session-start", NOW)
-    left_out = skipped + cp.count_active(rest, NOW)
+    chosen = cp.choose(items, 128, "session-start", NOW)
+    left_out = cp.left_out(cp.count_active(items, NOW), chosen)
     assert "m001" not in [c.id for c in chosen] and "m003" not in [c.id for c in chosen]
     text = cp.render("session-start", chosen, left_out)
     assert len(text.encode()) <= 128 * cp.TOKEN_BYTES
@@ -124,14 +146,14 @@ def test_choose_fills_the_budget_skips_long_lines_and_counts_the_rest():
 
 def test_choose_with_no_room_chooses_nothing_and_reads_nothing():
     rest = iter([item(0)])
-    assert cp.choose(rest, 0, "session-start", NOW) == ([], 0)
-    assert cp.count_active(rest, NOW) == 1
+    assert cp.choose(rest, 0, "session-start", NOW) == []
+    assert next(rest).id == "m000"
 
 
 def test_disputed_lines_are_named_and_not_counted_as_more():
-    chosen, left_out = cp.choose(iter([item(0, "We deploy on Fridays", "disputed")]), 512,
-                                 "session-start", NOW)
-    assert left_out == 0
+    items = [item(0, "We deploy on Fridays", "disputed")]
+    chosen = cp.choose(items, 512, "session-start", NOW)
+    assert cp.left_out(cp.count_active(items, NOW), chosen) == 0
     assert "disputed, not settled" in cp.render("session-start", chosen, 0)
 
 

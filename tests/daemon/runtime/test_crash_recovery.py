@@ -75,12 +75,7 @@ def kill_when(db: Path, threshold: int, env: dict[str, str], timeout: float = 60
 
 
 def snapshot(home: Path) -> tuple[Counter, Counter]:
-    env_home = os.environ["MEMVET_HOME"]
-    os.environ["MEMVET_HOME"] = str(home)
-    try:
-        store = open_store(home, schema="never")
-    finally:
-        os.environ["MEMVET_HOME"] = env_home
+    store = open_store(home, schema="never")
     try:
         reader = store.reader_for(None, all_scopes=True)
         from memvet.store import CANDIDATE_STATUSES, QueueFilter
@@ -122,3 +117,39 @@ def test_kill_9_during_backfill_loses_and_duplicates_nothing(file_key, tmp_path:
     assert crashed_pointers == clean_pointers
     stats = json.loads((crashed / "run" / "daemon-stats.json").read_text())["stats"]
     assert stats["lines"] > 0
+
+
+def test_sigterm_during_backfill_commits_and_exits_0(file_key, tmp_path: Path) -> None:
+    """The batch in flight finishes, its checkpoint is committed, and the daemon exits 0 fast;
+    every checkpoint sits on a line boundary with the right line count."""
+    projects = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects"
+    total = build_corpus(projects, files=3)
+    home = tmp_path / "daemon-home"
+    home.mkdir()
+    (home / "config.toml").write_text("[daemon]\nbatch_lines = 150\n")
+    env = daemon_env(MEMVET_HOME=str(home))
+    proc = spawn_daemon(env)
+    try:
+        deadline = time.monotonic() + 60
+        while progress(home / "memvet.db") < total // 5:
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.003)
+        stopped_at = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+        assert time.monotonic() - stopped_at < 10
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    store = open_store(home, schema="never")
+    try:
+        checkpoints = store.all_checkpoints()
+        assert checkpoints
+        for cp in checkpoints:
+            data = Path(cp.path).read_bytes()
+            assert cp.offset == 0 or data[cp.offset - 1:cp.offset] == b"\n"
+            assert data[:cp.offset].count(b"\n") == cp.line_no
+    finally:
+        store.close()
+    assert "daemon stopped" in (home / "logs" / "daemon.log").read_text()

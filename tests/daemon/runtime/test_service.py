@@ -174,3 +174,21 @@ def test_run_refuses_a_bad_policy_before_starting(tmp_path) -> None:
         run(type("Args", (), {"once": True})())
     assert "mode must be one of" in err.value.message
     assert not (home / "run" / "daemon.pid").exists()
+
+
+def test_backfill_progress_line() -> None:
+    import io
+
+    from memvet.daemon.ingestor import BatchReport
+    from memvet.daemon.progress import BackfillProgress
+
+    out = io.StringIO()
+    progress = BackfillProgress(out, enabled=True, every_s=0)
+    progress.scan_started(2, 3_000_000)
+    progress.batch_done(BatchReport("/a", 10, 1_000_000, 2))
+    progress.batch_done(BatchReport("/b", 10, 2_000_000, 1))
+    progress.finish()
+    assert out.getvalue().endswith("2/2 files, 3.0/3.0 MB, 3 candidates \n")
+    quiet = io.StringIO()
+    BackfillProgress(quiet).batch_done(BatchReport("/a", 1, 1, 1))  # not a terminal: silent
+    assert quiet.getvalue() == ""

@@ -1,0 +1,36 @@
+"""`memvet recall QUESTION [--cwd DIR] [--as-of T] [--json]`: the recall decision
+(memvet.store.recall) for the workspace of a folder, as one JSON document or a short listing."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def run(args: argparse.Namespace) -> int:
+    from memvet.store.cli_handlers import parse_time
+    from memvet.store.console import emit
+    from memvet.store.recall import recall
+    from memvet.store.store import open_store
+    from memvet.store.workspace import resolve_workspace
+
+    store = open_store()
+    try:
+        result = recall(store, args.query, workspace=resolve_workspace(args.cwd or os.getcwd()),
+                        as_of=parse_time(args.as_of))
+    finally:
+        store.close()
+
+    def human() -> None:
+        reason = f" ({result['reason_code']})" if result["reason_code"] else ""
+        print(f"{result['state']}{reason}")
+        for m in result["memories"]:
+            role = "" if m["role"] == "answer" else f" [{m['role']}]"
+            print(f"  {m['id']}  {m['kind']:10} {m['score']:.2f}{role}  {m['statement']}")
+        for c in result["contradictions"]:
+            print(f"  {c['severity']} {c['relation']}: {c['id']}  {c['statement']}")
+        if result["missing_conditions"]:
+            print(f"  missing: {', '.join(result['missing_conditions'])}")
+
+    emit(args, result, human)
+    return 0

@@ -1,0 +1,47 @@
+"""A small vocabulary of software-project concepts, so that lexical recall can see that "pnpm"
+answers "which package manager" and "sqlc" a question about the database.
+
+Each concept is named by its words: a term set (context_pack.terms) that holds any single word of
+a concept, or every word of one of its phrases, also holds the concept's token (`~name`, which no
+text can spell). Both sides of a match are expanded, so the token counts like any shared word.
+Deliberately short: tool families a coding agent is asked about, nothing project-specific.
+"""
+
+from __future__ import annotations
+
+CONCEPTS: dict[str, tuple[str, ...]] = {
+    "package-manager": ("package manager", "dependency", "dependencies", "deps", "lockfile",
+                        "npm", "pnpm", "yarn", "bun", "pip", "uv", "poetry", "pipenv", "conda",
+                        "cargo", "bundler", "composer", "gradle", "maven"),
+    "database": ("database", "db", "sql", "postgres", "postgresql", "mysql", "sqlite", "orm",
+                 "sqlc", "sqlalchemy", "prisma", "mongodb"),
+    "ci": ("ci", "github actions", "circleci", "jenkins", "buildkite", "travis", "gitlab ci"),
+    "styling": ("style", "styling", "css", "scss", "sass", "tailwind", "styled-components"),
+    "shell": ("shell", "sh", "bash", "zsh", "shfmt"),
+    "indentation": ("indent", "indentation", "tabs", "spaces"),
+    "test-framework": ("test framework", "pytest", "unittest", "jest", "vitest", "mocha", "rspec"),
+    "lint": ("lint", "linter", "linting", "eslint", "ruff", "flake8", "pylint", "clippy"),
+    "format": ("format", "formatter", "formatting", "prettier", "black", "biome", "gofmt",
+               "rustfmt"),
+    "concurrency": ("async", "asyncio", "tokio", "concurrent", "concurrently", "concurrency"),
+    "warehouse": ("warehouse", "snowflake", "bigquery", "redshift"),
+    "container": ("docker", "container", "containers", "podman", "dockerfile"),
+}
+
+
+def compile_concepts(stem_words) -> tuple[dict[str, tuple[str, ...]],  # noqa: ANN001
+                                          list[tuple[frozenset[str], str]]]:
+    """(term -> concept tokens, [(phrase terms, token)]), with words turned into terms by
+    `stem_words` (context_pack's own normalisation, passed in to keep one definition)."""
+    single: dict[str, tuple[str, ...]] = {}
+    phrases: list[tuple[frozenset[str], str]] = []
+    for name, words in CONCEPTS.items():
+        token = f"~{name}"
+        for entry in words:
+            found = stem_words(entry)
+            if " " in entry:
+                phrases.append((frozenset(found), token))
+            else:
+                for term in found:
+                    single[term] = (*single.get(term, ()), token)
+    return single, phrases
