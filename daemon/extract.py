@@ -26,7 +26,8 @@ _ABBREVIATION = re.compile(r"(?i)(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|cf|mr|mrs|
 _OPENER = re.compile(
     r"^(?:(?:also|and|but|so|oh|btw|by the way|additionally|plus|firstly|secondly|thirdly|lastly|"
     r"finally|first|second|third|one more thing|another thing|last but not least|likewise|similarly|"
-    r"in addition|moreover|furthermore|fyi|heads up|note|pls|ps)\b[,:;]?\s+|"
+    r"in addition|moreover|furthermore|fyi|heads up|note|pls|ps|sorry|oops|whoops|my bad|no wait|wait|reminder)"
+    r"\b[,:;]?\s+|"
     r"(?:now|ok|okay|well|alright|right|anyway|great|good|perfect|excellent|cool|sure|yes|yeah|"
     r"hey|hi|hello)\b\s*[,:;!.\-—]+\s+)+", re.I)
 _PLEASE = re.compile(r"^please,?\s+", re.I)
@@ -121,8 +122,7 @@ class Extractor:
         if confidence < policy.min_confidence:
             return None
         scope = [r for r in rules.scope if r.search(sentence, low)]
-        denial = ([r for r in rules.polarity if r.search(sentence, low)]
-                  if kind in ("fact", "decision") else [])
+        denial = [r for r in rules.polarity if r.search(sentence, low)]
         polarity = "deny" if (best is not None and best.polarity == "deny") or denial else "assert"
         reasons = [best.name] if best is not None else []
         reasons += [r.name for r in (*durable, *(c for c, _ in corrections), *scope, *denial)]

@@ -61,7 +61,7 @@ class Policy:
     max_words: int = 60
     max_statement_chars: int = 400
     max_turn_chars: int = 20000  # longer prompts are cut before extraction (pasted files)
-    redaction_penalty: float = 0.1  # a statement that had a secret in it is less useful
+    redaction_penalty: float = 0.05  # a statement that had a secret in it is less useful
     correction_kind: str = "preference"  # the kind of a correction no kind rule classified
     correction_confidence: float = 0.6
 

@@ -89,14 +89,8 @@ def _via_daemon(home: str, host: str, event: str, raw: bytes) -> str | None:
 
 
 def _load_read_side():  # noqa: ANN202 - two modules
-    """memvet.store.fast_read and hook_reply without running memvet/store/__init__.py, which
-    builds every record dataclass of the store (~45 ms, more than this path's whole budget): the
-    package is registered as an empty module and only these modules' own imports are paid."""
-    if "memvet.store" not in sys.modules:
-        import importlib.util
-
-        spec = importlib.util.find_spec("memvet.store")
-        sys.modules["memvet.store"] = importlib.util.module_from_spec(spec)
+    """Imported only on the direct path; memvet.store's __init__ is lazy, so this pays for
+    these two modules' own imports (sqlite3, cryptography) and nothing else."""
     from memvet.store import fast_read, hook_reply
 
     return fast_read, hook_reply

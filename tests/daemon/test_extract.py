@@ -115,7 +115,8 @@ def test_plain_statements_have_no_supersedes_hint() -> None:
 def test_redacted_statements_lose_confidence() -> None:
     plain = one("We deploy with the staging token from the vault.")
     marked = one("We deploy with the staging token [REDACTED:github-token] from the vault.")
-    assert marked.confidence == pytest.approx(plain.confidence - 0.1)
+    assert marked.confidence == pytest.approx(plain.confidence - EXTRACTOR.policy.redaction_penalty)
+    assert EXTRACTOR.policy.redaction_penalty > 0
 
 
 def test_normalise_is_light() -> None:

@@ -120,8 +120,6 @@ async def settle(pilot, rounds: int = 3) -> None:
     for _ in range(rounds):
         await app.workers.wait_for_complete()
         await pilot.pause()
-        if not any(w.is_running for w in app.workers):
-            return
 
 
 def seed_history(store: Store, clock: FakeClock) -> dict[str, str]:
