@@ -21,12 +21,15 @@ _BULLET = re.compile(r"^\s*(?:[-*•▪+]|\d{1,3}[.)]|[a-z][.)])\s+")
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Za-z0-9\ue000])|\s*;\s+|\s+[—–]\s+(?=[A-Z])"
     r"|,\s+(?=(?:and\s+|but\s+|so\s+)?(?:dont|don't|do not|never|always|please|pls)\b)"
-    r"|,\s+(?=(?:the |our )?[\w./\-]+ (?:is|are) (?!\w+ing\b))")
+    r"|,\s+(?=(?:the |our )?[\w./\-#]+(?: [\w./\-#]+)? (?:is|are|go|goes|runs?|lives?|uses?|needs?) (?!\w+ing\b))"
+    r"|,\s+(?=we (?:dont|don't|do not|never|always|only)\b)"
+    r"|,\s+(?:and\s+)?(?=[\w./\-]+ (?:has to|have to|must|needs to)\b)")
 _ABBREVIATION = re.compile(r"(?i)(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|cf|mr|mrs|ms|dr|no|fig)\.)$")
 _OPENER = re.compile(
     r"^(?:(?:also|and|but|so|oh|btw|by the way|additionally|plus|firstly|secondly|thirdly|lastly|"
     r"finally|first|second|third|one more thing|another thing|last but not least|likewise|similarly|"
-    r"in addition|moreover|furthermore|fyi|heads up|note|pls|ps|sorry|oops|whoops|my bad|no wait|wait|reminder)"
+    r"in addition|moreover|furthermore|fyi|heads up|note|pls|ps|sorry|oops|whoops|my bad|no wait|wait|reminder|"
+    r"yes|yep|yeah)"
     r"\b[,:;]?\s+|"
     r"(?:now|ok|okay|well|alright|right|anyway|great|good|perfect|excellent|cool|sure|yes|yeah|"
     r"hey|hi|hello)\b\s*[,:;!.\-—]+\s+)+", re.I)
@@ -163,6 +166,10 @@ def _split_unit(unit: str) -> list[str]:
 def normalise(sentence: str) -> str:
     """Light clean-up only: whitespace, bullets, an opening "Also,"/"Now," or "please"."""
     text = " ".join(sentence.split()).strip(" -—–")
+    if text.startswith("(") and text.count("(") > text.count(")"):  # "(yes api is on 9090 now"
+        text = text[1:]
+    if text.startswith("(") and text.endswith(")"):
+        text = text[1:-1]
     text = _PLEASE.sub("", _OPENER.sub("", text)).strip(" -—–")
     text = _PLEASE.sub("", text)
     if not text:

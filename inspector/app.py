@@ -9,6 +9,7 @@ look, and publishes them to the screens, which update only what those events tou
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,18 +25,19 @@ from memvet.inspector.screens.queue import QueueScreen
 from memvet.inspector.screens.recovery import RecoveryScreen
 from memvet.inspector.screens.store_error import StoreErrorScreen
 from memvet.inspector.screens.tombstones import TombstonesScreen
-from memvet.store import MemvetError, Store, iso
+from memvet.store import MemvetError, Store
 from memvet.store.reservation import default_owner
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 
 Clock = Callable[[], datetime]
 SCREENS_GROUP = Binding.Group("Screens", compact=True)
 ALWAYS = {"quit", "help", "command_palette"}
+CONFIRM_QUIET = 1.5  # seconds
 
 
 def _utcnow() -> datetime:
@@ -89,7 +91,9 @@ class ReviewApp(App[int]):
         self.feed_seq: int | None = None
         self._feed_version: int | None = None
         self._feed_busy = False
+        self._feed_error: str | None = None
         self._signal = None
+        self._last_confirm = -CONFIRM_QUIET
         self._signal_lock = threading.Lock()  # a feed thread may be reading it as we close it
 
     def now(self) -> datetime:
@@ -144,11 +148,15 @@ class ReviewApp(App[int]):
     def _feed_read(self, message: FeedRead) -> None:
         first = self.feed_seq is None
         self._feed_busy = False
-        if message.error:
+        if message.error and message.error != self._feed_error:  # once, not every poll
             self.notify(f"cannot read the store: {message.error}", severity="error")
+        self._feed_error = message.error
         if message.version is not None:
             self._feed_version = message.version
         if message.changes is None:
+            if first:  # not even the ledger's head could be read: the store is not usable
+                self.push_screen(StoreErrorScreen(MemvetError(f"cannot read the store: "
+                                                              f"{message.error}")))
             return
         self.feed_seq = message.changes.head
         if first:
@@ -166,6 +174,14 @@ class ReviewApp(App[int]):
     # --- decisions of this session ------------------------------------------------------------
     def record_decision(self, decision: Decision) -> None:
         self.decisions.append(decision)
+
+    def confirm(self, text: str) -> None:
+        """A short success note; at review speed a toast per decision would pile up, so a new
+        one within the quiet period is skipped (the row leaving the table says it already)."""
+        now = time.monotonic()
+        if now - self._last_confirm >= CONFIRM_QUIET:
+            self.notify(text, timeout=CONFIRM_QUIET)
+        self._last_confirm = now
 
     def action_undo(self) -> None:
         if not self.decisions:
@@ -193,6 +209,8 @@ class ReviewApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.store is None and action not in ALWAYS:
             return False
+        if isinstance(self.screen, ModalScreen) and action in ("switch_mode", "undo", "help"):
+            return False  # a dialog is open: finish it first
         return True
 
     def action_help(self) -> None:
@@ -221,4 +239,4 @@ def make_app(store: Store | None, *, clock: Clock = _utcnow, owner: str | None =
                      page_size=page_size, keymap=keymap, note=note, error=error)
 
 
-__all__ = ["ReviewApp", "iso", "make_app"]
+__all__ = ["ReviewApp", "make_app"]

@@ -104,7 +104,3 @@ def parse_when(text: str, now: datetime) -> datetime:
         raise ValueError(f"not a time: {text!r} (try 2026-03-01, 2026-03-01T12:00Z or 3d)") \
             from None
     return _aware(parsed)
-
-
-def count(n: int, noun: str) -> str:
-    return f"{n:,} {noun}"

@@ -114,10 +114,21 @@ def read_changes(store: Store, after_seq: int) -> Changes:
 
 def decide(store: Store, action: str, candidate_id: str, *, actor: str,
            edits: Edits | None = None, reason: str | None = None) -> Outcome:
-    """approve (reserve → commit, released with the error kept on failure) or reject."""
-    if action == "approve":
-        return attempt(store.approve, candidate_id, actor=actor, edits=edits)
-    return attempt(store.reject, candidate_id, actor=actor, reason=reason or None)
+    """approve (reserve → commit, released with the error kept on failure) or reject.
+
+    An approval that has not chosen between superseding and keeping both is refused when the
+    candidate conflicts with an active memory (the outcome carries the detail, code
+    "conflict"): a quick key press must not create two contradicting memories unasked."""
+    if action == "reject":
+        return attempt(store.reject, candidate_id, actor=actor, reason=reason or None)
+    edits = edits or Edits()
+    if edits.supersede is None and edits.supersede_id is None:
+        checked = attempt(store.candidate_detail, candidate_id)
+        if checked.ok and checked.value.conflicts:
+            return Outcome(False, checked.value, code="conflict",
+                           error="it conflicts with an active memory: press s to supersede it "
+                                 "or keep both")
+    return attempt(store.approve, candidate_id, actor=actor, edits=edits)
 
 
 @dataclass(frozen=True)
@@ -135,9 +146,6 @@ def undo(store: Store, decision: Decision, *, actor: str) -> Outcome:
     if decision.action == "reject":
         return attempt(store.undo_reject, decision.candidate_id, actor=actor)
     return attempt(store.retire, decision.memory_id, actor=actor, reason="operator")
-
-
-MEMORY_ACTIONS = ("false_write", "forget", "dispute", "resolve")
 
 
 def change_memory(store: Store, memory_id: str, action: str, *, actor: str,

@@ -23,8 +23,9 @@ class StoreChanged(Message):
 @dataclass
 class QueuePageLoaded(Message):
     generation: int
-    page: QueuePage
+    page: QueuePage | None
     first: bool
+    error: str | None = None
 
 
 @dataclass

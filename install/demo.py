@@ -194,7 +194,7 @@ def _run(args: argparse.Namespace) -> int:
             code = 0
         if args.keep:
             exports = " ".join(f"{k}={v}" for k, v in env.items() if k != "PYTHON_KEYRING_BACKEND")
-            print(f"\nKept. Explore it with:\n  {exports} memvet")
+            print(f"\nKept. Explore it (no daemon is left running) with:\n  {exports} memvet inspect")
         return code
     finally:
         if not args.keep:

@@ -7,7 +7,10 @@ tables, where it would crowd the cell) in an HTML comment right after the span:
     `1.07×` (store.json: round_trip_ratio_encrypted_vs_plaintext)
     `34.8%`<!-- eval.json: end_to_end.current_state_accuracy -->
 
-The key is a dotted path inside the file's `figures` (list items by index). Rules:
+The key is a dotted path inside the file's `figures` (list items by index). A figure from an
+earlier run names the commit that holds that file: `0.35` (eval.json@5e9f523: end_to_end.…) is
+read with `git show 5e9f523:docs/benchmarks/eval.json` (skipped, not failed, outside a git
+checkout). Rules:
 * a plain number or one ending in `×` must equal the JSON value rounded to the decimals shown
   (`0.35` matches 0.3484..0.3549...; `2` matches 2 only within ±0.5, so quote counts exactly);
 * `%` means the JSON value is a fraction: `34.8%` is 0.348 × 100, rounded the same way;
@@ -28,10 +31,27 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "docs" / "benchmarks"
-QUOTE = re.compile(r"`([^`\n]+)`(?:\s*\(|<!--\s*)([\w.\-]+\.json):\s*([\w.\-+]+)\s*(?:\)|-->)")
+QUOTE = re.compile(r"`([^`\n]+)`(?:\s*\(|<!--\s*)([\w.\-]+\.json(?:@[0-9a-f]{7,40})?):\s*([\w.\-+]+)\s*(?:\)|-->)")
 NUMBER = re.compile(r"^([+-]?\d+(?:\.(\d+))?)\s*(×|x|%|)$")
 BARE = re.compile(r"(?<![\w.`])(?<![≤≥<>]\s)(?<![≤≥<>])\d+(?:\.\d+)?\s?[×%](?!`)")
 STRICT = ("README.md", "docs/benchmarks.md")
+
+
+def load(name: str, bench_dir: Path) -> dict | None:
+    """The JSON a quote names: the committed file, or (`file.json@commit`) the one in git."""
+    if "@" not in name:
+        path = bench_dir / name
+        return json.loads(path.read_text()) if path.is_file() else None
+    import subprocess
+
+    file, commit = name.split("@")
+    rel = (bench_dir / file).relative_to(ROOT) if bench_dir.is_relative_to(ROOT) else Path(file)
+    done = subprocess.run(["git", "show", f"{commit}:{rel.as_posix()}"], cwd=ROOT,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        inside = subprocess.run(["git", "rev-parse", "--git-dir"], cwd=ROOT, capture_output=True)
+        return {} if inside.returncode != 0 else None  # {}: not a checkout, cannot check
+    return json.loads(done.stdout)
 
 
 def documents() -> list[Path]:
@@ -71,12 +91,13 @@ def check_text(text: str, where: str, bench_dir: Path = BENCH, strict: bool = Fa
         for quoted, name, key in QUOTE.findall(line):
             count += 1
             if name not in cache:
-                path = bench_dir / name
-                cache[name] = json.loads(path.read_text()) if path.is_file() else None
+                cache[name] = load(name, bench_dir)
             doc = cache[name]
             if doc is None:
                 problems.append(f"{where}:{line_no}: {name} does not exist")
                 continue
+            if doc == {}:
+                continue  # an earlier commit's file outside a git checkout
             try:
                 value = lookup(doc, key)
             except KeyError:
@@ -107,6 +128,16 @@ def bench(tmp_path: Path) -> Path:
     (tmp_path / "store.json").write_text(json.dumps({"figures": {
         "ratio": 1.0712, "share": 0.3484, "count": 176, "ok": True, "nested": {"list": [0.5, 2]}}}))
     return tmp_path
+
+
+def test_a_quote_can_name_the_commit_of_an_earlier_run():
+    first = "5e9f523"  # the blind run of the gold evaluation
+    if not load(f"eval.json@{first}", BENCH):
+        pytest.skip("not a git checkout with the commit of the first gold-evaluation run")
+    assert check_text(f"`0.35` (eval.json@{first}: end_to_end.current_state_accuracy)", "doc") == (1, [])
+    count, problems = check_text(f"`0.95` (eval.json@{first}: end_to_end.current_state_accuracy)",
+                                 "doc")
+    assert count == 1 and len(problems) == 1
 
 
 def test_the_checker_accepts_correct_quotes(bench):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from memvet.inspector.formatting import parse_when
+from memvet.inspector.widgets.key_footer import KeyFooter
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -40,6 +41,7 @@ class AsOfDialog(ModalScreen[AsOf | None]):
                                   id="asof-recorded")
             yield Static("", id="asof-error", classes="dialog-error")
             yield Static("enter or ctrl+s: show · esc: cancel", classes="dialog-hint")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

@@ -3,6 +3,7 @@ none was typed) on confirm, None on cancel."""
 
 from __future__ import annotations
 
+from memvet.inspector.widgets.key_footer import KeyFooter
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -38,6 +39,7 @@ class ConfirmDialog(ModalScreen[str | None]):
                 yield Button(self.confirm_label, id="dialog-confirm", compact=True,
                              variant="error" if self.danger else "primary")
                 yield Button("Cancel", id="dialog-cancel", compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if self.reason_label is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from memvet.inspector.formatting import clean, parse_when, workspace_label
+from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.store import KINDS, Candidate, Edits
 from textual import on
 from textual.app import ComposeResult
@@ -56,6 +57,7 @@ class EditDialog(ModalScreen[Edits | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Approve", id="edit-approve-button", variant="primary", compact=True)
                 yield Button("Cancel", id="edit-cancel-button", compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#edit-statement", Input).focus()

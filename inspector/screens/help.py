@@ -3,6 +3,7 @@ Built from the bindings themselves, so it cannot drift from what the keys do."""
 
 from __future__ import annotations
 
+from memvet.inspector.widgets.key_footer import KeyFooter
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -62,6 +63,7 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(id="help-body"):
                 yield Static(Content("\n").join(lines))
             yield Static("esc or ? closes", classes="dialog-hint")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#help-body").focus()

@@ -7,7 +7,13 @@ the rows other writers touched. Nothing reloads the whole table except a new fil
 
 from __future__ import annotations
 
-from memvet.inspector.filters import SORT_ORDERS, QuerySpec, parse_query, sort_for_column
+from memvet.inspector.filters import (
+    SORT_ORDERS,
+    QuerySpec,
+    SortOrder,
+    parse_query,
+    sort_for_column,
+)
 from memvet.inspector.jobs import attempt, load_queue_page
 from memvet.inspector.messages import DetailLoaded, QueueCounted, QueuePageLoaded
 from memvet.inspector.screens.queue_changes import QueueChanges
@@ -15,7 +21,7 @@ from memvet.inspector.widgets.candidate_view import CandidateView, state_note
 from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.inspector.widgets.queue_table import QueueTable
 from memvet.inspector.widgets.screen_tabs import ScreenTabs
-from memvet.store import CandidateDetail
+from memvet.store import CandidateDetail, QueueFilter
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -90,28 +96,36 @@ class QueueScreen(QueueChanges, Screen[None]):
         self.shown_key = None
         self.detail.message("Loading the queue…")
         self._status()
-        self._load_page(self.generation, None, first=True)
+        self._next_page(first=True)
+
+    def _next_page(self, first: bool) -> None:
+        self.loading = True
+        self._load_page(self.generation, self.spec.to_filter(), self.order, self.page_after, first)
 
     @work(thread=True, exclusive=True, group="queue-page", exit_on_error=False)
-    def _load_page(self, generation: int, after: tuple | None, first: bool) -> None:
+    def _load_page(self, generation: int, flt: QueueFilter, order: SortOrder,
+                   after: tuple | None, first: bool) -> None:
         app = self.app
-        outcome = attempt(load_queue_page, app.store, app.reader, self.spec.to_filter(),
-                          self.order, after, app.page_size, with_total=False)
-        if outcome.ok:
-            self.post_message(QueuePageLoaded(generation, outcome.value, first))
-        else:
-            self.app.call_from_thread(self.app.notify, f"Cannot load the queue: {outcome.error}",
-                                      severity="error")
+        outcome = attempt(load_queue_page, app.store, app.reader, flt, order, after,
+                          app.page_size, with_total=False)
+        self.post_message(QueuePageLoaded(generation, outcome.value, first, outcome.error))
 
     @work(thread=True, exclusive=True, group="queue-count", exit_on_error=False)
     def _count(self, generation: int) -> None:
-        outcome = attempt(self.app.store.count_candidates, self.app.reader, self.spec.to_filter())
+        flt = self.spec.to_filter()  # immutable: safe to read here
+        outcome = attempt(self.app.store.count_candidates, self.app.reader, flt)
         if outcome.ok:
             self.post_message(QueueCounted(generation, outcome.value))
 
     @on(QueuePageLoaded)
     def _page_loaded(self, message: QueuePageLoaded) -> None:
         if message.generation != self.generation:
+            return
+        if message.page is None:
+            self.loading = False
+            self.notify(f"Cannot load the queue: {message.error}", severity="error")
+            if not self.table.row_count:
+                self.detail.message(f"Cannot load the queue: {message.error}", "$error")
             return
         rows = message.page.rows
         self.table.add(rows, self.app.now())
@@ -139,8 +153,7 @@ class QueueScreen(QueueChanges, Screen[None]):
         self.show_current()
         near_end = self.table.cursor_row >= self.table.row_count - PREFETCH_MARGIN
         if near_end and not self.exhausted and not self.loading:
-            self.loading = True
-            self._load_page(self.generation, self.page_after, first=False)
+            self._next_page(first=False)
 
     def show_current(self, force: bool = False) -> None:
         key = self.table.current_key
@@ -158,7 +171,7 @@ class QueueScreen(QueueChanges, Screen[None]):
         cached = self.details.get(key)
         if cached is not None and cached.candidate == record:
             self.detail.show(cached, self.app.now(), note)
-            self._prefetch_next()
+            self.call_after_refresh(self._prefetch_next)  # paint first, then read ahead
             return
         self.detail.show(CandidateDetail(record, (), (), None, None), self.app.now(), note)
         self._load_detail(key)
@@ -247,7 +260,7 @@ class QueueScreen(QueueChanges, Screen[None]):
         if order is not None:
             self._apply_order(order)
 
-    def _apply_order(self, order) -> None:  # noqa: ANN001
+    def _apply_order(self, order: SortOrder) -> None:
         self.order = order
         self.table.show_order(order)
         self.reload()

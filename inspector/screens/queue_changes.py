@@ -23,7 +23,7 @@ class QueueChanges:
     # --- decisions -----------------------------------------------------------------------------
     def _targets(self) -> list[str]:
         table = self.table
-        keys = [k for k in table.records if k in table.selected] or [table.current_key]
+        keys = [k for k in table.keys if k in table.selected] or [table.current_key]
         return [k for k in keys if k is not None and table.flags.get(k) not in BUSY]
 
     def action_approve(self) -> None:
@@ -105,7 +105,8 @@ class QueueChanges:
             table.move_cursor(row=table.next_free_after(table.cursor_row))
         self.show_current(force=True)
         self._status()
-        self._decide(action, statements, edits, reason)
+        # Paint the moved cursor before the store work starts competing for the interpreter.
+        self.call_after_refresh(self._decide, action, statements, edits, reason)
 
     @work(thread=True, group="store", exit_on_error=False)
     def _decide(self, action: str, statements: dict[str, str], edits: Edits | None,
@@ -124,10 +125,15 @@ class QueueChanges:
             self.app.record_decision(Decision(message.action, key, message.statement, memory_id))
             table.drop(key)
             self.total = None if self.total is None else max(self.total - 1, 0)
-            self.notify(f"{verb}: {what}", timeout=3)
+            self.app.confirm(f"{verb}: {what}")
         elif outcome.code in ("already_decided", "not_found"):
             table.drop(key)
             self.notify(f"Already decided elsewhere ({outcome.status or 'gone'}): {what}",
+                        severity="warning")
+        elif outcome.code == "conflict":
+            self.details[key] = outcome.value  # `s` can ask at once
+            table.set_flag(key, "error", outcome.error)
+            self.notify(f"Not approved, it conflicts with an active memory: {what}",
                         severity="warning")
         elif outcome.code == "reservation_held":
             table.set_flag(key, "error", f"held by {outcome.holder} ({outcome.status}): "
@@ -170,6 +176,9 @@ class QueueChanges:
                 continue
             if c.scope.user == user and self.spec.matches(c):
                 if c.id in table.records or self._in_window(c):
+                    known = table.records.get(c.id)
+                    if known is not None and known.status != c.status:
+                        table.set_flag(c.id, None)  # settled or taken since: the error is moot
                     table.put(c, now)
             else:
                 table.drop(c.id)

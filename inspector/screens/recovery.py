@@ -36,6 +36,7 @@ class RecoveryScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__(id="recovery")
         self.records: dict[str, Candidate] = {}
+        self.dirty = False
 
     def compose(self) -> ComposeResult:
         yield ScreenTabs("recovery")
@@ -142,5 +143,14 @@ class RecoveryScreen(Screen[None]):
         self.app.check_store()
 
     def on_store_changed(self, changes: Changes) -> None:
-        if changes.candidates:
+        if not changes.candidates:
+            return
+        if self.is_current:
+            self.reload()
+        else:
+            self.dirty = True  # reloaded when this screen is shown again
+
+    def on_screen_resume(self) -> None:
+        if self.dirty:
+            self.dirty = False
             self.reload()

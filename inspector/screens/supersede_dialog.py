@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from memvet.inspector.formatting import one_line, workspace_name
+from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.store import CandidateDetail, Edits
 from textual import on
 from textual.app import ComposeResult
@@ -45,6 +46,7 @@ class SupersedeDialog(ModalScreen[Edits | None]):
                          markup=False)
             yield OptionList(*options, id="supersede-options", compact=True)
             yield Static("enter: approve with this choice · esc: not now", classes="dialog-hint")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

@@ -34,6 +34,7 @@ class TombstonesScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__(id="tombstones")
         self.include_lifted = False
+        self.dirty = False
         self.records: dict[str, Tombstone] = {}
 
     def compose(self) -> ComposeResult:
@@ -116,5 +117,14 @@ class TombstonesScreen(Screen[None]):
         self._load(self.include_lifted)
 
     def on_store_changed(self, changes: Changes) -> None:
-        if changes.tombstones:
+        if not changes.tombstones:
+            return
+        if self.is_current:
+            self._load(self.include_lifted)
+        else:
+            self.dirty = True  # reloaded when this screen is shown again
+
+    def on_screen_resume(self) -> None:
+        if self.dirty:
+            self.dirty = False
             self._load(self.include_lifted)

@@ -19,8 +19,8 @@ later runs.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import asyncio
+import hashlib
 import os
 import shutil
 import statistics
@@ -32,7 +32,6 @@ from pathlib import Path
 os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchlib import write_result  # noqa: E402
-
 from memvet.inspector.app import make_app  # noqa: E402
 from memvet.store import CandidateDraft, Checkpoint, Evidence, Scope, open_store  # noqa: E402
 
@@ -90,6 +89,13 @@ async def until(predicate, timeout: float = 30.0) -> None:  # noqa: ANN001
         await asyncio.sleep(0.0005)
 
 
+async def refreshed(screen) -> None:  # noqa: ANN001
+    """Until the screen has been rendered with what the state says."""
+    done = asyncio.Event()
+    screen.call_after_refresh(done.set)
+    await done.wait()
+
+
 def painted(app) -> bool:  # noqa: ANN001
     screen = app.screen
     if getattr(screen, "id", None) != "queue" or screen.loading or not screen.is_mounted:
@@ -106,6 +112,7 @@ async def first_paint(home: Path) -> float:
     app = make_app(store, poll_interval=0.5)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(lambda: painted(app))
+        await refreshed(app.screen)
         elapsed = time.perf_counter() - started
         await pilot.pause()
     store.close()
@@ -122,17 +129,25 @@ async def approvals(home: Path, count: int) -> tuple[list[float], list[float]]:
         for _ in range(count):
             await app.workers.wait_for_complete()
             await pilot.pause()
-            table = screen.table
-            current, following = table.current_key, table.key_at(table.cursor_row + 1)
-            await until(lambda: following in screen.details)  # as after a pause to read it
-            started = time.perf_counter()
-            app.simulate_key("a")
-            await until(lambda: table.current_key == following and painted(app))
-            ready.append(time.perf_counter() - started)
-            await until(lambda: current not in table.records)  # noqa: B023
-            confirmed.append(time.perf_counter() - started)
+            next_row, stored = await approve_once(app, screen)
+            ready.append(next_row)
+            confirmed.append(stored)
     store.close()
     return ready, confirmed
+
+
+async def approve_once(app, screen) -> tuple[float, float]:  # noqa: ANN001
+    """Press `a` once: seconds until the next row is ready, and until the store confirmed."""
+    table = screen.table
+    current, following = table.current_key, table.key_at(table.cursor_row + 1)
+    await until(lambda: following in screen.details)  # as after a pause to read the row
+    started = time.perf_counter()
+    app.simulate_key("a")
+    # The state is read by this loop, which runs after the frame that shows it.
+    await until(lambda: table.current_key == following and painted(app))
+    ready = time.perf_counter() - started
+    await until(lambda: current not in table.records)
+    return ready, time.perf_counter() - started
 
 
 def bare_approvals(home: Path, count: int) -> list[float]:

@@ -8,11 +8,10 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from textual.widgets import Input
-
 from memvet.inspector.app import ReviewApp, make_app
 from memvet.store import CandidateDraft, Evidence, Scope, open_store
 from memvet.store.store import Store
+from textual.widgets import Input
 
 SHOP = "/home/dana/src/shop-api"
 INFRA = "/home/dana/src/infra"

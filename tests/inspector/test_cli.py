@@ -10,7 +10,6 @@ import subprocess
 import sys
 
 import pytest
-
 from memvet.inspector import cli, launch
 from memvet.store import SchemaMismatchError, open_store
 from memvet.store.console import run_cli

@@ -40,8 +40,9 @@ async def test_two_inspectors_approving_at_once_make_exactly_one_memory(seeded, 
             await pilot_b.press("a")
             await settle(pilot_b)
             t_b = queue(app_b)
-            assert t_b.flags["c_0001"] == "error"
-            assert "held by inspector A" in t_b.errors["c_0001"]
+            record = t_b.records["c_0001"]  # B says who holds it: in the error, or as ⚑
+            shown = t_b.errors.get("c_0001", "") + (record.lease.owner if record.lease else "")
+            assert "inspector A" in shown and t_b.mark("c_0001")[0] in ("✗", "⚑")
             release_first.set()
             await settle(pilot_a)
             assert "c_0001" not in queue(app_a).records
@@ -216,3 +217,26 @@ async def test_pages_load_as_the_cursor_nears_the_end(store, clock):
         await pilot.press("g", "a")
         await settle(pilot)
         assert t.row_count == 119 and app.screen.generation == 1  # removed in place
+
+
+async def test_a_conflict_is_never_approved_unasked_even_before_its_detail_loaded(
+        history, store, clock):
+    app = app_for(store, clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        t = queue(app)
+        t.move_to_key(history["conflict"])
+        await settle(pilot)
+        app.screen.details.clear()  # as if `a` came before the detail was read
+        app.screen.shown_key = None
+        await pilot.press("a")
+        await settle(pilot)
+        assert t.flags[history["conflict"]] == "error"
+        assert "press s" in t.errors[history["conflict"]]
+        assert store.get_candidate(history["conflict"]).status == "pending"
+        assert store.get_memory(history["old"]).status == "active"
+        t.move_to_key(history["conflict"])
+        await settle(pilot)
+        await pilot.press("s", "enter")  # the dialog can ask at once: the detail came back
+        await settle(pilot)
+        assert store.get_memory(history["old"]).status == "superseded"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import sqlalchemy as sa
-
 from memvet.inspector.app import make_app
 from memvet.inspector.widgets.line_table import LineTable
 from memvet.store import SchemaMismatchError
