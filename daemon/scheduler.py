@@ -16,7 +16,8 @@ from memvet.daemon.settings import DaemonSettings
 log = logging.getLogger("memvet.daemon")
 
 JOB_IDS = ("sweep.stale_leases", "sweep.expire_candidates", "sweep.retire_memories",
-           "sweep.decay_confidence", "sweep.verify_audit", "sweep.rescan")
+           "sweep.decay_confidence", "sweep.verify_audit", "sweep.rescan",
+           "sweep.optimize_store")
 # None: "run no matter how late". A laptop waking after a night asleep runs each overdue sweep
 # once (coalesce) instead of skipping it; every sweep is idempotent, so late is always safe.
 MISFIRE_GRACE: int | None = None

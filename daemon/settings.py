@@ -38,6 +38,7 @@ class DaemonSettings:
     decay_interval: int = 86400
     decay_half_life_days: float = 90.0
     audit_verify_interval: int = 86400
+    optimize_interval: int = 86400  # refresh the query planner's statistics
     log_level: str = "INFO"
     unknown_keys: tuple[str, ...] = field(default=(), compare=False)
 
@@ -49,6 +50,7 @@ class DaemonSettings:
             "sweep.decay_confidence": self.decay_interval,
             "sweep.verify_audit": self.audit_verify_interval,
             "sweep.rescan": self.rescan_interval,
+            "sweep.optimize_store": self.optimize_interval,
         }[job_id]
 
 

@@ -65,6 +65,13 @@ def sweep_verify_audit(store: Store, now: datetime) -> SweepResult:
     return SweepResult(0, ok=False, detail=f"broken at {report.first_bad_seq}")
 
 
+def sweep_optimize_store(store: Store, now: datetime) -> SweepResult:
+    """Keep the planner's statistics fresh: without them a 50k-row queue page sorts the whole
+    table instead of walking an index."""
+    store.optimize()
+    return SweepResult(0, detail="statistics refreshed")
+
+
 def sweep_rescan(store: Store, now: datetime, *, scan: Callable[[], int]) -> SweepResult:
     """Walk every root for anything a file event missed; `scan` returns files with new data."""
     return SweepResult(scan())
@@ -80,6 +87,7 @@ def store_sweeps(settings: DaemonSettings) -> dict[str, Sweep]:
         "sweep.decay_confidence": partial(
             sweep_decay_confidence, half_life=timedelta(days=settings.decay_half_life_days)),
         "sweep.verify_audit": sweep_verify_audit,
+        "sweep.optimize_store": sweep_optimize_store,
     }
 
 

@@ -54,6 +54,13 @@ def read_transaction(engine: Engine) -> Iterator[Connection]:
         yield conn
 
 
+def optimize(engine: Engine) -> None:
+    """Refresh the query planner's statistics; analysis_limit bounds the work on large tables."""
+    with write_transaction(engine) as conn:
+        conn.exec_driver_sql("PRAGMA analysis_limit=1000")
+        conn.exec_driver_sql("ANALYZE")
+
+
 class ChangeSignal:
     """A cheap "did anything change?" check: SQLite's PRAGMA data_version on one long-lived
     connection changes whenever another connection commits."""

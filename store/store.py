@@ -14,7 +14,7 @@ from memvet.store.candidates import CandidateReadMixin
 from memvet.store.checkpoints import CKPT, CheckpointMixin
 from memvet.store.core import Clock, random_id, utcnow
 from memvet.store.crypto import FieldCipher
-from memvet.store.engine import ChangeSignal, create_store_engine
+from memvet.store.engine import ChangeSignal, create_store_engine, optimize
 from memvet.store.keyring_setup import key_info, load_cipher, rotate_kek
 from memvet.store.maintenance import MaintenanceMixin
 from memvet.store.memories import MemoryMixin
@@ -37,6 +37,10 @@ class Store(AdmissionMixin, BulkMixin, CheckpointMixin, ReservationMixin, Memory
 
     def key_status(self) -> dict[str, object]:
         return key_info(self.engine, self.home)
+
+    def optimize(self) -> None:
+        """Refresh planner statistics; the daemon runs this as a daily sweep."""
+        optimize(self.engine)
 
     def change_signal(self) -> ChangeSignal:
         """A cheap change detector for live views (the inspector polls it)."""

@@ -77,3 +77,15 @@ def test_never_mode_does_not_create_a_schema(tmp_path):
         assert "version 0" in exc.message
     else:
         raise AssertionError("the inspector's mode must not migrate")
+
+
+def test_optimize_gathers_planner_statistics(tmp_path):
+    store = open_store(tmp_path / "h")
+    def stats() -> int:
+        with store.engine.connect() as conn:
+            return conn.exec_driver_sql(
+                "SELECT count(*) FROM sqlite_master WHERE name='sqlite_stat1'").scalar()
+
+    assert stats() == 0
+    store.optimize()
+    assert stats() == 1
