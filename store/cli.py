@@ -48,6 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--statement")
     p.add_argument("--kind", choices=KINDS)
     p.add_argument("--no-supersede", action="store_true", help="keep the memory it would replace")
+    p.add_argument("--polarity", choices=("assert", "deny"),
+                   help="correct a misread negation: the memory asserts or denies")
     _scope_flags(p)
     add_json_flag(p)
     p.set_defaults(handler=h.queue_approve)

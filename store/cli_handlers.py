@@ -126,7 +126,8 @@ def queue_approve(args: argparse.Namespace) -> int:
     store = _open()
     workspace = resolve_workspace(args.cwd) if args.cwd else None
     edits = Edits(statement=args.statement, kind=args.kind, workspace=workspace,
-                  make_global=args.global_, supersede=False if args.no_supersede else None)
+                  make_global=args.global_, supersede=False if args.no_supersede else None,
+                  polarity=args.polarity)
     results = []
     for cid in args.ids:
         try:

@@ -242,6 +242,7 @@ class Edits:
     usage_boundary: str | None = None
     supersede: bool | None = None  # None: follow the candidate's link; False: keep both
     supersede_id: str | None = None  # the conflicting active memory the operator chose to replace
+    polarity: str | None = None  # "assert" or "deny": the extractor can misread a negation
 
 
 @dataclass(frozen=True)

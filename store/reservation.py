@@ -21,7 +21,7 @@ from memvet.store.errors import (
 )
 from memvet.store.lifecycle import check_candidate
 from memvet.store.models import MemoryTransitionRow, TombstoneRow
-from memvet.store.records import KINDS, Candidate, Edits, Lease, Memory
+from memvet.store.records import KINDS, POLARITIES, Candidate, Edits, Lease, Memory
 from sqlalchemy import Connection
 
 TRANS = MemoryTransitionRow.__table__
@@ -188,6 +188,9 @@ class ReservationMixin(StoreCore):
         kind = edits.kind or cand.kind
         if kind not in KINDS:
             raise UsageError(f"unknown kind {kind!r}")
+        polarity = edits.polarity or cand.polarity
+        if polarity not in POLARITIES:
+            raise UsageError(f"unknown polarity {polarity!r}: assert or deny")
         workspace = None if edits.make_global else (edits.workspace or cand.scope.workspace)
         scope = type(cand.scope)(user=cand.scope.user, workspace=workspace,
                                  session=cand.scope.session)
@@ -197,7 +200,7 @@ class ReservationMixin(StoreCore):
         conn.execute(MEM.insert(), dict(
             id=mid, candidate_id=cand.id, status="active", kind=kind,
             source_type=cand.source_type, host=cand.host, content_key=key,
-            polarity=cand.polarity, confidence=cand.confidence, importance=cand.importance,
+            polarity=polarity, confidence=cand.confidence, importance=cand.importance,
             approved_by=actor[:200], valid_from=edits.valid_from or now, valid_to=edits.valid_to,
             recorded_at=now, updated_at=now, supersedes_id=supersede,
             statement_ct=c.encrypt("memories", "statement", mid, statement),

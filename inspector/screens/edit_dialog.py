@@ -39,6 +39,10 @@ class EditDialog(ModalScreen[Edits | None]):
                     yield Select([(k, k) for k in KINDS], value=c.kind, allow_blank=False,
                                  id="edit-kind", compact=True)
                 with Vertical():
+                    yield Label("Says", classes="dialog-label")
+                    yield Select([("asserts", "assert"), ("denies", "deny")], value=c.polarity,
+                                 allow_blank=False, id="edit-polarity", compact=True)
+                with Vertical():
                     yield Label("Scope", classes="dialog-label")
                     with RadioSet(id="edit-scope", compact=True):
                         yield RadioButton(f"workspace {workspace_label(c.scope, 28)}",
@@ -68,6 +72,7 @@ class EditDialog(ModalScreen[Edits | None]):
         if not statement:
             raise ValueError("the statement is empty")
         kind = str(self.query_one("#edit-kind", Select).value)
+        polarity = str(self.query_one("#edit-polarity", Select).value)
         make_global = self.query_one("#edit-global", RadioButton).value
         start = self._time("#edit-from")
         end = self._time("#edit-to")
@@ -75,6 +80,7 @@ class EditDialog(ModalScreen[Edits | None]):
             raise ValueError("valid until must be after valid from")
         return Edits(statement=None if statement == c.statement.strip() else statement,
                      kind=None if kind == c.kind else kind,
+                     polarity=None if polarity == c.polarity else polarity,
                      make_global=make_global and c.scope.workspace is not None,
                      valid_from=start, valid_to=end)
 

@@ -118,3 +118,27 @@ def test_inspect_opens_an_existing_store_and_returns_the_apps_exit_code(monkeypa
     monkeypatch.setattr("memvet.inspector.app.ReviewApp.run", fake_run)
     assert launch.run_inspector(theme="textual-light") == 0
     assert ran == [True]
+
+
+def test_up_on_a_fresh_machine_says_what_to_do_instead_of_an_empty_screen(capsys):
+    from memvet.install.launcher import main
+
+    assert main(["up"]) == 0
+    out = capsys.readouterr().out
+    assert "memvet setup claude-code" in out and "memvet demo" in out
+    from memvet.store.paths import db_path, run_dir
+
+    assert not db_path().exists() and not (run_dir() / "daemon.pid").exists()
+
+
+def test_has_transcripts_finds_a_codex_rollout(tmp_path):
+    import os
+    from pathlib import Path
+
+    from memvet.inspector.cli import has_transcripts
+
+    assert not has_transcripts()
+    day = Path(os.environ["CODEX_HOME"]) / "sessions" / "2026" / "03" / "01"
+    day.mkdir(parents=True)
+    (day / "rollout-x.jsonl").write_text("{}\n")
+    assert has_transcripts()

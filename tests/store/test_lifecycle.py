@@ -174,3 +174,13 @@ def test_bulk_admit_and_import_follow_the_same_rules(store):
     assert memory.status == "active" and store.get_candidate(memory.candidate_id).status == "committed"
     assert [t.to_status for t in store.transitions(ids[0])] == ["active"]
     assert store.verify_audit().ok
+
+
+def test_the_operator_can_correct_polarity_at_approval(store):
+    cid = store.admit(draft("we don't use docker for local dev", kind="constraint")).candidate_id
+    memory = store.approve(cid, actor="op", edits=Edits(polarity="deny"))
+    assert memory.polarity == "deny"
+    other = store.admit(draft("staging runs on fly.io", kind="fact")).candidate_id
+    with pytest.raises(Exception, match="polarity"):
+        store.approve(other, actor="op", edits=Edits(polarity="maybe"))
+    assert store.get_candidate(other).status == "pending"
