@@ -78,6 +78,8 @@ def register_read_side(sub: argparse._SubParsersAction) -> None:
     p.add_argument("query")
     p.add_argument("--cwd", metavar="DIR", help="the workspace to ask in (default: here)")
     p.add_argument("--as-of", metavar="T", help="ask about an earlier time (ISO 8601)")
+    p.add_argument("--recorded-as-of", metavar="T",
+                   help="answer as the store stood at that record time (ISO 8601)")
     add_json_flag(p)
     p.set_defaults(handler=_lazy("memvet.install.recall_command", "run"))
     # `memvet hook` never gets here (the launcher runs it before argparse); listed for --help.

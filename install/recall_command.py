@@ -1,4 +1,4 @@
-"""`memvet recall QUESTION [--cwd DIR] [--as-of T] [--json]`: the recall decision
+"""`memvet recall QUESTION [--cwd DIR] [--as-of T] [--recorded-as-of T] [--json]`: the recall decision
 (memvet.store.recall) for the workspace of a folder, as one JSON document or a short listing."""
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ def run(args: argparse.Namespace) -> int:
     store = open_store()
     try:
         result = recall(store, args.query, workspace=resolve_workspace(args.cwd or os.getcwd()),
-                        as_of=parse_time(args.as_of))
+                        as_of=parse_time(args.as_of),
+                        recorded_as_of=parse_time(getattr(args, "recorded_as_of", None)))
     finally:
         store.close()
 

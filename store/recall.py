@@ -262,13 +262,18 @@ class Recall:
                 "query_terms": sorted(self.q), "excluded": []}
 
 
-def recall(store: Any, query: str, *, workspace: str | None,
-           as_of: datetime | None = None) -> dict[str, Any]:
-    """The decision over the memories and pending candidates the scope rule lets `workspace` see."""
+def recall(store: Any, query: str, *, workspace: str | None, as_of: datetime | None = None,
+           recorded_as_of: datetime | None = None) -> dict[str, Any]:
+    """The decision over the memories and pending candidates the scope rule lets `workspace` see.
+    recorded_as_of: decide as the store stood at that record time (rebuilt from transitions)."""
     from memvet.store.candidates import QueueFilter
 
     reader = store.reader_for(workspace)
-    memories = store.list_memories(reader, statuses=MEMORY_STATUSES)
+    memories = store.list_memories(reader, statuses=MEMORY_STATUSES, recorded_as_of=recorded_as_of)
     candidates = store.list_candidates(
         reader, QueueFilter(statuses=("pending", "reserved", "stale")), limit=None)
-    return Recall(query, memories, candidates, now=store.now(), as_of=as_of).decide()
+    now = store.now()
+    if recorded_as_of is not None:
+        now = min(now, recorded_as_of)
+        candidates = [c for c in candidates if c.created_at <= recorded_as_of]
+    return Recall(query, memories, candidates, now=now, as_of=as_of).decide()

@@ -184,3 +184,19 @@ def test_the_operator_can_correct_polarity_at_approval(store):
     with pytest.raises(Exception, match="polarity"):
         store.approve(other, actor="op", edits=Edits(polarity="maybe"))
     assert store.get_candidate(other).status == "pending"
+
+
+def test_recall_as_recorded_at_an_earlier_time(store, clock):
+    from memvet.store.recall import recall
+
+    ws = "/home/dana/src/app"
+    memory = store.approve(store.admit(draft("deploys run through make ship", kind="procedure"))
+                           .candidate_id, actor="op")
+    before_forget = clock.advance(hours=1)
+    clock.advance(hours=1)
+    store.forget(memory.id, actor="op")
+    now = recall(store, "how do deploys run?", workspace=ws)
+    assert now["state"] == "UNKNOWN" and memory.id not in [m["id"] for m in now["memories"]
+                                                          if m.get("role") == "answer"]
+    then = recall(store, "how do deploys run?", workspace=ws, recorded_as_of=before_forget)
+    assert then["state"] == "VERIFIED" and then["memories"][0]["id"] == memory.id

@@ -1,0 +1,194 @@
+"""Value checks for the secret detectors: is this literal key material, or a placeholder, a name,
+a path, a hash? Every detector asks these questions about the value it found, so they are kept
+cheap (no regex is compiled after import; word splitting is memoised)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from functools import lru_cache
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    size = len(value)
+    return -sum(n / size * math.log2(n / size) for n in Counter(value).values()) if size else 0.0
+
+
+def char_classes(value: str) -> int:
+    """How many of lower case, upper case, digits the value uses (0-3)."""
+    return (any(c.islower() for c in value) + any(c.isupper() for c in value)
+            + any(c.isdigit() for c in value))
+
+
+# --- placeholders ------------------------------------------------------------------------------
+
+# The whole value is a reference or template, not a literal: ${VAR}, $VAR, $(cmd), #{ruby},
+# %VAR%, {{jinja}}, <your-token>, [PASSWORD], {braced}, @TOKEN@, %s, ****.
+_TEMPLATE = re.compile(r"""\\?\$\{?[\w.\-]+\}? | \$\(.*\) | \#\{.*\} | %[\w.]+%? | \{\{.*\}\} | <.*>
+                          | &lt;.*&gt; | \[[^\[\]]*\] | \{[^{}]*\} | @\w+@ | %[sdr] | \*+""", re.VERBOSE)
+# Anywhere in the value, a sign that it was masked, cut short, or written as an example:
+# runs of x, *, #, dots or underscores; an ellipsis; a long run of zeros; an embedded template;
+# a word such as EXAMPLE, dummy, placeholder, redacted, changeme, your_api_key.
+_MASK = re.compile(r"(?i)x{4,}|\*{3,}|#{3,}|\.{3,}|…|_{4,}|-{4,}|0{8,}|<[^<>\s]+>|\$\{[^}]*\}|\{\{"
+                   r"|example|sample|dummy|placeholder|redacted|changeme|your[_\-\s]?(?:api|key|token|secret|pass)")
+
+# Words that only name a secret or say that it is fake ("insert_key_here", "somefakekey",
+# "notapassword", "real_secret", "ACCESS_TOKEN"). A value spelled only with these says nothing
+# secret. Kept to self-description on purpose: "hunter" or "falcon" are not in it.
+_SELF_DESCRIBING = frozenset("""
+    a an the my your our some any this that it is here me not no none null nil empty undefined unset
+    default new old real fake dummy mock stub test testing sample example demo placeholder redacted
+    hidden masked secret secrets password passwords passwd pass pwd passphrase token tokens key keys
+    api apikey access auth credential credentials value values string str text insert put enter
+    replace change changeme set goes xxx foo bar baz qux todo tbd fixme private public client user
+    username name id app service account dev prod local too short long valid invalid random
+    generated do dont use with for of to and or in on bearer basic""".split())
+
+
+@lru_cache(maxsize=4096)
+def _spelled_with(chunk: str) -> bool:
+    """`chunk` (lower-case letters) splits into self-describing words (word-break DP)."""
+    reachable = [True] + [False] * len(chunk)
+    for end in range(1, len(chunk) + 1):
+        reachable[end] = any(reachable[start] and chunk[start:end] in _SELF_DESCRIBING
+                             for start in range(max(0, end - 12), end))
+    return reachable[-1]
+
+
+def is_self_describing(value: str) -> bool:
+    if len(value) > 60 or any(c.isdigit() for c in value):
+        return False
+    chunks = re.findall(r"[a-z]+", value.lower())
+    return bool(chunks) and all(_spelled_with(chunk) for chunk in chunks)
+
+
+def _run_lengths(text: str) -> list[int]:
+    """Lengths of runs where each character is the previous one ±1 or equal (abcd, 4321, aaaa)."""
+    runs, length, step = [], 1, None
+    for prev, cur in zip(text, text[1:]):
+        delta = ord(cur) - ord(prev)
+        if delta in (-1, 0, 1) and (step is None or delta == step):
+            length, step = length + 1, delta
+        else:
+            runs.append(length)
+            length, step = (2, delta) if delta in (-1, 0, 1) else (1, None)
+    runs.append(length)
+    return runs
+
+
+def _patterned(value: str) -> bool:
+    """Typed by a person, not generated: alphabet or digit runs (abcdefgh, 12345678, a1B2c3D4),
+    one character repeated, or a short chunk repeated (abcd1234abcd1234). A random key of the
+    same length almost never has a 6-long ordered run or repeats its 4-grams."""
+    letters = "".join(c for c in value.lower() if c.isalpha())
+    digits = "".join(c for c in value if c.isdigit())
+    for part, longest in ((value, 8), (letters, 6), (digits, 6)):
+        if len(part) >= longest:
+            runs = _run_lengths(part)
+            if max(runs) >= longest or sum(r for r in runs if r >= 4) * 2 >= len(part):
+                return True
+    if len(value) >= 12:
+        grams = [value[i:i + 4] for i in range(len(value) - 3)]
+        if len(set(grams)) * 2 < len(grams):
+            return True
+    return len(value) >= 4 and max(_run_lengths(value)) == len(value)  # "1234", "aaaa", "dcba"
+
+
+def is_masked(value: str) -> bool:
+    """Shown masked, truncated or as an example: not the secret itself, whatever its shape."""
+    return bool(_MASK.search(value)) or len(set(value)) <= 2
+
+
+def is_placeholder(value: str) -> bool:
+    """Not a literal secret: empty, punctuation only, a template or reference, a masked or example
+    value, self-describing words, or a sequence/repetition typed by a person."""
+    stripped = value.strip().strip("'\"`")
+    if not stripped or not any(c.isalnum() for c in stripped):
+        return True
+    return (bool(_TEMPLATE.fullmatch(stripped)) or is_masked(stripped) or is_self_describing(stripped)
+            or _patterned(stripped))
+
+
+# --- names, paths, hashes ------------------------------------------------------------------------
+
+# A path or identifier segment: lower/snake/kebab case, CONSTANT_CASE or one Capitalised word.
+_WORDY_SEGMENT = re.compile(r"[a-z][a-z0-9_\-]*|[A-Z][a-z0-9_\-]+|[A-Z][A-Z0-9_\-]+")
+_CAMEL_PART = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|$|\d)|[A-Z]?[a-z]{2,}|\d{1,3}")
+_NAME_SEGMENT = re.compile(r"[a-z]{3,}|[A-Z][a-z]{2,}|[A-Z]{3,}")
+_HEXISH = re.compile(r"[0-9a-fA-F]{4,}")
+_THREE_LETTERS = re.compile(r"[A-Za-z]{3}")
+_CAMEL_BOUNDARY = re.compile(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]")
+_PATH_SPLIT = re.compile(r"[/\\]")
+_NAME_SPLIT = re.compile(r"[._\-:/]")
+_FILE_SUFFIX = re.compile(r"\.[A-Za-z]{1,5}$")
+
+
+def is_camel_identifier(segment: str) -> bool:
+    """`getMasterUserPassword`, `SecurityIdentifier`, `rememberMeLabel`: made of whole words."""
+    parts = _CAMEL_PART.findall(segment)
+    words = [p for p in parts if not p.isdigit()]
+    return (len(words) >= 2 and "".join(parts) == segment and len(parts) - len(words) <= 1
+            and max(map(len, words)) <= 15 and _CAMEL_BOUNDARY.search(segment) is not None)
+
+
+def _is_wordy(segment: str) -> bool:
+    base = segment.split(".")[0]
+    return (bool(base) and (_WORDY_SEGMENT.fullmatch(base) is not None or is_camel_identifier(base))
+            and sum(c.isdigit() for c in base) * 3 <= len(base) and _THREE_LETTERS.search(base) is not None)
+
+
+def is_pathlike(value: str) -> bool:
+    """A file path, URL or dotted identifier: separated segments that read like names."""
+    if value.startswith(("/", "./", "../", "~/", "#/")) or "://" in value:
+        return True
+    segments = [s for s in _PATH_SPLIT.split(value) if s]
+    if len(segments) < 2:
+        return False
+    wordy = sum(1 for s in segments if _is_wordy(s))
+    return wordy >= 2 or (wordy >= 1 and _FILE_SUFFIX.search(segments[-1]) is not None)
+
+
+def is_identifier_like(value: str) -> bool:
+    """`jetbrains.mps.v8_elimination`, `DOC_Vector_5_32`, `env.SOME_PASSWORD`: names, not keys."""
+    segments = _NAME_SPLIT.split(value)
+    if len(segments) == 1:
+        return is_camel_identifier(value)
+    named = [s for s in segments if (_NAME_SEGMENT.fullmatch(s) or is_camel_identifier(s))
+             and not _HEXISH.fullmatch(s)]
+    return len(named) >= 2 and sum(map(len, named)) * 2 >= len(value)
+
+
+_WORD_RUN = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{4,}(?![a-z])")
+_VOWELS = frozenset("aeiouyAEIOUY")
+
+
+def word_coverage(value: str) -> float:
+    """Share of the value spelled by pronounceable word runs: high for names, low for key material."""
+    covered = sum(len(run) for run in _WORD_RUN.findall(value)
+                  if sum(c in _VOWELS for c in run) * 10 >= len(run) * 3)
+    return covered / len(value) if value else 0.0
+
+
+def reads_as_words(value: str) -> bool:
+    return is_identifier_like(value) or word_coverage(value) >= 0.65
+
+
+_HASH_OR_UUID = re.compile(r"[0-9a-fA-F]+|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+
+
+def is_hash_like(value: str) -> bool:
+    """Hex digests, commit SHAs and UUIDs: ordinary identifiers unless a secret name is attached."""
+    return _HASH_OR_UUID.fullmatch(value) is not None
+
+
+def looks_random(value: str, *, min_len: int = 16) -> bool:
+    """A token that reads like generated key material rather than a word, path or number."""
+    if len(value) < min_len or is_placeholder(value) or is_pathlike(value):
+        return False
+    if value.isdigit():
+        return len(value) >= 20
+    if char_classes(value) < 2 or is_identifier_like(value):
+        return False
+    return entropy(value) >= (3.0 if len(value) < 24 else 3.3)
