@@ -31,12 +31,16 @@ _TEMPLATE = re.compile(r"""\\?\$\{?[\w.\-]+\}? | \$\(.*\) | \#\{.*\} | %[\w.]+%?
 # Anywhere in the value, a sign that it was masked, cut short, or written as an example:
 # runs of x, *, #, dots or underscores; an ellipsis; a long run of zeros; an embedded template;
 # a word such as EXAMPLE, dummy, placeholder, redacted, changeme, your_api_key.
-_MASK = re.compile(r"(?i)x{4,}|\*{3,}|#{3,}|\.{3,}|…|_{4,}|-{4,}|0{8,}|<[^<>\s]+>|\$\{[^}]*\}|\{\{"
+_MASK = re.compile(r"(?i)x{4,}|\*{3,}|#{3,}|\.{3,}|…|_{4,}|-{4,}|0{8,}|<[^<>\s]+>"
                    r"|example|sample|dummy|placeholder|redacted|changeme|your[_\-\s]?(?:api|key|token|secret|pass)")
+# Template fragments inside a value ("${USER}-${PASS}", "{{ vault_pw }}x"): a placeholder when
+# almost nothing literal is left once they are removed.
+_EMBEDDED_TEMPLATE = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}|\$\([^)]*\)|%\w+%|\$\w+|<[^<>]*>")
 
-# Words that only name a secret or say that it is fake ("insert_key_here", "somefakekey",
-# "notapassword", "real_secret", "ACCESS_TOKEN"). A value spelled only with these says nothing
-# secret. Kept to self-description on purpose: "hunter" or "falcon" are not in it.
+# Words that only name a secret or describe a value ("insert_key_here", "somefakekey",
+# "notapassword", "ACCESS_TOKEN"). Kept to self-description on purpose: "hunter" or "falcon" are
+# not in it. Such a value is a placeholder when it also says it is not real (a word from _FAKE),
+# is one generic word ("secret", "token"), or is written as a CONSTANT_NAME (a reference).
 _SELF_DESCRIBING = frozenset("""
     a an the my your our some any this that it is here me not no none null nil empty undefined unset
     default new old real fake dummy mock stub test testing sample example demo placeholder redacted
@@ -45,29 +49,40 @@ _SELF_DESCRIBING = frozenset("""
     replace change changeme set goes xxx foo bar baz qux todo tbd fixme private public client user
     username name id app service account dev prod local too short long valid invalid random
     generated do dont use with for of to and or in on bearer basic""".split())
+_FAKE = frozenset("""fake dummy mock stub test testing sample example demo placeholder redacted not no none
+    null nil empty undefined unset insert enter replace changeme your xxx foo bar baz qux todo tbd fixme
+    invalid dont""".split())
 
 
 @lru_cache(maxsize=4096)
-def _spelled_with(chunk: str) -> bool:
-    """`chunk` (lower-case letters) splits into self-describing words (word-break DP)."""
-    reachable = [True] + [False] * len(chunk)
+def _spelling(chunk: str) -> tuple[str, ...] | None:
+    """`chunk` (lower-case letters) split into self-describing words, or None (word-break DP)."""
+    best: list[tuple[str, ...] | None] = [()] + [None] * len(chunk)
     for end in range(1, len(chunk) + 1):
-        reachable[end] = any(reachable[start] and chunk[start:end] in _SELF_DESCRIBING
-                             for start in range(max(0, end - 12), end))
-    return reachable[-1]
+        for start in range(max(0, end - 12), end):
+            if best[start] is not None and chunk[start:end] in _SELF_DESCRIBING:
+                best[end] = (*best[start], chunk[start:end])
+                break
+    return best[-1]
 
 
 def is_self_describing(value: str) -> bool:
-    if len(value) > 60 or any(c.isdigit() for c in value):
+    if len(value) > 60 or not re.fullmatch(r"[A-Za-z][A-Za-z_\-. ]*", value):  # words and separators only
         return False
-    chunks = re.findall(r"[a-z]+", value.lower())
-    return bool(chunks) and all(_spelled_with(chunk) for chunk in chunks)
+    words: list[str] = []
+    for chunk in re.findall(r"[a-z]+", value.lower()):
+        spelled = _spelling(chunk)
+        if spelled is None:
+            return False
+        words.extend(spelled)
+    constant_name = value.isupper() and re.fullmatch(r"[A-Z_]+", value) is not None
+    return bool(words) and (len(words) == 1 or constant_name or any(w in _FAKE for w in words))
 
 
 def _run_lengths(text: str) -> list[int]:
     """Lengths of runs where each character is the previous one ±1 or equal (abcd, 4321, aaaa)."""
     runs, length, step = [], 1, None
-    for prev, cur in zip(text, text[1:]):
+    for prev, cur in zip(text, text[1:], strict=False):
         delta = ord(cur) - ord(prev)
         if delta in (-1, 0, 1) and (step is None or delta == step):
             length, step = length + 1, delta
@@ -78,16 +93,16 @@ def _run_lengths(text: str) -> list[int]:
     return runs
 
 
-def _patterned(value: str) -> bool:
+def is_typed_pattern(value: str) -> bool:
     """Typed by a person, not generated: alphabet or digit runs (abcdefgh, 12345678, a1B2c3D4),
     one character repeated, or a short chunk repeated (abcd1234abcd1234). A random key of the
     same length almost never has a 6-long ordered run or repeats its 4-grams."""
     letters = "".join(c for c in value.lower() if c.isalpha())
     digits = "".join(c for c in value if c.isdigit())
     for part, longest in ((value, 8), (letters, 6), (digits, 6)):
-        if len(part) >= longest:
+        if len(part) >= longest and (part is value or len(value) >= 16):  # short passwords: raw only
             runs = _run_lengths(part)
-            if max(runs) >= longest or sum(r for r in runs if r >= 4) * 2 >= len(part):
+            if max(runs) >= longest or (len(part) >= 16 and sum(r for r in runs if r >= 4) * 2 >= len(part)):
                 return True
     if len(value) >= 12:
         grams = [value[i:i + 4] for i in range(len(value) - 3)]
@@ -97,25 +112,34 @@ def _patterned(value: str) -> bool:
 
 
 def is_masked(value: str) -> bool:
-    """Shown masked, truncated or as an example: not the secret itself, whatever its shape."""
-    return bool(_MASK.search(value)) or len(set(value)) <= 2
+    """Shown masked, truncated or as an example, or one character repeated (aaaa…end, 0000…aa):
+    not the secret itself, whatever its shape."""
+    if _MASK.search(value) or len(set(value)) <= 2:
+        return True
+    return len(value) >= 8 and Counter(value).most_common(1)[0][1] * 5 >= len(value) * 3
 
 
 def is_placeholder(value: str) -> bool:
     """Not a literal secret: empty, punctuation only, a template or reference, a masked or example
-    value, self-describing words, or a sequence/repetition typed by a person."""
+    value, or self-describing words. (Typed patterns such as abcdef123456 are *not* placeholders
+    here: next to a secret name they may be a weak real secret; is_typed_pattern is for tokens
+    found without context.)"""
     stripped = value.strip().strip("'\"`")
     if not stripped or not any(c.isalnum() for c in stripped):
         return True
-    return (bool(_TEMPLATE.fullmatch(stripped)) or is_masked(stripped) or is_self_describing(stripped)
-            or _patterned(stripped))
+    if _TEMPLATE.fullmatch(stripped) or is_masked(stripped) or is_self_describing(stripped):
+        return True
+    if not any(mark in stripped for mark in ("$", "{{", "%", "<")):
+        return False
+    literal = _EMBEDDED_TEMPLATE.sub("", stripped)
+    return literal != stripped and sum(c.isalnum() for c in literal) < 4
 
 
 # --- names, paths, hashes ------------------------------------------------------------------------
 
 # A path or identifier segment: lower/snake/kebab case, CONSTANT_CASE or one Capitalised word.
 _WORDY_SEGMENT = re.compile(r"[a-z][a-z0-9_\-]*|[A-Z][a-z0-9_\-]+|[A-Z][A-Z0-9_\-]+")
-_CAMEL_PART = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|$|\d)|[A-Z]?[a-z]{2,}|\d{1,3}")
+_CAMEL_PART = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|$|\d)|[A-Z][a-z]+|[a-z]{2,}|\d{1,3}")
 _NAME_SEGMENT = re.compile(r"[a-z]{3,}|[A-Z][a-z]{2,}|[A-Z]{3,}")
 _HEXISH = re.compile(r"[0-9a-fA-F]{4,}")
 _THREE_LETTERS = re.compile(r"[A-Za-z]{3}")

@@ -12,20 +12,27 @@ import os
 import re
 from typing import Any
 
-from memvet.daemon.hosts.turns import ParseResult, SessionState, Turn, decode_line, text_of
+from memvet.daemon.hosts import rawjson
+from memvet.daemon.hosts.rawjson import NotPlain
+from memvet.daemon.hosts.turns import (
+    MAX_LINE_BYTES,
+    ParseResult,
+    SessionState,
+    Turn,
+    decode_line,
+    text_of,
+)
 
 HOST = "claude-code"
 
-# Line types that never hold a prompt; skipped from the raw bytes, before JSON decoding.
-_NEVER_PROMPTS = tuple((t, f'"type":"{t}"'.encode()) for t in (
+# Line types that never hold a prompt (anything else unknown is counted as such).
+_KNOWN_TYPES = frozenset((
     "progress", "file-history-snapshot", "queue-operation", "summary", "system", "attachment",
     "last-prompt", "custom-title", "ai-title", "agent-name", "pr-link", "permission-mode",
     "agent-setting", "bridge-session", "worktree-state"))
-_KNOWN_TYPES = frozenset(t for t, _ in _NEVER_PROMPTS)
-_USER_MARK = b'"type":"user"'
-_TOOL_RESULT_MARK = b'"toolUseResult":'
-_ASSISTANT_MARK = b'"type":"assistant"'
-_MESSAGE_ID = re.compile(rb'"id":"(msg_[A-Za-z0-9_\-]{1,200})"')
+# The top-level fields read from the bytes: a line's type and the session bookkeeping.
+_HEAD = rawjson.head_pattern(("type", "cwd", "sessionId", "version", "isSidechain", "timestamp"))
+_ID, _CONTENT, _TYPE = frozenset({b"id"}), frozenset({b"content"}), frozenset({b"type"})
 # Text the CLI writes into a user line on the person's behalf.
 _PROTOCOL_TEXT = re.compile(
     r"^\s*(?:<(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr|"
@@ -50,20 +57,67 @@ class ClaudeCodeParser:
 
     def parse(self, raw: bytes, line_no: int) -> ParseResult:
         stripped = raw.strip()
-        if stripped[:1] == b"{" and stripped[-1:] == b"}" and _TOOL_RESULT_MARK in stripped:
-            return ParseResult.skip("tool_result")  # only tool-result lines carry toolUseResult
-        if stripped[:1] == b"{" and stripped[-1:] == b"}" and _USER_MARK not in stripped:
-            if _ASSISTANT_MARK in stripped and not self.want_assistant:
-                quick = self._assistant_from_bytes(stripped, line_no)
-                if quick is not None:
-                    return quick
-            for line_type, mark in _NEVER_PROMPTS:
-                if mark in stripped:
-                    return ParseResult.skip(line_type)
+        if len(stripped) <= MAX_LINE_BYTES and stripped[:1] == b"{" and stripped[-1:] == b"}":
+            try:
+                quick = self._from_bytes(stripped, line_no)
+            except NotPlain:
+                quick = None
+            if quick is not None:
+                return quick
         record, reason = decode_line(stripped)
         if record is None:
             return ParseResult.skip(reason or "invalid_json")
         return self._parse_record(record, line_no)
+
+    # --- from the bytes: lines that cannot hold a prompt, without decoding them ----------------
+
+    def _from_bytes(self, line: bytes, line_no: int) -> ParseResult | None:
+        """The same result `_parse_record` would give, for tool results, assistant blocks and
+        bookkeeping lines (most of a file's bytes); None: decode the line."""
+        top = rawjson.TopLevel(line, _HEAD.match(line))
+        kind = top.raw("type")
+        if kind is None or kind[:1] != b'"' or b"\\" in kind:
+            return None
+        if kind == b'"user"':
+            message = rawjson.opens(line, top.end, b"message")
+            if message < 0 or not _only_tool_results(line, message):
+                return None
+            self._note_bytes(top)
+            return ParseResult.skip("tool_result")
+        if kind == b'"assistant"':
+            return None if self.want_assistant else self._assistant_bytes(top, line_no)
+        line_type = rawjson.text(kind)
+        self._note_bytes(top)
+        return ParseResult.skip(line_type if line_type in _KNOWN_TYPES else "unknown_type")
+
+    def _note_bytes(self, top: rawjson.TopLevel) -> None:
+        """`_note_session` from the bytes; reads everything before changing anything."""
+        state = self.state
+        session = None if state.session_id else top.text("sessionId")
+        cwd, version = top.text("cwd"), top.text("version")
+        state.session_id = state.session_id or session
+        state.cwd = cwd or state.cwd
+        state.host_version = version or state.host_version
+
+    def _assistant_bytes(self, top: rawjson.TopLevel, line_no: int) -> ParseResult | None:
+        line = top.line
+        message = rawjson.opens(line, top.end, b"message")
+        if message < 0 or line[message] != 123:
+            return None
+        spans, _ = rawjson.fields(line, message, _ID, stop=1)
+        message_id = rawjson.text(line[slice(*spans[b"id"])]) if spans else None
+        if not message_id:
+            return None  # the uuid stands in for it: decode
+        sidechain = top.raw("isSidechain") == b"true"
+        stamp = top.text("timestamp")
+        self._note_bytes(top)
+        first_block = message_id != self.state.last_assistant_id
+        self.state.last_assistant_id = message_id
+        if self.state.sidechain or sidechain:
+            return ParseResult.skip("sidechain")
+        return self._placeholder(first_block, message_id, line_no, stamp)
+
+    # --- decoded lines -------------------------------------------------------------------------
 
     def _parse_record(self, record: dict[str, Any], line_no: int) -> ParseResult:
         line_type = text_of(record.get("type"))
@@ -85,6 +139,14 @@ class ClaudeCodeParser:
         state.host_version = text_of(record.get("version")) or state.host_version
 
     def _user(self, record: dict[str, Any], line_no: int) -> ParseResult:
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        texts: list[str] = []
+        if isinstance(content, list):
+            blocks = [b for b in content if isinstance(b, dict)]
+            texts = [b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
+            if not texts and any(b.get("type") == "tool_result" for b in blocks):
+                return ParseResult.skip("tool_result")  # tool output, whatever else the line says
         if self.state.sidechain or record.get("isSidechain") is True:
             return ParseResult.skip("sidechain")
         if record.get("isMeta") is True:
@@ -94,18 +156,13 @@ class ClaudeCodeParser:
         uuid = text_of(record.get("uuid"))
         if uuid is not None and self.state.seen(uuid):
             return ParseResult.skip("duplicate")
-        message = record.get("message")
         if not isinstance(message, dict):
             return ParseResult.skip("bad_shape")
-        content = message.get("content")
         if isinstance(content, str):
             text = content
         elif isinstance(content, list):
-            blocks = [b for b in content if isinstance(b, dict)]
-            texts = [b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
             if not texts:
-                kinds = {b.get("type") for b in blocks}
-                return ParseResult.skip("tool_result" if "tool_result" in kinds else "no_text")
+                return ParseResult.skip("no_text")
             text = "\n\n".join(texts)
         else:
             return ParseResult.skip("bad_shape")
@@ -131,27 +188,36 @@ class ClaudeCodeParser:
             texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
                      and isinstance(b.get("text"), str)]
         if not self.want_assistant or not texts:
-            return self._assistant_placeholder(first_block, message_id, line_no, record)
+            return self._placeholder(first_block, message_id, line_no, text_of(record.get("timestamp")))
         turn = Turn("assistant", "\n\n".join(texts), line_no, message_id, text_of(record.get("timestamp")))
         return ParseResult.of(turn)
 
-    def _assistant_placeholder(self, first_block: bool, message_id: str | None, line_no: int,
-                               record: dict[str, Any] | None) -> ParseResult:
+    @staticmethod
+    def _placeholder(first_block: bool, message_id: str | None, line_no: int, stamp: str | None
+                     ) -> ParseResult:
         """Counts an assistant turn once per message without keeping its text."""
         if not first_block:
             return ParseResult.skip("assistant_block")
-        stamp = text_of(record.get("timestamp")) if record else None
         return ParseResult.of(Turn("assistant", "", line_no, message_id, stamp))
 
-    def _assistant_from_bytes(self, raw: bytes, line_no: int) -> ParseResult | None:
-        """Assistant lines are most of a file: when their text is not wanted, the message id is
-        read from the bytes instead of decoding the whole line. None: decode it after all."""
-        if self.state.sidechain:
-            return ParseResult.skip("sidechain")
-        found = _MESSAGE_ID.search(raw)
-        if found is None:
-            return None
-        message_id = found.group(1).decode("ascii")
-        first_block = message_id != self.state.last_assistant_id
-        self.state.last_assistant_id = message_id
-        return self._assistant_placeholder(first_block, message_id, line_no, None)
+
+def _only_tool_results(line: bytes, message: int) -> bool:
+    """Is `message` (at its `{`) one whose content is a list of blocks with a tool_result and
+    no text block? (The decoder's test, read from the bytes.)"""
+    if line[message] != 123:
+        return False
+    spans, _ = rawjson.fields(line, message, _CONTENT, stop=1)
+    if not spans or line[spans[b"content"][0]] != 91:
+        return False
+    pos, first, tool_result = spans[b"content"][0] + 1, True, False
+    while (item := rawjson.next_item(line, pos, first)) >= 0:
+        first = False
+        if line[item] != 123:
+            pos = rawjson.skip_value(line, item)
+            continue
+        kinds, pos = rawjson.fields(line, item, _TYPE)
+        kind = line[slice(*kinds[b"type"])] if kinds else None
+        if kind == b'"text"' or (kind is not None and b"\\" in kind):
+            return False
+        tool_result = tool_result or kind == b'"tool_result"'
+    return tool_result

@@ -191,6 +191,7 @@ def _previous_redactor():
         fh.write(source)
     spec = importlib.util.spec_from_file_location("redact_at_head", fh.name)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
     spec.loader.exec_module(module)
     return module.redact
 

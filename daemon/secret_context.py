@@ -1,0 +1,160 @@
+"""Secrets recognisable by their surroundings: credentials in URLs, auth headers and command-line
+flags, prose ("the password is 'x'"), a secret word followed closely by a generated-looking
+token, the 40-character AWS secret next to a key id, and long random tokens on their own."""
+
+from __future__ import annotations
+
+import re
+
+from memvet.daemon.secret_assignments import MARKER_PREFIX, Span
+from memvet.daemon.secret_patterns import Detector, detector
+from memvet.daemon.secret_values import (
+    char_classes,
+    entropy,
+    is_hash_like,
+    is_identifier_like,
+    is_masked,
+    is_pathlike,
+    is_placeholder,
+    is_typed_pattern,
+    looks_random,
+    reads_as_words,
+)
+
+
+def _real(value: str) -> bool:
+    return not is_placeholder(value)
+
+
+_QUOTED_OR_BARE = r"(?:\"(?P<dq>[^\"\n]{1,120})\"|'(?P<sq>[^'\n]{1,120})'|(?P<bare>[^\s\"'`|;,]{2,120}))"
+# `-p secret` after `-u user`, PowerShell `-Password x`, netrc `login u password p`.
+_PASSWORD_FLAG = (r"(?i)(?:\s-u(?:ser)?\s+\S+\s+-p|\s-password|\s--password|\blogin\s+\S+\s+password)"
+                  rf"[ \t=\n]+{_QUOTED_OR_BARE}")
+# Words between "password" and "is": anything but a sentence end, quoted names included
+# ("the password for user 'postgres' is 'admin'").
+_PROSE_GAP = r"(?:[^\n\"'.]|\"[^\"\n]{1,30}\"|'[^'\n]{1,30}'){0,60}?"
+
+CONTEXT_DETECTORS: tuple[Detector, ...] = (
+    # user:password@ inside any URL or connection string (the password only).
+    detector("url-password", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://[^\s:/?#@'\"]*:(?P<v>[^\s@/'\"]+)@", "://", "v", _real),
+    detector("url-password", r"(?i)[?&](?:access_token|token|api_?key|apikey|key|secret|password|pwd|sig|"
+       r"client_secret|auth)=(?P<v>[^\s&#'\"<>]{6,})", "=", "v", _real),
+    detector("auth-header", r"(?i)\b(?:authorization|proxy-authorization)\s*[:=]\s*[\"']?(?:basic|bearer|token|"
+       r"api-token|apikey|digest|key|sso-key|ssws)[ \t]+(?P<v>[A-Za-z0-9+/=_\-.~:]{6,})", "authorization", "v",
+       _real),
+    detector("auth-header", r"(?i)\bbearer[ \t:]+(?P<v>[A-Za-z0-9+/=_\-.~]{16,})", "bearer", "v", looks_random),
+    detector("auth-header", r"(?i)\bauthorization\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9+/=_\-.~:@]{16,})", "authorization",
+       "v", _real),
+    # .NET/NuGet config: <add key="ClearTextPassword" value="…"/>
+    detector("secret-assignment", r"(?i)key\s*=\s*[\"'][^\"']*(?:password|secret|token|apikey|api_key)[\"']\s+"
+       r"value\s*=\s*[\"'](?P<v>[^\"']{4,})[\"']", "value", "v", _real),
+    # Bundler source credentials: BUNDLE_GEMS__EXAMPLE__COM=user:password
+    detector("basic-auth", r"\bBUNDLE_(?:[A-Z0-9]+__)+[A-Z0-9]+[ \t]*[:=][ \t]*[\"']?(?P<v>[^\s\"':]+:[^\s\"';&]+)",
+             "bundle_", "v", _real),
+    # curl -u user:password / --user "user:password" / --user user:'password'
+    detector("basic-auth", r"(?:^|\s)(?:-u|--user)[ \t]+[\"']?[^\s\"':]*:[\"']?(?P<v>[^\s\"']+)", ("-u", "--user"), "v",
+       _real),
+    detector("password-flag", _PASSWORD_FLAG, ("-p", "password"), ("bare", "dq", "sq"), _real),
+    # Prose: "the password is 'hunter2'", "my password is hunter2!".
+    detector("secret-in-prose", r"(?i)\b(?:password|passphrase|passcode|pwd|secret|token|api key)\b" + _PROSE_GAP +
+       r"\b(?:is|was|are|=|:)[ \t]+(?:\"(?P<dq>[^\"\n]{2,64})\"|'(?P<sq>[^'\n]{2,64})')",
+       ("pass", "pwd", "secret", "token", "api key"), ("dq", "sq"), _real),
+    detector("secret-in-prose", r"(?i)\b(?:password|passphrase|passcode|pwd)\b[^\n.?!\"']{0,40}?\b(?:is|was|=|:)[ \t]+"
+       r"(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()]{4,64}?)(?=[.,;)]?(?:\s|$))", ("pass", "pwd"), "v", _real),
+)
+
+# A secret word ending an identifier, then (a short gap later, same line) a generated-looking token.
+NEARBY = re.compile(
+    r"(?i)(?:(?<![A-Za-z])|(?-i:(?<=[a-z])(?=[A-Z])))(?P<kw>secrets?|tokens?|api[_\-\s]?key|apikey|key|password|"
+    r"passwd|pwd|pat|private(?:[_\-\s]?key)?|access(?:[_\-\s]?(?:key|token))?|auth(?:[_\-\s]?token)?|"
+    r"credentials?|license(?:[_\-\s]?key)?|bearer)"
+    r"(?:[_\-]?(?:key|token|secret|access|private))*"
+    r"(?:(?!\w)[^\S\n]*[:=]?[^\n]{0,24}?(?<![\w/\\.\-$%\[])|[_\-])"
+    r"(?P<v>[A-Za-z0-9][A-Za-z0-9_\-+/=.~!]{11,})")
+_CODE_OR_CHECKSUM = re.compile(r"==(?!=*$)|->|::|\(\)|^(?i:md5|sha\d*|crc\d*)[=:\-]")  # trailing == is base64
+_KEY_VALUE_PAIR = re.compile(r"[A-Za-z_]\w*=[^=]")  # user=abc&x=y, not base64's "+=" inside a token
+_GLUED_NAME = re.compile(r"[A-Za-z_]\w{0,30}=(?=[A-Za-z0-9])")
+_IDENTIFIER_BEFORE = re.compile(r"[\w.\-]*$")
+_NOT_SECRET_OWNER = re.compile(r"(?i)public|pub$|csrf|xsrf|authenticity")
+
+
+def _near_keyword_value(value: str) -> bool:
+    """Next to a secret word the bar is lower: long, not a word, a name, a path or a placeholder."""
+    if is_placeholder(value) or is_pathlike(value) or is_identifier_like(value):
+        return False
+    if _CODE_OR_CHECKSUM.search(value) or _KEY_VALUE_PAIR.search(value):  # `key=value` pairs, not one token
+        return False
+    if "/" in value and max(map(len, value.split("/"))) < 16:  # host:port/db/data, a/b/c: a path
+        return False
+    if value.isdigit():
+        return len(value) >= 16
+    if len(value) >= 20:
+        return entropy(value) >= 2.0
+    return len(value) >= 12 and any(c.isdigit() for c in value) and char_classes(value) >= 2 and entropy(value) >= 2.5
+
+
+def nearby(text: str, starts: list[int]) -> list[Span]:
+    spans, end = [], -1
+    for start in starts:
+        if start < end:
+            continue
+        match = NEARBY.match(text, start)
+        if match is None:
+            continue
+        end = match.end()
+        kw_start = match.start("kw")
+        owner = _IDENTIFIER_BEFORE.search(text, max(0, kw_start - 40), kw_start).group(0)
+        if _NOT_SECRET_OWNER.search(owner + match.group("kw")):
+            continue
+        value, v_start = match.group("v").rstrip("."), match.start("v")
+        if (glued := _GLUED_NAME.match(value)) is not None:  # `uSER=<token>`: the value is after the =
+            value, v_start = value[glued.end():], v_start + glued.end()
+        opener = text[v_start - 1] if v_start else ""
+        closer = text[v_start + len(value)] if v_start + len(value) < len(text) else ""
+        if opener in "\"'`" and closer in "\"'`" and closer != opener:  # "…' : broken quoting, not a literal
+            continue
+        if value.startswith(MARKER_PREFIX) or not _near_keyword_value(value):
+            continue
+        spans.append((v_start, v_start + len(value)))
+    return spans
+
+
+# Long generated-looking tokens anywhere (no context needed).
+LONG_TOKEN = re.compile(r"(?<![\w/\\.\-+=$%])(?P<v>[A-Za-z0-9][A-Za-z0-9_\-+/]{23,}+={0,2})"
+                        r"(?![\w/\\]|\.[A-Za-z0-9])")
+LONG_RUN = re.compile(r"[A-Za-z0-9_\-+/]{24}")
+
+
+# Attributes whose long random values are per-page nonces or digests, not credentials:
+# Rails authenticity_token, csrf/xsrf tokens, CSP nonces, subresource integrity hashes.
+_NONCE_CONTEXT = re.compile(r"(?i)csrf|xsrf|authenticity|nonce|integrity")
+
+
+def long_tokens(text: str) -> list[Span]:
+    spans = []
+    for match in LONG_TOKEN.finditer(text):
+        value = match.group("v")
+        if value.startswith(("pk_live_", "pk_test_")) or _NONCE_CONTEXT.search(
+                text, max(0, match.start() - 60), match.start()):  # publishable keys are public by design
+            continue
+        if (is_hash_like(value) or not looks_random(value, min_len=24) or reads_as_words(value)
+                or is_typed_pattern(value)):  # with no secret word nearby, abcdef123456… is not a key
+            continue
+        classes, bits = char_classes(value), entropy(value)
+        if (classes == 3 and bits >= 3.6) or (len(value) >= 32 and bits >= 3.9):
+            spans.append(match.span("v"))
+    return spans
+
+
+# The AWS secret access key: 40 base64 characters. On its own that could be anything; next to
+# an access key id (already masked by then) it is the other half of the pair.
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+
+
+def aws_secret_pairs(text: str) -> list[Span]:
+    return [m.span() for m in _AWS_SECRET.finditer(text)
+            if char_classes(m.group(0)) >= 3 and not is_hash_like(m.group(0)) and not is_masked(m.group(0))
+            and not is_placeholder(m.group(0)) and not is_typed_pattern(m.group(0)) and not reads_as_words(m.group(0))]
+
+
+
