@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, replace
 
 from memvet.daemon.filters import mask_protected, unmask
+from memvet.daemon.prefilter import prefilter_for
 from memvet.daemon.rules import Rule, Rules
 
 _FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
@@ -55,16 +56,26 @@ class Extractor:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self.policy = rules.policy
+        self._prefilter = prefilter_for(rules)
+        bits = self._prefilter.bits
+
+        def pairs(section: tuple[Rule, ...]) -> tuple[tuple[int, Rule], ...]:
+            return tuple((bits[id(rule)], rule) for rule in section)
+
+        self._reject = pairs(tuple(r for r in rules.reject if not r.unless_durable))
+        self._reject_unless_durable = pairs(tuple(r for r in rules.reject if r.unless_durable))
+        self._durable, self._kinds = pairs(rules.durable), pairs(rules.kinds)
+        self._correction, self._scope, self._polarity = pairs(rules.correction), pairs(rules.scope), pairs(rules.polarity)
 
     def extract(self, text: str) -> list[Extracted]:
         found: list[Extracted] = []
         seen: set[str] = set()
         revising = False  # "I want to update a previous instruction." said before the new rule
         for sentence in self.sentences(text):
-            result = self.classify(sentence)
+            mask = self._prefilter.candidates(sentence, sentence.lower())
+            result = self._classify(sentence, mask)
             if result is None:
-                low = sentence.lower()
-                revising = revising or any(r.search(sentence, low) for r in self.rules.correction)
+                revising = revising or any(bit & mask and r.pattern.search(sentence) for bit, r in self._correction)
                 continue
             if revising and result.supersedes_hint is None:
                 result = replace(result, supersedes_hint="", reasons=(*result.reasons, "correction.context"))
@@ -99,20 +110,24 @@ class Extractor:
     # --- scoring ---------------------------------------------------------------------------
 
     def classify(self, sentence: str) -> Extracted | None:
-        policy, rules = self.policy, self.rules
+        return self._classify(sentence, self._prefilter.candidates(sentence, sentence.lower()))
+
+    def _classify(self, sentence: str, mask: int) -> Extracted | None:
+        """`mask`: the rules that may match (prefilter); the others cannot, so are not run."""
+        policy = self.policy
         words = len(sentence.split())
         if words < policy.min_words or words > policy.max_words or len(sentence) > policy.max_statement_chars:
             return None
-        low = sentence.lower()
-        if any(not r.unless_durable and r.search(sentence, low) for r in rules.reject):
+        if any(bit & mask and r.pattern.search(sentence) for bit, r in self._reject):
             return None
-        durable = [r for r in rules.durable if r.search(sentence, low)]
-        kinds = [r for r in rules.kinds if (durable or not r.needs_durable) and r.search(sentence, low)]
-        corrections = [(r, m) for r in rules.correction if (m := r.search(sentence, low))]
+        durable = [r for bit, r in self._durable if bit & mask and r.pattern.search(sentence)]
+        kinds = [r for bit, r in self._kinds if bit & mask and (durable or not r.needs_durable)
+                 and r.pattern.search(sentence)]
+        corrections = [(r, m) for bit, r in self._correction if bit & mask and (m := r.pattern.search(sentence))]
         if not kinds and not any(r.standalone for r, _ in corrections):
             return None
         lasting = bool(durable) or any(r.durable for r in kinds) or bool(corrections)
-        if not lasting and any(r.unless_durable and r.search(sentence, low) for r in rules.reject):
+        if not lasting and any(bit & mask and r.pattern.search(sentence) for bit, r in self._reject_unless_durable):
             return None
         best = max(kinds, key=lambda r: r.confidence) if kinds else None
         kind = best.kind if best is not None and best.kind else policy.correction_kind
@@ -124,8 +139,8 @@ class Extractor:
         confidence = round(min(confidence, 0.95), 3)
         if confidence < policy.min_confidence:
             return None
-        scope = [r for r in rules.scope if r.search(sentence, low)]
-        denial = [r for r in rules.polarity if r.search(sentence, low)]
+        scope = [r for bit, r in self._scope if bit & mask and r.pattern.search(sentence)]
+        denial = [r for bit, r in self._polarity if bit & mask and r.pattern.search(sentence)]
         polarity = "deny" if (best is not None and best.polarity == "deny") or denial else "assert"
         reasons = [best.name] if best is not None else []
         reasons += [r.name for r in (*durable, *(c for c, _ in corrections), *scope, *denial)]

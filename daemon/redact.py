@@ -2,8 +2,10 @@
 
 `redact(text)` replaces credentials with markers such as `[REDACTED:aws-access-key]` and says how
 many it replaced and of which kinds. It runs on every user statement, so every pattern is
-compiled once at import, one cheap prefilter lets ordinary prose through untouched, and each
-detector is gated on substrings found with `str.find` before its regex runs.
+compiled once at import, one cheap prefilter lets ordinary prose through untouched, each
+detector is gated on literal substrings of the lower-cased text before its own regex runs, token
+shapes are searched only inside runs of 16+ token characters, and keyword-led patterns are tried
+only where their keyword occurs.
 
 Detectors, most specific first (each masks only what the earlier ones left):
 1. shapes (secret_patterns): private-key blocks, provider tokens with a known prefix and length,
@@ -39,7 +41,7 @@ from memvet.daemon.secret_context import (
     long_tokens,
     nearby,
 )
-from memvet.daemon.secret_patterns import LONG_CANDIDATE, SHAPE_DETECTORS, Detector
+from memvet.daemon.secret_patterns import LONG_CANDIDATE, SHAPE_DETECTORS, Detector, gate_open
 
 MARKER = "[REDACTED:{}]"
 _MARKER = re.compile(r"\[redacted:[a-z\-]+\]")  # a marker in lower-cased text
@@ -57,9 +59,10 @@ class RedactionResult:
 
 
 # Nothing to look at: no secret word, no key-block header, no flag, no URL, no long token.
-_PREFILTER = re.compile(
-    r"(?i)pass|pwd|pw\b|secret|token|key|auth|cred|bearer|login|BEGIN|\s-[up]\s|--user|://|@|\$\w+\$"
-    r"|==|!=|[A-Za-z0-9_\-+/=.~]{16,}")
+# Matched on the lower-cased text; literal alternatives only, so the engine skips ahead by first
+# character. "pass" only as password/passwd/passphrase/passcode or on its own, not "passed".
+_PREFILTER = re.compile(r"pass(?:w|ph|c|\b|_)|pwd|pw\b|secret|token|key|auth|cred|bearer|login|begin|"
+                        r"\s-[up]|--user|://|@|\$\w+\$|==|!=")
 # A token cut short or masked right after the match (`xoxp-…-####`, `ops_eyJ…`): not usable.
 _TRUNCATED = re.compile(r"\.\.|…|\*\*|##|(?i:xx)")
 # Where these words start. Non-overlapping is enough: a word inside another (pw in pwd, pass in
@@ -68,9 +71,24 @@ _SECRET_WORDS = re.compile(r"pwd?|secret|token|cred|key|sas|pat|auth|bearer|logi
 _ASSIGNMENT_WORDS = re.compile(r"pwd?|secret|token|cred|key|sas|pat|auth|bearer|login|pass")
 
 
-def _detector_spans(detector: Detector, text: str) -> list[tuple[int, int]]:
+def _matches(detector: Detector, text: str, lowered: str, runs: list[tuple[int, int]] | None):
+    if detector.anchored:  # the pattern starts with a needle: try it where the gate found one
+        end = -1
+        for hit in detector.gate.finditer(lowered):
+            if hit.start() >= end and (match := detector.pattern.match(text, hit.start())) is not None:
+                end = match.end()
+                yield match
+    elif runs is None:
+        yield from detector.pattern.finditer(text)
+    else:  # a token lies inside one run of token characters: search only those
+        for start, end in runs:
+            yield from detector.pattern.finditer(text, start, end)
+
+
+def _detector_spans(detector: Detector, text: str, lowered: str,
+                    runs: list[tuple[int, int]] | None) -> list[tuple[int, int]]:
     spans = []
-    for match in detector.pattern.finditer(text):
+    for match in _matches(detector, text, lowered, runs):
         group = next((g for g in detector.groups if match.group(g) is not None), None)
         if group is None:
             continue
@@ -111,30 +129,39 @@ def _replace_spans(text: str, spans: list[tuple[int, int]], kind: str) -> str:
     return "".join(out)
 
 
-def _context_finders(lowered: str) -> list[tuple[str, Callable[[str], list[tuple[int, int]]]]]:
+Finder = Callable[[str, str], list[tuple[int, int]]]  # (text, lower-cased text) -> spans
+
+
+def _plain(find: Callable[[str], list[tuple[int, int]]]) -> Finder:
+    return lambda text, _lowered: find(text)
+
+
+def _context_finders(lowered: str) -> list[tuple[str, Finder]]:
     """The context finders worth running on this text, in order, each with its marker kind."""
-    finders: list[tuple[str, Callable[[str], list[tuple[int, int]]]]] = []
+    finders: list[tuple[str, Finder]] = []
     if "==" in lowered or "!=" in lowered:
-        finders.append(("secret-assignment", reversed_comparisons))
+        finders.append(("secret-assignment", _plain(reversed_comparisons)))
     if "(" in lowered and any(w in lowered for w in ("credential", "directoryentry", "basicauth", "login",
                                                      "authenticate", "auth")):
-        finders.append(("secret-assignment", credential_calls))
+        finders.append(("secret-assignment", _plain(credential_calls)))
     if "kind:" in lowered and "secret" in lowered:
-        finders.append(("secret-assignment", k8s_secret_data))
+        finders.append(("secret-assignment", _plain(k8s_secret_data)))
     if any(w in lowered for w in ("pass", "pwd", "secret", "token", "key")):
-        finders.append(("secret-assignment", config_lines))
-    finders.append(("secret-assignment", lambda t: assignments(t, _word_starts(t.lower(), _ASSIGNMENT_WORDS))))
-    finders.append(("secret-near-keyword", lambda t: nearby(t, _word_starts(t.lower(), _SECRET_WORDS))))
+        finders.append(("secret-assignment", _plain(config_lines)))
+    finders.append(("secret-assignment", lambda t, low: assignments(t, _word_starts(low, _ASSIGNMENT_WORDS))))
+    finders.append(("secret-near-keyword", lambda t, low: nearby(t, _word_starts(low, _SECRET_WORDS))))
     if "aws-access-key" in lowered:
-        finders.append(("aws-secret-key", aws_secret_pairs))
+        finders.append(("aws-secret-key", _plain(aws_secret_pairs)))
     return finders
 
 
 def redact(text: str) -> RedactionResult:
     """Replace every credential found in `text` with a `[REDACTED:<kind>]` marker."""
-    if not text or not _PREFILTER.search(text):
+    if not text:
         return RedactionResult(text, 0, ())
     lowered = text.lower()
+    if not _PREFILTER.search(lowered) and not LONG_CANDIDATE.search(text):
+        return RedactionResult(text, 0, ())
     count = 0
     kinds: list[str] = []
 
@@ -149,12 +176,17 @@ def redact(text: str) -> RedactionResult:
         if kind not in kinds:
             kinds.append(kind)
 
-    has_long_token = LONG_CANDIDATE.search(text) is not None
+    runs = [m.span() for m in LONG_CANDIDATE.finditer(text)]  # where a token could be
     for detector in (*SHAPE_DETECTORS, *CONTEXT_DETECTORS):
-        if (has_long_token or not detector.long_token) and detector.gate.search(lowered):
-            apply(detector.kind, _detector_spans(detector, text))
+        if detector.long_token and not runs:
+            continue
+        if gate_open(detector, lowered):
+            before = count
+            apply(detector.kind, _detector_spans(detector, text, lowered, runs if detector.long_token else None))
+            if count != before:  # the text moved: find the runs again
+                runs = [m.span() for m in LONG_CANDIDATE.finditer(text)]
     for kind, finder in _context_finders(lowered):
-        apply(kind, finder(text))
+        apply(kind, finder(text, lowered))
     if LONG_RUN.search(text):
         apply("high-entropy-token", long_tokens(text))
     return RedactionResult(text, count, tuple(kinds))

@@ -20,9 +20,11 @@ MARKER_PREFIX = "[REDACTED:"
 Span = tuple[int, int]
 
 # Names that hold something *about* a secret, not the secret: password_length, token_url,
-# publicKey, csrf_token (a per-session form nonce), key_id, secret_name, ...
+# publicKey, csrf_token (a per-session form nonce), key_id, secret_name, createdAt, ... The last
+# word must start at a separator or camelCase boundary: GITHUB_PAT does not end in "at".
 NOT_SECRET_NAME = re.compile(
-    r"(?i)public|^pub|csrf|xsrf|authenticity|nonce|(?:id|ids|name|url|uri|path|file|dir|type|label|length|len|"
+    r"(?i)public|^pub|csrf|xsrf|authenticity|nonce|(?:^|[_\-.\s]|(?-i:(?<=[a-z])(?=[A-Z])))"
+    r"(?:id|ids|name|url|uri|path|file|dir|type|label|length|len|"
     r"size|format|field|column|hint|prompt|mode|version|endpoint|var|env|vault|policy|arn|store|provider|"
     r"location|ref|count|expiry|expires|expiration|ttl|timeout|at|date|time|enabled|required|regex|pattern|"
     r"min|max|rule|rules|message|msg|error|text|title|help|header|param|prefix|suffix|hash|algorithm|"
@@ -48,6 +50,8 @@ _ASSIGNMENT = re.compile(
         \\?"(?P<dq>(?:[^"\n\\]|\\[^"\n]){1,200})\\?" | \\?'(?P<sq>(?:[^'\n\\]|\\[^'\n]){1,200})\\?'
       | `(?P<bq>[^`\n]{1,200})` | (?P<bare>[^\s"'`,;\[<>{}()\\][^\s"'`;]{0,200})
     )""")
+_WHITESPACE = re.compile(r"\s")
+_CODE_PUNCTUATION = re.compile(r"[(){};=<>]")
 _NAME_BEFORE = re.compile(r"[A-Za-z0-9_.\-]*$")
 _DECLARED_TYPE = re.compile(r"(?<![\w.])(?!return\b|new\b|await\b|yield\b|throw\b)[A-Za-z_][\w:<>*&]*[ \t]+$")
 _LEADING_WORD = re.compile(r"[A-Za-z]+")
@@ -74,13 +78,15 @@ def _assignment_value(match: re.Match[str]) -> Span | None:
     value = match.group(group)
     quoted = group != "bare"
     if not quoted:
+        if value.endswith(("...", "…")):  # shown cut short: not the secret
+            return None
         value = value.rstrip(".,)")
         if not value or _EXPRESSION.match(value) or value.startswith(("$", "%", "@", "\\", "#{", "!")):
             return None
     if (value.startswith(MARKER_PREFIX) or is_placeholder(value) or _code_between_literals(value)
             or is_pathlike(value) or value.startswith(("arn:", "#"))):
         return None
-    if group == "bq" and re.search(r"\s", value):  # `command substitution`, not a literal
+    if group == "bq" and _WHITESPACE.search(value):  # `command substitution`, not a literal
         return None
     keyword_name = name[: len(name) - len(suffix)] if suffix else name
     if suffix and not quoted:  # `password_policy: strict`: only a generated-looking value counts
@@ -179,7 +185,7 @@ def config_lines(text: str) -> list[Span]:
     spans = []
     for match in _CONFIG_LINE.finditer(text):
         value = match.group("v")
-        if (" " in value and not re.search(r"[(){};=<>]", value) and not NOT_SECRET_NAME.search(match.group("name"))
+        if (" " in value and not _CODE_PUNCTUATION.search(value) and not NOT_SECRET_NAME.search(match.group("name"))
                 and not is_placeholder(value) and not value.startswith(MARKER_PREFIX)):
             spans.append(match.span("v"))
     return spans

@@ -16,6 +16,7 @@ from memvet.daemon.secret_values import (
     is_masked,
     is_pathlike,
     is_placeholder,
+    is_publishable,
     is_typed_pattern,
     looks_random,
     reads_as_words,
@@ -36,31 +37,38 @@ _PROSE_GAP = r"(?:[^\n\"'.]|\"[^\"\n]{1,30}\"|'[^'\n]{1,30}'){0,60}?"
 
 CONTEXT_DETECTORS: tuple[Detector, ...] = (
     # user:password@ inside any URL or connection string (the password only).
-    detector("url-password", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://[^\s:/?#@'\"]*:(?P<v>[^\s@/'\"]+)@", "://", "v", _real),
+    detector("url-password", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://[^\s:/?#@'\"]*:(?P<v>[^\s@/'\"]+)@", "://", "v",
+             lambda v: not is_placeholder(v, lone_word_ok=True)),
     detector("url-password", r"(?i)[?&](?:access_token|token|api_?key|apikey|key|secret|password|pwd|sig|"
-       r"client_secret|auth)=(?P<v>[^\s&#'\"<>]{6,})", "=", "v", _real),
+             r"client_secret|auth)=(?P<v>[^\s&#'\"<>]{6,})", ("token=", "key=", "secret=", "password=", "pwd=", "sig=",
+             "auth="), "v", _real),
     detector("auth-header", r"(?i)\b(?:authorization|proxy-authorization)\s*[:=]\s*[\"']?(?:basic|bearer|token|"
-       r"api-token|apikey|digest|key|sso-key|ssws)[ \t]+(?P<v>[A-Za-z0-9+/=_\-.~:]{6,})", "authorization", "v",
-       _real),
+             r"api-token|apikey|digest|key|sso-key|ssws)[ \t]+(?P<v>[A-Za-z0-9+/=_\-.~:]{6,})", "authorization", "v",
+             _real),
     detector("auth-header", r"(?i)\bbearer[ \t:]+(?P<v>[A-Za-z0-9+/=_\-.~]{16,})", "bearer", "v", looks_random),
     detector("auth-header", r"(?i)\bauthorization\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9+/=_\-.~:@]{16,})", "authorization",
-       "v", _real),
+             "v", _real),
     # .NET/NuGet config: <add key="ClearTextPassword" value="…"/>
     detector("secret-assignment", r"(?i)key\s*=\s*[\"'][^\"']*(?:password|secret|token|apikey|api_key)[\"']\s+"
-       r"value\s*=\s*[\"'](?P<v>[^\"']{4,})[\"']", "value", "v", _real),
+             r"value\s*=\s*[\"'](?P<v>[^\"']{4,})[\"']", ("key=", "key ="), "v", _real),
     # Bundler source credentials: BUNDLE_GEMS__EXAMPLE__COM=user:password
     detector("basic-auth", r"\bBUNDLE_(?:[A-Z0-9]+__)+[A-Z0-9]+[ \t]*[:=][ \t]*[\"']?(?P<v>[^\s\"':]+:[^\s\"';&]+)",
              "bundle_", "v", _real),
     # curl -u user:password / --user "user:password" / --user user:'password'
     detector("basic-auth", r"(?:^|\s)(?:-u|--user)[ \t]+[\"']?[^\s\"':]*:[\"']?(?P<v>[^\s\"']+)", ("-u", "--user"), "v",
-       _real),
+             _real),
     detector("password-flag", _PASSWORD_FLAG, ("-p", "password"), ("bare", "dq", "sq"), _real),
+    # mysql/mariadb take the password glued to -p (`mysql -u root -pS3cret`); sshpass -p 'pw'.
+    detector("password-flag", r"(?i)\b(?:mysql\w*|mariadb\w*)\b[^\n|;&]*?\s-p['\"]?(?P<v>[^\s'\"\-][^\s'\"]*)"
+             r"|\bsshpass[ \t]+-p[ \t]*['\"]?(?P<w>[^\s'\"]+)", ("mysql", "mariadb", "sshpass"), ("v", "w"), _real),
     # Prose: "the password is 'hunter2'", "my password is hunter2!".
     detector("secret-in-prose", r"(?i)\b(?:password|passphrase|passcode|pwd|secret|token|api key)\b" + _PROSE_GAP +
-       r"\b(?:is|was|are|=|:)[ \t]+(?:\"(?P<dq>[^\"\n]{2,64})\"|'(?P<sq>[^'\n]{2,64})')",
-       ("pass", "pwd", "secret", "token", "api key"), ("dq", "sq"), _real),
+             r"\b(?:is|was|are|=|:)[ \t]+(?:\"(?P<dq>[^\"\n]{2,64})\"|'(?P<sq>[^'\n]{2,64})')",
+             ("password", "passphrase", "passcode", "pwd", "secret", "token", "api key"), ("dq", "sq"), _real,
+             anchored=True),
     detector("secret-in-prose", r"(?i)\b(?:password|passphrase|passcode|pwd)\b[^\n.?!\"']{0,40}?\b(?:is|was|=|:)[ \t]+"
-       r"(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()]{4,64}?)(?=[.,;)]?(?:\s|$))", ("pass", "pwd"), "v", _real),
+             r"(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()]{4,64}?)(?=[.,;)]?(?:\s|$))",
+             ("password", "passphrase", "passcode", "pwd"), "v", _real, anchored=True),
 )
 
 # A secret word ending an identifier, then (a short gap later, same line) a generated-looking token.
@@ -80,7 +88,7 @@ _NOT_SECRET_OWNER = re.compile(r"(?i)public|pub$|csrf|xsrf|authenticity")
 
 def _near_keyword_value(value: str) -> bool:
     """Next to a secret word the bar is lower: long, not a word, a name, a path or a placeholder."""
-    if is_placeholder(value) or is_pathlike(value) or is_identifier_like(value):
+    if is_placeholder(value) or is_pathlike(value) or is_identifier_like(value) or is_publishable(value):
         return False
     if _CODE_OR_CHECKSUM.search(value) or _KEY_VALUE_PAIR.search(value):  # `key=value` pairs, not one token
         return False
@@ -106,7 +114,10 @@ def nearby(text: str, starts: list[int]) -> list[Span]:
         owner = _IDENTIFIER_BEFORE.search(text, max(0, kw_start - 40), kw_start).group(0)
         if _NOT_SECRET_OWNER.search(owner + match.group("kw")):
             continue
-        value, v_start = match.group("v").rstrip("."), match.start("v")
+        raw, v_start = match.group("v"), match.start("v")
+        if raw.endswith("..") or text.startswith("…", match.end("v")):  # shown cut short
+            continue
+        value = raw.rstrip(".")
         if (glued := _GLUED_NAME.match(value)) is not None:  # `uSER=<token>`: the value is after the =
             value, v_start = value[glued.end():], v_start + glued.end()
         opener = text[v_start - 1] if v_start else ""
@@ -134,8 +145,7 @@ def long_tokens(text: str) -> list[Span]:
     spans = []
     for match in LONG_TOKEN.finditer(text):
         value = match.group("v")
-        if value.startswith(("pk_live_", "pk_test_")) or _NONCE_CONTEXT.search(
-                text, max(0, match.start() - 60), match.start()):  # publishable keys are public by design
+        if is_publishable(value) or _NONCE_CONTEXT.search(text, max(0, match.start() - 60), match.start()):
             continue
         if (is_hash_like(value) or not looks_random(value, min_len=24) or reads_as_words(value)
                 or is_typed_pattern(value)):  # with no secret word nearby, abcdef123456… is not a key

@@ -1,19 +1,20 @@
 """Value checks for the secret detectors: is this literal key material, or a placeholder, a name,
 a path, a hash? Every detector asks these questions about the value it found, so they are kept
-cheap (no regex is compiled after import; word splitting is memoised)."""
+cheap: every regex is compiled at import. Nothing is cached: values may be secrets, and a cache
+would keep them (or pieces of them) in the daemon's memory."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections import Counter
-from functools import lru_cache
 
 
 def entropy(value: str) -> float:
     """Shannon entropy in bits per character."""
     size = len(value)
-    return -sum(n / size * math.log2(n / size) for n in Counter(value).values()) if size else 0.0
+    counts = Counter(value).values() if size > 256 else map(value.count, set(value))
+    return -sum(n / size * math.log2(n / size) for n in counts) if size else 0.0
 
 
 def char_classes(value: str) -> int:
@@ -29,10 +30,12 @@ def char_classes(value: str) -> int:
 _TEMPLATE = re.compile(r"""\\?\$\{?[\w.\-]+\}? | \$\(.*\) | \#\{.*\} | %[\w.]+%? | \{\{.*\}\} | <.*>
                           | &lt;.*&gt; | \[[^\[\]]*\] | \{[^{}]*\} | @\w+@ | %[sdr] | \*+""", re.VERBOSE)
 # Anywhere in the value, a sign that it was masked, cut short, or written as an example:
-# runs of x, *, #, dots or underscores; an ellipsis; a long run of zeros; an embedded template;
+# runs of x, *, #, dots, dashes or underscores; an ellipsis; a long run of zeros; <angle>;
 # a word such as EXAMPLE, dummy, placeholder, redacted, changeme, your_api_key.
-_MASK = re.compile(r"(?i)x{4,}|\*{3,}|#{3,}|\.{3,}|…|_{4,}|-{4,}|0{8,}|<[^<>\s]+>"
-                   r"|example|sample|dummy|placeholder|redacted|changeme|your[_\-\s]?(?:api|key|token|secret|pass)")
+# (Matched on the lower-cased value, without (?i), so the regex engine can skip ahead by first
+# character; the words are plain substring tests.)
+_MASK = re.compile(r"xxxx|\*\*\*|###|\.\.\.|…|____|----|00000000|<[^<>\s]+>|your[_\-\s]?(?:api|key|token|secret|pass)")
+_MASK_WORDS = ("example", "sample", "dummy", "placeholder", "redacted", "changeme")
 # Template fragments inside a value ("${USER}-${PASS}", "{{ vault_pw }}x"): a placeholder when
 # almost nothing literal is left once they are removed.
 _EMBEDDED_TEMPLATE = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}|\$\([^)]*\)|%\w+%|\$\w+|<[^<>]*>")
@@ -54,7 +57,11 @@ _FAKE = frozenset("""fake dummy mock stub test testing sample example demo place
     invalid dont""".split())
 
 
-@lru_cache(maxsize=4096)
+_WORDS_AND_SEPARATORS = re.compile(r"[A-Za-z][A-Za-z_\-. ]*")
+_LETTER_RUN = re.compile(r"[a-z]+")
+_CONSTANT_NAME = re.compile(r"[A-Z_]+")
+
+
 def _spelling(chunk: str) -> tuple[str, ...] | None:
     """`chunk` (lower-case letters) split into self-describing words, or None (word-break DP)."""
     best: list[tuple[str, ...] | None] = [()] + [None] * len(chunk)
@@ -66,17 +73,18 @@ def _spelling(chunk: str) -> tuple[str, ...] | None:
     return best[-1]
 
 
-def is_self_describing(value: str) -> bool:
-    if len(value) > 60 or not re.fullmatch(r"[A-Za-z][A-Za-z_\-. ]*", value):  # words and separators only
+def is_self_describing(value: str, *, lone_word_ok: bool = False) -> bool:
+    if len(value) > 60 or not _WORDS_AND_SEPARATORS.fullmatch(value):
         return False
     words: list[str] = []
-    for chunk in re.findall(r"[a-z]+", value.lower()):
+    for chunk in _LETTER_RUN.findall(value.lower()):
         spelled = _spelling(chunk)
         if spelled is None:
             return False
         words.extend(spelled)
-    constant_name = value.isupper() and re.fullmatch(r"[A-Z_]+", value) is not None
-    return bool(words) and (len(words) == 1 or constant_name or any(w in _FAKE for w in words))
+    constant_name = value.isupper() and _CONSTANT_NAME.fullmatch(value) is not None
+    lone_word = len(words) == 1 and not lone_word_ok
+    return bool(words) and (lone_word or constant_name or any(w in _FAKE for w in words))
 
 
 def _run_lengths(text: str) -> list[int]:
@@ -97,6 +105,7 @@ def is_typed_pattern(value: str) -> bool:
     """Typed by a person, not generated: alphabet or digit runs (abcdefgh, 12345678, a1B2c3D4),
     one character repeated, or a short chunk repeated (abcd1234abcd1234). A random key of the
     same length almost never has a 6-long ordered run or repeats its 4-grams."""
+    value = value[:256]  # a pattern shows in its first 256 characters; keeps 2 KB blobs cheap
     letters = "".join(c for c in value.lower() if c.isalpha())
     digits = "".join(c for c in value if c.isdigit())
     for part, longest in ((value, 8), (letters, 6), (digits, 6)):
@@ -114,20 +123,23 @@ def is_typed_pattern(value: str) -> bool:
 def is_masked(value: str) -> bool:
     """Shown masked, truncated or as an example, or one character repeated (aaaa…end, 0000…aa):
     not the secret itself, whatever its shape."""
-    if _MASK.search(value) or len(set(value)) <= 2:
+    lowered = value.lower()
+    if _MASK.search(lowered) or len(set(value)) <= 2 or any(word in lowered for word in _MASK_WORDS):
         return True
-    return len(value) >= 8 and Counter(value).most_common(1)[0][1] * 5 >= len(value) * 3
+    return len(value) >= 8 and max(map(value.count, set(value[:256]))) * 5 >= len(value) * 3
 
 
-def is_placeholder(value: str) -> bool:
+def is_placeholder(value: str, *, lone_word_ok: bool = False) -> bool:
     """Not a literal secret: empty, punctuation only, a template or reference, a masked or example
     value, or self-describing words. (Typed patterns such as abcdef123456 are *not* placeholders
     here: next to a secret name they may be a weak real secret; is_typed_pattern is for tokens
-    found without context.)"""
+    found without context.) `lone_word_ok`: where the slot itself is unambiguous (the password
+    of a URL's user:password@), a lone word such as "secret" is taken as the (weak) password."""
     stripped = value.strip().strip("'\"`")
     if not stripped or not any(c.isalnum() for c in stripped):
         return True
-    if _TEMPLATE.fullmatch(stripped) or is_masked(stripped) or is_self_describing(stripped):
+    if (_TEMPLATE.fullmatch(stripped) or is_masked(stripped)
+            or is_self_describing(stripped, lone_word_ok=lone_word_ok)):
         return True
     if not any(mark in stripped for mark in ("$", "{{", "%", "<")):
         return False
@@ -171,6 +183,8 @@ def is_pathlike(value: str) -> bool:
     if len(segments) < 2:
         return False
     wordy = sum(1 for s in segments if _is_wordy(s))
+    if wordy * 2 < len(segments):  # a path is mostly names; a base64 blob has a few by chance
+        return False
     return wordy >= 2 or (wordy >= 1 and _FILE_SUFFIX.search(segments[-1]) is not None)
 
 
@@ -197,6 +211,11 @@ def word_coverage(value: str) -> float:
 
 def reads_as_words(value: str) -> bool:
     return is_identifier_like(value) or word_coverage(value) >= 0.65
+
+
+def is_publishable(value: str) -> bool:
+    """Publishable keys (pk_live_…, pk_test_…) are embedded in web pages by design."""
+    return value.startswith(("pk_live_", "pk_test_"))
 
 
 _HASH_OR_UUID = re.compile(r"[0-9a-fA-F]+|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")

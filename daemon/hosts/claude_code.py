@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from memvet.daemon.hosts import rawjson
-from memvet.daemon.hosts.rawjson import NotPlain
+from memvet.daemon.hosts.rawjson import COLON, KEY, SHORT, SMALL, WS, NotPlain, captures
 from memvet.daemon.hosts.turns import (
     MAX_LINE_BYTES,
     ParseResult,
@@ -30,9 +30,19 @@ _KNOWN_TYPES = frozenset((
     "progress", "file-history-snapshot", "queue-operation", "summary", "system", "attachment",
     "last-prompt", "custom-title", "ai-title", "agent-name", "pr-link", "permission-mode",
     "agent-setting", "bridge-session", "worktree-state"))
-# The top-level fields read from the bytes: a line's type and the session bookkeeping.
-_HEAD = rawjson.head_pattern(("type", "cwd", "sessionId", "version", "isSidechain", "timestamp"))
-_ID, _CONTENT, _TYPE = frozenset({b"id"}), frozenset({b"content"}), frozenset({b"type"})
+# Read from the bytes (rawjson): a line's type and session bookkeeping, the id of an assistant
+# message, and whether a user message is nothing but tool results.
+_HEAD = rawjson.head_pattern(("type", "cwd", "sessionId", "version", "isSidechain"))
+_MESSAGE_ID = re.compile(rb'"message"' + COLON + rb"\{" + WS + rb"(?:" + KEY + COLON + SMALL + WS + rb"," + WS + rb")*?"
+                         + rb'"id"' + COLON + rb"(" + SHORT + rb")")
+_CONTENT_LIST = re.compile(rb'"message"' + COLON + rb"\{" + WS + rb'"role"' + COLON + rb'"user"' + WS + rb"," + WS
+                           + rb'"content"' + COLON + rb"\[")
+# One content block: its pairs up to a "content" string, then the pairs after that string.
+_BLOCK_TO_CONTENT = re.compile(WS + rb"\{" + WS + rb'(?:(?!"content")' + captures({"type": SHORT}) + WS + rb"," + WS + rb")*"
+                               + rb'"content"' + COLON + rb'(?=")')
+_BLOCK_REST = re.compile(rb"(?:" + WS + rb"," + WS + captures({"type": SHORT}) + rb")*" + WS + rb"\}" + WS
+                         + rb"([,\]])")
+_TOOL_RESULT = b'"tool_result"'
 # Text the CLI writes into a user line on the person's behalf.
 _PROTOCOL_TEXT = re.compile(
     r"^\s*(?:<(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr|"
@@ -79,8 +89,7 @@ class ClaudeCodeParser:
         if kind is None or kind[:1] != b'"' or b"\\" in kind:
             return None
         if kind == b'"user"':
-            message = rawjson.opens(line, top.end, b"message")
-            if message < 0 or not _only_tool_results(line, message):
+            if not _only_tool_results(line, top.end):
                 return None
             self._note_bytes(top)
             return ParseResult.skip("tool_result")
@@ -91,31 +100,34 @@ class ClaudeCodeParser:
         return ParseResult.skip(line_type if line_type in _KNOWN_TYPES else "unknown_type")
 
     def _note_bytes(self, top: rawjson.TopLevel) -> None:
-        """`_note_session` from the bytes; reads everything before changing anything."""
+        """`_note_session` from the bytes: right away while the session id is unknown or when
+        the line's head holds cwd and version, else deferred (SessionState.defer)."""
         state = self.state
-        session = None if state.session_id else top.text("sessionId")
-        cwd, version = top.text("cwd"), top.text("version")
+        if state.has_session_id:
+            cwd, version = top.values["cwd"], top.values["version"]
+            if cwd is not None and version is not None and (cwd := rawjson.text(cwd)) \
+                    and (version := rawjson.text(version)):
+                state.note(cwd, version)
+            else:
+                state.defer(top.line, _session_fields)
+            return
+        session, cwd, version = top.text("sessionId"), top.text("cwd"), top.text("version")
         state.session_id = state.session_id or session
         state.cwd = cwd or state.cwd
         state.host_version = version or state.host_version
 
     def _assistant_bytes(self, top: rawjson.TopLevel, line_no: int) -> ParseResult | None:
-        line = top.line
-        message = rawjson.opens(line, top.end, b"message")
-        if message < 0 or line[message] != 123:
-            return None
-        spans, _ = rawjson.fields(line, message, _ID, stop=1)
-        message_id = rawjson.text(line[slice(*spans[b"id"])]) if spans else None
+        found = _MESSAGE_ID.match(top.line, top.end)
+        message_id = rawjson.text(found.group(1)) if found is not None else None
         if not message_id:
-            return None  # the uuid stands in for it: decode
+            return None  # no id: the uuid stands in for it, decode
         sidechain = top.raw("isSidechain") == b"true"
-        stamp = top.text("timestamp")
         self._note_bytes(top)
         first_block = message_id != self.state.last_assistant_id
         self.state.last_assistant_id = message_id
         if self.state.sidechain or sidechain:
             return ParseResult.skip("sidechain")
-        return self._placeholder(first_block, message_id, line_no, stamp)
+        return self._placeholder(first_block, message_id, line_no)
 
     # --- decoded lines -------------------------------------------------------------------------
 
@@ -188,36 +200,46 @@ class ClaudeCodeParser:
             texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
                      and isinstance(b.get("text"), str)]
         if not self.want_assistant or not texts:
-            return self._placeholder(first_block, message_id, line_no, text_of(record.get("timestamp")))
+            return self._placeholder(first_block, message_id, line_no)
         turn = Turn("assistant", "\n\n".join(texts), line_no, message_id, text_of(record.get("timestamp")))
         return ParseResult.of(turn)
 
     @staticmethod
-    def _placeholder(first_block: bool, message_id: str | None, line_no: int, stamp: str | None
-                     ) -> ParseResult:
-        """Counts an assistant turn once per message without keeping its text."""
+    def _placeholder(first_block: bool, message_id: str | None, line_no: int) -> ParseResult:
+        """Counts an assistant turn once per message; it keeps no text, and no time either (a
+        turn without text never becomes a draft)."""
         if not first_block:
             return ParseResult.skip("assistant_block")
-        return ParseResult.of(Turn("assistant", "", line_no, message_id, stamp))
+        return ParseResult.of(Turn("assistant", "", line_no, message_id, None))
 
 
-def _only_tool_results(line: bytes, message: int) -> bool:
-    """Is `message` (at its `{`) one whose content is a list of blocks with a tool_result and
-    no text block? (The decoder's test, read from the bytes.)"""
-    if line[message] != 123:
+def _only_tool_results(line: bytes, at: int) -> bool:
+    """Is the top-level `message` at `at` a user message whose content is a list of tool_result
+    blocks (each with a string "content", the shape hosts write), so no text block? False also
+    when the bytes have another shape: the line is then decoded."""
+    found = _CONTENT_LIST.match(line, at)
+    if found is None:
         return False
-    spans, _ = rawjson.fields(line, message, _CONTENT, stop=1)
-    if not spans or line[spans[b"content"][0]] != 91:
-        return False
-    pos, first, tool_result = spans[b"content"][0] + 1, True, False
-    while (item := rawjson.next_item(line, pos, first)) >= 0:
-        first = False
-        if line[item] != 123:
-            pos = rawjson.skip_value(line, item)
-            continue
-        kinds, pos = rawjson.fields(line, item, _TYPE)
-        kind = line[slice(*kinds[b"type"])] if kinds else None
-        if kind == b'"text"' or (kind is not None and b"\\" in kind):
+    pos = found.end()
+    while True:
+        block = _BLOCK_TO_CONTENT.match(line, pos)
+        if block is None:
             return False
-        tool_result = tool_result or kind == b'"tool_result"'
-    return tool_result
+        rest = _BLOCK_REST.match(line, rawjson.skip_string(line, block.end()))
+        if rest is None or (block.group("type") or rest.group("type")) != _TOOL_RESULT:
+            return False
+        if rest.group(rest.lastindex) == b"]":
+            return True
+        pos = rest.end()
+
+
+def _session_fields(line: bytes) -> tuple[str | None, str | None, str | None]:
+    """(sessionId, cwd, version) of a line read from the bytes earlier (a deferred note)."""
+    try:
+        top = rawjson.TopLevel(line, _HEAD.match(line))
+        return top.text("sessionId"), top.text("cwd"), top.text("version")
+    except NotPlain:
+        record, _ = decode_line(line)
+        if record is None:
+            return None, None, None
+        return text_of(record.get("sessionId")), text_of(record.get("cwd")), text_of(record.get("version"))

@@ -11,21 +11,28 @@ never prompts, and neither is anything in a sub-agent thread.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from typing import Any
 
-from memvet.daemon.hosts.turns import ParseResult, SessionState, Turn, decode_line, text_of
+from memvet.daemon.hosts import rawjson
+from memvet.daemon.hosts.rawjson import COLON, SHORT, WS, NotPlain, captures
+from memvet.daemon.hosts.turns import (
+    MAX_LINE_BYTES,
+    ParseResult,
+    SessionState,
+    Turn,
+    decode_line,
+    text_of,
+)
 
 HOST = "codex"
 
-_ENVELOPE = b'{"timestamp"'
-# serde writes `"type":"<item>","payload":{"type":"<kind>"` near the start of every envelope line.
-_HEAD_TYPES = re.compile(rb'"type":"(event_msg|response_item)","payload":\{"type":"([a-z_]+)"(?:,"role":"([a-z]+)")?')
-_TURN_CONTEXT = b'"type":"turn_context","payload":{'
-_CWD = re.compile(rb'"cwd":("(?:[^"\\]|\\.){0,4096}")')
-_TURN_ID = re.compile(rb'"turn_id":"([A-Za-z0-9_\-]{1,100})"')
-_WANTED_EVENTS = frozenset({b"user_message", b"item_completed", b"task_started", b"turn_started"})
+# Read from the bytes (rawjson): the line's type, then the payload's leading small fields.
+_TOP = rawjson.head_pattern(("type", "timestamp"))
+_PAYLOAD = re.compile(rb'"payload"' + COLON + rb"\{" + WS + rb"(?:" + captures(
+    {"type": SHORT, "role": SHORT, "id": SHORT, "turn_id": SHORT, "cwd": SHORT}) + WS + rb"(?:," + WS + rb"|(?=\})))*")
+_TURN_STARTS = frozenset({b'"task_started"', b'"turn_started"'})
+_TYPED_PROMPTS = frozenset({b'"user_message"', b'"item_completed"'})
 # What Codex itself puts in role-user messages (host protocol, not the person).
 _INJECTED = re.compile(
     r"^\s*(?:#\s*AGENTS\.md instructions for|<user_instructions>|<environment_context>|"
@@ -48,20 +55,12 @@ class CodexParser:
 
     def parse(self, raw: bytes, line_no: int) -> ParseResult:
         stripped = raw.strip()
-        if stripped.startswith(_ENVELOPE) and stripped[-1:] == b"}":
-            # Tool calls, outputs, reasoning and token counts are most of the bytes: skip them raw.
-            head = _HEAD_TYPES.search(stripped, 0, 400)
-            if head is not None:
-                item, kind, role = head.groups()
-                if item == b"event_msg" and kind not in _WANTED_EVENTS:
-                    return ParseResult.skip("event_msg")
-                if item == b"response_item" and kind != b"message":
-                    return ParseResult.skip("tool_or_reasoning")
-                if role == b"developer":
-                    return ParseResult.skip("developer_message")
-                if role == b"assistant" and not self.want_assistant:
-                    return self._assistant_item({}, line_no, None)
-            elif _TURN_CONTEXT in stripped[:200] and (quick := self._turn_context_from_bytes(stripped)):
+        if len(stripped) <= MAX_LINE_BYTES and stripped[:1] == b"{" and stripped[-1:] == b"}":
+            try:
+                quick = self._from_bytes(stripped, line_no)
+            except NotPlain:
+                quick = None
+            if quick is not None:
                 return quick
         record, reason = decode_line(stripped)
         if record is None:
@@ -70,19 +69,41 @@ class CodexParser:
             return self._envelope(record, line_no)
         return self._bare(record, line_no)
 
-    def _turn_context_from_bytes(self, raw: bytes) -> ParseResult | None:
-        """turn_context lines repeat every turn; only cwd and turn id matter. None: decode it."""
-        cwd, turn = _CWD.search(raw), _TURN_ID.search(raw)
-        if cwd is None:
+    def _from_bytes(self, line: bytes, line_no: int) -> ParseResult | None:
+        """What `_envelope` would give for tool calls and outputs, reasoning, token counts, turn
+        bookkeeping and assistant messages (most of a rollout's bytes); None: decode the line."""
+        top = rawjson.TopLevel(line, _TOP.match(line))
+        kind = top.values["type"]
+        payload = _PAYLOAD.match(line, top.end) if kind is not None else None
+        if payload is None:
             return None
-        try:
-            value = json.loads(cwd.group(1))
-        except ValueError:
+        item = payload.groupdict()
+        if kind == b'"response_item"':
+            if item["type"] != b'"message"':
+                return ParseResult.skip("tool_or_reasoning") if item["type"] else None
+            if item["role"] == b'"assistant"' and not self.want_assistant:
+                message_id = rawjson.text(_small(line, item, "id"))
+                stamp = top.text("timestamp")
+                return self._assistant_item({"id": message_id}, line_no, stamp)
+            if item["role"] in (None, b'"user"', b'"assistant"'):
+                return None
+            return ParseResult.skip("developer_message")
+        if kind == b'"event_msg"':
+            if item["type"] is None or item["type"] in _TYPED_PROMPTS:
+                return None
+            if item["type"] in _TURN_STARTS:
+                self.state.turn_id = rawjson.text(_small(line, item, "turn_id")) or self.state.turn_id
+            return ParseResult.skip("event_msg")
+        if kind == b'"turn_context"':
+            cwd, turn_id = rawjson.text(_small(line, item, "cwd")), rawjson.text(_small(line, item, "turn_id"))
+            self.state.cwd = cwd or self.state.cwd
+            self.state.turn_id = turn_id or self.state.turn_id
+            return ParseResult.skip("turn_context")
+        if kind == b'"compacted"':
+            return ParseResult.skip("compacted")
+        if kind == b'"session_meta"' or kind[:1] != b'"' or b"\\" in kind:
             return None
-        self.state.cwd = value if isinstance(value, str) and value else self.state.cwd
-        if turn is not None:
-            self.state.turn_id = turn.group(1).decode("ascii")
-        return ParseResult.skip("turn_context")
+        return ParseResult.skip("unknown_type")
 
     # --- envelope era ------------------------------------------------------------------------
 
@@ -202,3 +223,12 @@ def _joined_text(content: Any, block_types: tuple[str, ...]) -> str | None:
     texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") in block_types
              and isinstance(b.get("text"), str)]
     return "\n".join(texts) if texts else None
+
+
+def _small(line: bytes, item: dict[str, bytes | None], name: str) -> bytes | None:
+    """A payload field the payload pattern captured, or None when the line has no such key at
+    all. NotPlain when the key is there but further on (after a long or nested value)."""
+    raw = item[name]
+    if raw is None and f'"{name}"'.encode() in line:
+        raise NotPlain
+    return raw

@@ -9,19 +9,21 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
 
 MAX_LINE_BYTES = 8 * 1024 * 1024  # a longer line is skipped without decoding
 RECENT_IDS = 256  # how many message ids / prompt fingerprints the dedupe set remembers
+DEFER_LINES, DEFER_BYTES = 256, 4 * 1024 * 1024  # deferred session fields are read by then
 
 # Reasons that mean "this line could not be read at all" (the others mean "read, not a prompt").
 ERROR_REASONS = frozenset({"invalid_utf8", "invalid_json", "not_an_object", "line_too_long",
                            "bad_shape"})
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(NamedTuple):
+    """Immutable; a named tuple because a parser builds one per prompt and per assistant message."""
+
     role: str  # "user" (typed by the person) or "assistant" (written by the model)
     text: str
     line: int
@@ -29,8 +31,7 @@ class Turn:
     timestamp: str | None  # ISO 8601 as the host wrote it
 
 
-@dataclass(frozen=True, slots=True)
-class ParseResult:
+class ParseResult(NamedTuple):
     turns: tuple[Turn, ...] = ()
     reason: str | None = None  # why the line produced no turn; None when it produced some
 
@@ -49,18 +50,112 @@ class ParseResult:
 _SKIPS: dict[str, ParseResult] = {}
 
 
-@dataclass
-class SessionState:
-    """Everything a parser must remember to resume mid-file after a restart (JSON-serialisable)."""
+Reader = Callable[[bytes], tuple[str | None, str | None, str | None]]
 
-    session_id: str | None = None
-    cwd: str | None = None
-    host_version: str | None = None
-    sidechain: bool = False  # a sub-agent transcript: its "user" turns were written by a model
-    turn_id: str | None = None  # Codex: the current turn, used as the message id of its prompt
-    last_assistant_id: str | None = None
-    awaiting_echo: bool = False  # Codex: a prompt was read whose event_msg echo has not come yet
-    recent: deque[str] = field(default_factory=lambda: deque(maxlen=RECENT_IDS))
+
+class SessionState:
+    """Everything a parser must remember to resume mid-file after a restart (JSON-serialisable).
+
+    The session fields (id, cwd, host version) of lines read from the bytes may be deferred:
+    they are read from the last such lines only when someone looks, with the same result as if
+    each line had been noted in turn (the first session id wins, the latest cwd and version)."""
+
+    __slots__ = ("_session_id", "_cwd", "_host_version", "sidechain", "turn_id", "last_assistant_id",
+                 "awaiting_echo", "recent", "_deferred", "_deferred_bytes", "_reader")
+
+    def __init__(self, session_id: str | None = None, cwd: str | None = None, host_version: str | None = None,
+                 sidechain: bool = False, turn_id: str | None = None, last_assistant_id: str | None = None,
+                 awaiting_echo: bool = False, recent: Iterable[str] = ()) -> None:
+        self._session_id, self._cwd, self._host_version = session_id, cwd, host_version
+        self.sidechain = sidechain  # a sub-agent transcript: its "user" turns were written by a model
+        self.turn_id = turn_id  # Codex: the current turn, used as the message id of its prompt
+        self.last_assistant_id = last_assistant_id
+        self.awaiting_echo = awaiting_echo  # Codex: a prompt was read whose event_msg echo has not come yet
+        self.recent: deque[str] = deque(recent, maxlen=RECENT_IDS)
+        self._deferred: list[bytes] = []
+        self._deferred_bytes = 0
+        self._reader: Reader | None = None
+
+    def __repr__(self) -> str:
+        return f"SessionState({self.to_dict()!r})"
+
+    @property
+    def session_id(self) -> str | None:
+        if self._deferred:
+            self.settle()
+        return self._session_id
+
+    @session_id.setter
+    def session_id(self, value: str | None) -> None:
+        if self._deferred:
+            self.settle()
+        self._session_id = value
+
+    @property
+    def cwd(self) -> str | None:
+        if self._deferred:
+            self.settle()
+        return self._cwd
+
+    @cwd.setter
+    def cwd(self, value: str | None) -> None:
+        if self._deferred:
+            self.settle()
+        self._cwd = value
+
+    @property
+    def host_version(self) -> str | None:
+        if self._deferred:
+            self.settle()
+        return self._host_version
+
+    @host_version.setter
+    def host_version(self, value: str | None) -> None:
+        if self._deferred:
+            self.settle()
+        self._host_version = value
+
+    @property
+    def has_session_id(self) -> bool:
+        return bool(self._session_id)  # lines are deferred only once it is known
+
+    def defer(self, line: bytes, reader: Reader) -> None:
+        """Note `line`'s session fields later; `reader(line)` gives (session id, cwd, version)."""
+        self._deferred.append(line)
+        self._reader = reader
+        self._deferred_bytes += len(line)
+        if len(self._deferred) >= DEFER_LINES or self._deferred_bytes >= DEFER_BYTES:
+            self.settle()
+
+    def note(self, cwd: str, version: str) -> None:
+        """A newer line's own non-empty cwd and version: what deferred lines said no longer
+        matters once the session id is known."""
+        if self._deferred and self._session_id:
+            self._deferred.clear()
+            self._deferred_bytes = 0
+        elif self._deferred:
+            self.settle()
+        self._cwd, self._host_version = cwd, version
+
+    def settle(self) -> None:
+        lines, self._deferred, self._deferred_bytes = self._deferred, [], 0
+        read = self._reader
+        if read is None or not lines:
+            return
+        if not self._session_id:
+            for line in lines:
+                session_id = read(line)[0]
+                if session_id:
+                    self._session_id = session_id
+                    break
+        cwd = version = None
+        for line in reversed(lines):  # the latest non-empty values win
+            _, line_cwd, line_version = read(line)
+            cwd, version = cwd or line_cwd, version or line_version
+            if cwd and version:
+                break
+        self._cwd = cwd or self._cwd
+        self._host_version = version or self._host_version
 
     def seen(self, key: str) -> bool:
         """True when `key` was seen recently; remembers it otherwise."""

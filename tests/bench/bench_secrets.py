@@ -11,18 +11,20 @@ detect-secrets; labels by those projects, not by us). Scored on `text_label`.
   only be changed; the per-method counts are reported.
 - A `not_secret` row is a false positive when `redact()` changed it at all.
 - Held-out check: every figure is also given per half of two deterministic splits. `text`: by
-  sha256 of the row's text (what the issue asked for). `rule_group`: by sha256 of the connected
-  group of rows that share a text or a rule id, so one rule's near-duplicate examples never sit
-  in both halves. The detectors were tuned by looking only at rows in half 0 of *both* splits;
-  half 1 of either split was never inspected row by row, so a gap between halves shows overfit.
-- Reported apart, never dropped: rows whose exact text carries conflicting per-rule labels
-  (secret for one rule, not_secret for another), rows with empty text (path-only gitleaks
-  rules), rows whose own rule is categorised as an identifier/domain (bucket names, hostnames,
-  client ids: URLs without credentials must survive by design), and the hard negatives (gitleaks
-  `fps`, gitleaks generic-api-key, detect-secrets KeywordDetector).
-- Throughput: redact() vs `str.lower` over the same texts (baseline, same run), on the labelled
-  rows and on ordinary prompts/prose from tests/bench/corpus.py; also vs the redactor at git
-  HEAD when it can be loaded (`previous_redactor`).
+  sha256 of the row's text (as the issue asked). `rule_group`: by sha256 of the connected group of
+  rows that share a text or a rule id, so one rule's near-duplicate examples never sit in both
+  halves. The detectors were tuned looking only at rows in half 0 of *both* splits (`tuned_on`),
+  so a gap between halves would show overfit. Caveat: one dump of all misses and false positives
+  was read before the split was fixed; the PEM-body, truncated-token, Slack-shape and
+  self-describing-placeholder rules were first noticed there, on some rows now held out.
+- Reported apart, never dropped (`subsets`): texts carrying conflicting per-rule labels; empty
+  texts (path-only gitleaks rules); secret rows of rules categorised as identifiers/domains
+  (bucket names, hosts, client ids); detect-secrets keyword negatives whose value is labelled
+  secret in another file type (the label depends on the file extension, which the text lacks);
+  the hard negatives (gitleaks tps/fps, generic-api-key, detect-secrets KeywordDetector).
+- Before/after in one run: the redactor before the rewrite (git BASELINE_COMMIT) is scored the
+  same way and timed on the same texts, when that commit is reachable.
+- Throughput: redact() vs `str.lower` (same run), on the labelled rows and on corpus.py prose.
 
 Run: .venv/bin/python tests/bench/bench_secrets.py
 """
@@ -48,23 +50,21 @@ from benchlib import ROOT, SHARED, write_result  # noqa: E402
 from memvet.daemon.redact import redact  # noqa: E402
 
 DATA = SHARED / "benchdata" / "secrets"
+BASELINE_COMMIT = "7d2e837"  # daemon/redact.py before the 2026-11 detector rewrite (recall 0.877, fp 0.31)
 _GLOBAL_FLAGS = re.compile(r"\(\?([aiLmsux]+)\)")
+# Patterns that backtrack catastrophically in Python's `re`: their rows are scored "changed-only".
+SLOW_IN_PYTHON_RE = frozenset({"np.phpmailer.1"})
+_MARKER = re.compile(r"\[REDACTED:[a-z\-]+\]")
 
 
 def compile_third_party(pattern: str) -> re.Pattern[str] | None:
     """Rust/Go rule syntax → Python re where the translation is mechanical; None otherwise."""
     flags = "".join(sorted(set("".join(_GLOBAL_FLAGS.findall(pattern)))))
-    body = _GLOBAL_FLAGS.sub("", pattern)
-    body = body.replace(r"\z", r"\Z").replace("[[:alnum:]]", "[A-Za-z0-9]")
+    body = _GLOBAL_FLAGS.sub("", pattern).replace(r"\z", r"\Z").replace("[[:alnum:]]", "[A-Za-z0-9]")
     try:
         return re.compile((f"(?{flags})" if flags else "") + body)
     except re.error:
         return None
-
-
-# Patterns that backtrack catastrophically in Python's `re` (tens of seconds on one row): their
-# rows are scored "changed-only".
-SLOW_IN_PYTHON_RE = frozenset({"np.phpmailer.1"})
 
 
 def load_rows() -> list[dict]:
@@ -72,33 +72,31 @@ def load_rows() -> list[dict]:
         return [json.loads(line) for line in fh]
 
 
-def load_oracles() -> dict[str, re.Pattern[str]]:
-    oracles: dict[str, re.Pattern[str]] = {}
+def _rules() -> list[dict]:
     with gzip.open(DATA / "np_kf_rules.jsonl.gz", "rt") as fh:
-        for line in fh:
-            rule = json.loads(line)
-            if rule["id"] in SLOW_IN_PYTHON_RE:
-                continue
-            compiled = compile_third_party(rule["pattern"])
-            if compiled is not None:
-                oracles[rule["id"]] = compiled
+        return list(map(json.loads, fh))
+
+
+def load_oracles() -> dict[str, re.Pattern[str]]:
+    oracles = {rule["id"]: compiled for rule in _rules() if rule["id"] not in SLOW_IN_PYTHON_RE
+               and (compiled := compile_third_party(rule["pattern"])) is not None}
     for rule in tomllib.loads((DATA / "gitleaks.toml").read_text())["rules"]:
         if "regex" in rule and (compiled := compile_third_party(rule["regex"])) is not None:
             oracles[rule["id"]] = compiled
     return oracles
 
 
-_MARKER = re.compile(r"\[REDACTED:[a-z\-]+\]")
+def identifier_rule_ids() -> set[str]:
+    return {rule["id"] for rule in _rules()
+            if set(rule.get("categories") or ()) & {"identifier", "domain", "infrastructure"}
+            and "secret" not in (rule.get("categories") or ())}
 
 
 def _surviving(pattern: re.Pattern[str], text: str) -> bool:
     """The rule still finds a credential outside every redaction marker."""
     markers = [m.span() for m in _MARKER.finditer(text)]
-    for match in pattern.finditer(text):
-        start, end = match.span()
-        if match.group(0).strip() and not any(s < end and start < e for s, e in markers):
-            return True
-    return False
+    return any(m.group(0).strip() and not any(s < m.end() and m.start() < e for s, e in markers)
+               for m in pattern.finditer(text))
 
 
 def score_secret_row(row: dict, redacted: str, changed: bool,
@@ -107,21 +105,9 @@ def score_secret_row(row: dict, redacted: str, changed: bool,
     pattern = oracles.get(row["rule_id"])
     if pattern is not None and _surviving(pattern, row["text"]):
         return changed and not _surviving(pattern, redacted), "third-party-rule"
-    expected = row.get("expected_secret")
-    if expected:
+    if expected := row.get("expected_secret"):
         return changed and expected not in redacted, "expected-secret"
     return changed, "changed-only"
-
-
-def identifier_rule_ids() -> set[str]:
-    ids = set()
-    with gzip.open(DATA / "np_kf_rules.jsonl.gz", "rt") as fh:
-        for line in fh:
-            rule = json.loads(line)
-            cats = set(rule.get("categories") or ())
-            if cats & {"identifier", "domain", "infrastructure"} and "secret" not in cats:
-                ids.add(rule["id"])
-    return ids
 
 
 def _half(key: str) -> int:
@@ -144,16 +130,32 @@ def split_halves(rows: list[dict]) -> dict[str, list[int]]:
     members: dict[str, list[str]] = defaultdict(list)
     for row in rows:
         members[find("t:" + row["text"])].append(row["rule_id"])
-    group_key = {root: min(ids) for root, ids in members.items()}  # stable name for the group
+    group_key = {root: min(ids) for root, ids in members.items()}  # a stable name for the group
     return {"text": [_half(row["text"]) for row in rows],
             "rule_group": [_half(group_key[find("t:" + row["text"])]) for row in rows]}
 
 
-def conflicting_texts(rows: list[dict]) -> set[str]:
+def row_subsets(rows: list[dict]) -> list[list[str]]:
+    """Per row, the reported-apart subsets it belongs to."""
     labels: dict[str, set[str]] = defaultdict(set)
     for row in rows:
         labels[row["text"]].add(row["label"])
-    return {text for text, seen in labels.items() if len(seen) > 1}
+    keyword_secrets = {row["expected_secret"] for row in rows if row["rule_id"] == "KeywordDetector"
+                       and row["text_label"] == "secret" and row.get("expected_secret")}
+    identifiers = identifier_rule_ids()
+    out = []
+    for row in rows:
+        keyword, secret = row["rule_id"] == "KeywordDetector", row["text_label"] == "secret"
+        marks = ["conflicting_rule_labels" if len(labels[row["text"]]) > 1 else "without_conflicting_rule_labels"]
+        marks += ["empty_text"] * (not row["text"].strip())
+        marks += ["secret_rows_excluding_identifier_rules"] * (secret and row["rule_id"] not in identifiers)
+        marks += ["gitleaks_tps_fps"] * (row["source"] == "gitleaks")
+        marks += ["gitleaks_generic_api_key"] * (row["rule_id"] == "generic-api-key")
+        marks += ["detect_secrets_keyword_detector"] * keyword
+        marks += ["keyword_negatives_secret_in_other_file_types"] * (
+            keyword and not secret and any(value in row["text"] for value in keyword_secrets))
+        out.append(marks)
+    return out
 
 
 def _ratio(num: int, den: int) -> float | None:
@@ -165,31 +167,54 @@ class Tally:
         self.counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # secret, caught, neg, touched
 
     def add(self, bucket: str, is_secret: bool, hit: bool) -> None:
-        c = self.counts[bucket]
-        c[0 if is_secret else 2] += 1
-        c[1 if is_secret else 3] += hit
+        counts = self.counts[bucket]
+        counts[0 if is_secret else 2] += 1
+        counts[1 if is_secret else 3] += hit
 
     def figures(self, bucket: str) -> dict[str, object]:
-        s, caught, n, touched = self.counts[bucket]
-        return {"secret_rows": s, "recall": _ratio(caught, s), "missed": s - caught,
-                "not_secret_rows": n, "fp_rate": _ratio(touched, n), "touched": touched}
+        secret, caught, negative, touched = self.counts[bucket]
+        return {"secret_rows": secret, "recall": _ratio(caught, secret), "missed": secret - caught,
+                "not_secret_rows": negative, "fp_rate": _ratio(touched, negative), "touched": touched}
 
     def table(self, prefix: str) -> dict[str, dict[str, object]]:
         return {key[len(prefix):]: self.figures(key) for key in sorted(self.counts) if key.startswith(prefix)}
 
+    def held_out(self) -> dict[str, object]:
+        return {"text_split": self.table("split:text:"), "rule_group_split": self.table("split:rule_group:"),
+                "tuned_on_rows": self.figures("split:tuned_on")}
 
-def _previous_redactor():
-    """redact() as committed at git HEAD, for an in-run speed comparison (None if unavailable)."""
+
+def score(redact_fn, rows: list[dict], oracles: dict[str, re.Pattern[str]]) -> dict[str, object]:
+    halves, subsets = split_halves(rows), row_subsets(rows)
+    tally, methods, missed, false_pos = Tally(), defaultdict(int), [], []
+    for index, row in enumerate(rows):
+        result, is_secret = redact_fn(row["text"]), row["text_label"] == "secret"
+        if is_secret:
+            hit, method = score_secret_row(row, result.text, result.changed, oracles)
+            methods[method] += 1
+            if not hit:
+                missed.append(f"{row['id']} {row['rule_id']}")
+        elif hit := result.changed:
+            false_pos.append(f"{row['id']} {row['rule_id']}")
+        text_half, group_half = halves["text"][index], halves["rule_group"][index]
+        buckets = ["all", f"source:{row['source']}", f"family:{row['family']}", f"split:text:{text_half}",
+                   f"split:rule_group:{group_half}", *(f"subset:{s}" for s in subsets[index])]
+        buckets += ["split:tuned_on"] * (text_half == 0 and group_half == 0)
+        for bucket in buckets:
+            tally.add(bucket, is_secret, hit)
+    return {"tally": tally, "methods": dict(methods), "missed": missed, "false_pos": false_pos}
+
+
+def baseline_redactor():
+    """redact() as it was at BASELINE_COMMIT (one module then), or None outside a full checkout."""
     try:
-        source = subprocess.run(["git", "show", "HEAD:daemon/redact.py"], cwd=ROOT, text=True,
+        source = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:daemon/redact.py"], cwd=ROOT, text=True,
                                 capture_output=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-    if "from memvet.daemon." in source:  # split into modules: HEAD's siblings would be needed too
-        return None
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(source)
-    spec = importlib.util.spec_from_file_location("redact_at_head", fh.name)
+    spec = importlib.util.spec_from_file_location("redact_at_baseline", fh.name)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
     spec.loader.exec_module(module)
@@ -206,20 +231,17 @@ def _seconds(fn, texts: list[str], reps: int) -> float:
     return best
 
 
-def throughput(name: str, texts: list[str], previous) -> dict[str, object]:
+def throughput(name: str, texts: list[str], before) -> dict[str, object]:
     reps = 5
-    base, ours = _seconds(str.lower, texts, reps), _seconds(redact, texts, reps)
-    size = sum(len(t.encode()) for t in texts)
+    base, ours, size = _seconds(str.lower, texts, reps), _seconds(redact, texts, reps), len("".join(texts).encode())
     out: dict[str, object] = {
-        "texts": name, "rows": len(texts), "repeats": reps,
-        "redact_mb_per_s": round(size / ours / 1e6, 2),
+        "texts": name, "rows": len(texts), "repeats": reps, "redact_mb_per_s": round(size / ours / 1e6, 2),
         "baseline_str_lower_mb_per_s": round(size / base / 1e6, 2),
-        "redact_us_per_row": round(ours / len(texts) * 1e6, 2),
-        "slowdown_vs_str_lower": round(ours / base, 1)}
-    if previous is not None:
-        prev = _seconds(previous, texts, reps)
-        out["previous_redactor_us_per_row"] = round(prev / len(texts) * 1e6, 2)
-        out["speedup_vs_previous_redactor"] = round(prev / ours, 2)
+        "redact_us_per_row": round(ours / len(texts) * 1e6, 2), "slowdown_vs_str_lower": round(ours / base, 1)}
+    if before is not None:
+        previous = _seconds(before, texts, reps)
+        out["before_rewrite_us_per_row"] = round(previous / len(texts) * 1e6, 2)
+        out["speedup_vs_before_rewrite"] = round(previous / ours, 2)
     return out
 
 
@@ -237,79 +259,41 @@ def main() -> int:
     if not DATA.is_dir():
         print(f"third-party data not found at {DATA}", file=sys.stderr)
         return 1
-    rows = load_rows()
-    oracles, identifiers = load_oracles(), identifier_rule_ids()
-    halves, conflicts = split_halves(rows), conflicting_texts(rows)
-    tally = Tally()
-    methods: dict[str, int] = defaultdict(int)
-    missed, false_pos = [], []
-    for index, row in enumerate(rows):
-        result = redact(row["text"])
-        is_secret = row["text_label"] == "secret"
-        if is_secret:
-            hit, method = score_secret_row(row, result.text, result.changed, oracles)
-            methods[method] += 1
-            if not hit:
-                missed.append(f"{row['id']} {row['rule_id']}")
-        else:
-            hit = result.changed
-            if hit:
-                false_pos.append(f"{row['id']} {row['rule_id']}")
-        buckets = ["all", f"source:{row['source']}", f"family:{row['family']}",
-                   f"split:text:{halves['text'][index]}", f"split:rule_group:{halves['rule_group'][index]}"]
-        if halves["text"][index] == 0 and halves["rule_group"][index] == 0:
-            buckets.append("split:tuned_on")
-        if row["text"] in conflicts:
-            buckets.append("subset:conflicting_rule_labels")
-        else:
-            buckets.append("subset:without_conflicting_rule_labels")
-        if not row["text"].strip():
-            buckets.append("subset:empty_text")
-        if is_secret and row["rule_id"] not in identifiers:
-            buckets.append("subset:secret_rows_excluding_identifier_rules")
-        if row["source"] == "gitleaks":
-            buckets.append("subset:gitleaks_tps_fps")
-        if row["rule_id"] == "generic-api-key":
-            buckets.append("subset:gitleaks_generic_api_key")
-        if row["rule_id"] == "KeywordDetector":
-            buckets.append("subset:detect_secrets_keyword_detector")
-        for bucket in buckets:
-            tally.add(bucket, is_secret, hit)
-
-    total = tally.figures("all")
-    previous = _previous_redactor()
+    rows, oracles = load_rows(), load_oracles()
+    now, before = score(redact, rows, oracles), baseline_redactor()
+    tally = now["tally"]
+    total, credentials = tally.figures("all"), tally.figures("subset:secret_rows_excluding_identifier_rules")
     figures = {
         "third_party": True,
         "dataset": "secrets_labelled.jsonl.gz (noseyparker, kingfisher, gitleaks, detect-secrets), text_label",
         "secret_rows": total["secret_rows"], "not_secret_rows": total["not_secret_rows"],
-        "recall": total["recall"],
-        "recall_excluding_identifier_rules": tally.figures("subset:secret_rows_excluding_identifier_rules")["recall"],
-        "identifier_rule_rows_excluded": total["secret_rows"]
-        - tally.figures("subset:secret_rows_excluding_identifier_rules")["secret_rows"],
+        "recall": total["recall"], "recall_excluding_identifier_rules": credentials["recall"],
+        "identifier_rule_rows_excluded": total["secret_rows"] - credentials["secret_rows"],
         "false_positive_rate": total["fp_rate"],
         "missed_secret_rows": total["missed"], "touched_not_secret_rows": total["touched"],
-        "scoring_methods": dict(methods),
-        "held_out": {"text_split": tally.table("split:text:"), "rule_group_split": tally.table("split:rule_group:"),
-                     "tuned_on_rows": tally.figures("split:tuned_on")},
-        "subsets": tally.table("subset:"),
+        "scoring_methods": now["methods"], "held_out": tally.held_out(), "subsets": tally.table("subset:"),
         "per_source": tally.table("source:"), "per_family": tally.table("family:"),
-        "missed_ids": missed, "false_positive_ids": false_pos,
-        "throughput": throughput("labelled rows", [row["text"] for row in rows], previous),
-        "throughput_ordinary_text": throughput("corpus.py prompts and prose", ordinary_texts(), previous),
+        "missed_ids": now["missed"], "false_positive_ids": now["false_pos"],
     }
-    write_result("secrets", figures, budgets={"recall": ">= 0.99", "false_positive_rate": "<= 0.02"},
-                 notes=NOTES)
+    if before is not None:
+        then = score(before, rows, oracles)["tally"]
+        figures["before_rewrite"] = {
+            "commit": BASELINE_COMMIT, "recall": then.figures("all")["recall"],
+            "false_positive_rate": then.figures("all")["fp_rate"], "held_out": then.held_out(),
+            "per_source": then.table("source:"), "per_family": then.table("family:")}
+    figures["throughput"] = throughput("labelled rows", [row["text"] for row in rows], before)
+    figures["throughput_ordinary_text"] = throughput("corpus.py prompts and prose", ordinary_texts(), before)
+    write_result("secrets", figures, budgets={"recall": ">= 0.99", "false_positive_rate": "<= 0.02"}, notes=NOTES)
     return 0
 
 
-NOTES = ("Labels are third-party and rule-relative (see benchdata/secrets/SOURCES.md). Many secret rows "
-         "are rule examples that are placeholders or identifiers by our policy (aaaa…/xxxx…/abcdef123456… "
-         "values, $VAR/%VAR%/#{…} templates, hostnames, bucket URLs, client ids, bare weak passwords "
-         "with no context); many not_secret rows are rule-relative near-misses that are live-shaped "
-         "credentials by our policy (allow-listed public AIza… keys, `password = 'super$ecret'`, "
-         "42-char AWS secrets). redact() masks credential-shaped values and non-placeholder literals "
-         "assigned to secret names, and leaves placeholders alone, so neither budget is met; the "
-         "remaining rows are listed in missed_ids / false_positive_ids.")
+NOTES = ("Labels are third-party and rule-relative (benchdata/secrets/SOURCES.md). Many secret rows are rule "
+         "examples that are placeholders or identifiers by our policy (xxxx…, one repeated character, "
+         "user:secret@ style words, $VAR/%VAR%/#{…} templates, hosts, bucket URLs, client ids, bare weak "
+         "passwords with no context, typed sequences with no secret word nearby); many not_secret rows are "
+         "rule-relative near-misses that are live-shaped credentials by our policy (allow-listed public AIza… "
+         "keys, `password = super$ecret`, real-shaped OAuth keys, file-type-dependent keyword cases). "
+         "Neither budget is met; every remaining row is listed in missed_ids / false_positive_ids.")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
 """Redaction measured on third-party labels (../shared/benchdata/secrets, rows labelled by Nosey
-Parker, Kingfisher, gitleaks and detect-secrets). The thresholds guard against regressions; the
-full figures are in docs/benchmarks/secrets.json (tests/bench/bench_secrets.py)."""
+Parker, Kingfisher, gitleaks and detect-secrets), scored exactly as tests/bench/bench_secrets.py
+scores them. The thresholds guard against regressions a little below the measured figures (see
+docs/benchmarks/secrets.json); the issue's budgets (recall >= 0.99, fp <= 0.02) are not met and
+the bench says why."""
 
 from __future__ import annotations
 
-import gzip
 import importlib.util
-import json
 import sys
 from pathlib import Path
 
@@ -14,55 +14,47 @@ import pytest
 from memvet.daemon.redact import redact
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_secrets.py"
-
-
-_CACHE: dict[str, dict] = {}
+_CACHE: dict[str, object] = {}
 
 
 @pytest.fixture
-def scored(shared_dir: Path) -> dict:
-    if "totals" not in _CACHE:
-        _CACHE["totals"] = _score(shared_dir)
-    return _CACHE["totals"]
+def tally(shared_dir: Path):
+    if "tally" not in _CACHE:
+        if not (shared_dir / "benchdata" / "secrets" / "secrets_labelled.jsonl.gz").is_file():
+            pytest.skip("labelled secrets not available")
+        sys.path.insert(0, str(BENCH.parent))
+        spec = importlib.util.spec_from_file_location("bench_secrets_for_tests", BENCH)
+        bench = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(bench)
+        _CACHE["tally"] = bench.score(redact, bench.load_rows(), bench.load_oracles())["tally"]
+    return _CACHE["tally"]
 
 
-def _score(shared: Path) -> dict:
-    data = shared / "benchdata" / "secrets" / "secrets_labelled.jsonl.gz"
-    if not data.is_file():
-        pytest.skip("labelled secrets not available")
-    sys.path.insert(0, str(BENCH.parent))
-    spec = importlib.util.spec_from_file_location("bench_secrets_for_tests", BENCH)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    oracles = bench.load_oracles()
-    totals = {"secret": 0, "caught": 0, "negative": 0, "touched": 0, "families": {}}
-    with gzip.open(data, "rt") as fh:
-        for line in fh:
-            row = json.loads(line)
-            result = redact(row["text"])
-            if row["text_label"] == "secret":
-                caught, _ = bench.score_secret_row(row, result.text, result.changed, oracles)
-                totals["secret"] += 1
-                totals["caught"] += caught
-                family = totals["families"].setdefault(row["family"], [0, 0])
-                family[0] += 1
-                family[1] += caught
-            else:
-                totals["negative"] += 1
-                totals["touched"] += result.changed
-    return totals
+def test_recall_and_false_positives_overall(tally) -> None:
+    overall = tally.figures("all")
+    assert overall["secret_rows"] > 2000 and overall["not_secret_rows"] > 500
+    assert overall["recall"] >= 0.86  # measured 0.877
+    assert overall["fp_rate"] <= 0.235  # measured 0.211; 0.31 before the rewrite
 
 
-def test_recall_on_secret_rows(scored: dict) -> None:
-    assert scored["secret"] > 2000
-    assert scored["caught"] / scored["secret"] >= 0.86
+@pytest.mark.parametrize("split", ["text", "rule_group"])
+def test_held_out_half_is_as_good_as_the_tuned_half(tally, split: str) -> None:
+    """Tuned on half 0 of both splits: a held-out half much worse than its tuned half means overfit."""
+    tuned, held_out = tally.figures(f"split:{split}:0"), tally.figures(f"split:{split}:1")
+    assert held_out["recall"] >= tuned["recall"] - 0.03
+    assert held_out["fp_rate"] <= 0.27
 
 
-def test_false_positive_rate_on_not_secret_rows(scored: dict) -> None:
-    assert scored["touched"] / scored["negative"] <= 0.33
+@pytest.mark.parametrize("subset", ["gitleaks_tps_fps", "gitleaks_generic_api_key", "detect_secrets_keyword_detector"])
+def test_hard_negatives(tally, subset: str) -> None:
+    figures = tally.figures(f"subset:{subset}")
+    assert figures["fp_rate"] <= 0.30, figures
+    assert figures["recall"] >= 0.90, figures
 
 
-@pytest.mark.parametrize("family", ["github", "gitlab", "slack", "stripe", "jwt", "azure", "connection_string"])
-def test_recall_per_key_family(scored: dict, family: str) -> None:
-    total, caught = scored["families"][family]
-    assert caught / total >= 0.88, (family, caught, total)
+@pytest.mark.parametrize(("family", "floor"), [("github", 0.9), ("gitlab", 0.95), ("slack", 0.95), ("stripe", 0.95),
+                                               ("jwt", 0.93), ("azure", 0.92), ("connection_string", 0.84),
+                                               ("password_or_generic", 0.9)])
+def test_recall_per_key_family(tally, family: str, floor: float) -> None:
+    figures = tally.figures(f"family:{family}")
+    assert figures["recall"] >= floor, figures
