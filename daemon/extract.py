@@ -11,10 +11,12 @@ are never candidates. Precision over recall: the operator reviews every one.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from memvet.daemon.filters import mask_protected, unmask
 from memvet.daemon.prefilter import prefilter_for
+from memvet.daemon.regex_literals import folded, starts
 from memvet.daemon.rules import Rule, Rules
 
 _FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
@@ -25,6 +27,7 @@ _SENTENCE_END = re.compile(
     r"|,\s+(?=(?:the |our )?[\w./\-#]+(?: [\w./\-#]+)? (?:is|are|go|goes|runs?|lives?|uses?|needs?) (?!\w+ing\b))"
     r"|,\s+(?=we (?:dont|don't|do not|never|always|only)\b)"
     r"|,\s+(?:and\s+)?(?=[\w./\-]+ (?:has to|have to|must|needs to)\b)")
+_BREAK_CHARS = re.compile("[.!?;,\u2014\u2013]")  # where a _SENTENCE_END match can begin
 _ABBREVIATION = re.compile(r"(?i)(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|cf|mr|mrs|ms|dr|no|fig)\.)$")
 _OPENER = re.compile(
     r"^(?:(?:also|and|but|so|oh|btw|by the way|additionally|plus|firstly|secondly|thirdly|lastly|"
@@ -34,7 +37,9 @@ _OPENER = re.compile(
     r"\b[,:;]?\s+|"
     r"(?:now|ok|okay|well|alright|right|anyway|great|good|perfect|excellent|cool|sure|yes|yeah|"
     r"hey|hi|hello)\b\s*[,:;!.\-—]+\s+)+", re.I)
+_OPENER_STARTS = starts(_OPENER) or ("",)  # ("",): every text, when it cannot tell
 _PLEASE = re.compile(r"^please,?\s+", re.I)
+_PLEASE_STARTS = starts(_PLEASE) or ("",)
 _SCOPE_PHRASE = re.compile(r"^\s*(?:in|for|across|on|at|everywhere|globally|here)\b[^,.;]{0,40}$", re.I)
 _MARKER = "[REDACTED:"
 # "moving away from SQLAlchemy for the async support": the hint is what precedes the reason.
@@ -57,26 +62,35 @@ class Extractor:
         self.rules = rules
         self.policy = rules.policy
         self._prefilter = prefilter_for(rules)
+        self._skip_line = _any_of(tuple(r.pattern for r in rules.skip_line))
         bits = self._prefilter.bits
 
-        def pairs(section: tuple[Rule, ...]) -> tuple[tuple[int, Rule], ...]:
-            return tuple((bits[id(rule)], rule) for rule in section)
+        def section(rules: Iterable[Rule]) -> tuple[int, dict[int, Rule]]:
+            by_bit = {bits[id(rule)]: rule for rule in rules}
+            return sum(by_bit), by_bit
 
-        self._reject = pairs(tuple(r for r in rules.reject if not r.unless_durable))
-        self._reject_unless_durable = pairs(tuple(r for r in rules.reject if r.unless_durable))
-        self._durable, self._kinds = pairs(rules.durable), pairs(rules.kinds)
-        self._correction, self._scope, self._polarity = pairs(rules.correction), pairs(rules.scope), pairs(rules.polarity)
+        self._reject = section(r for r in rules.reject if not r.unless_durable)
+        self._reject_unless_durable = section(r for r in rules.reject if r.unless_durable)
+        self._durable, self._kinds = section(rules.durable), section(rules.kinds)
+        self._needs_durable = sum(bit for bit, rule in self._kinds[1].items() if rule.needs_durable)
+        self._correction, self._scope, self._polarity = (section(rules.correction), section(rules.scope),
+                                                         section(rules.polarity))
 
     def extract(self, text: str) -> list[Extracted]:
         found: list[Extracted] = []
         seen: set[str] = set()
-        revising = False  # "I want to update a previous instruction." said before the new rule
+        # "I want to update a previous instruction." said before the new rule: whether an earlier
+        # sentence said so is only asked once a later one is a candidate (most prompts have none).
+        revising, earlier = False, []
         for sentence in self.sentences(text):
-            mask = self._prefilter.candidates(sentence, sentence.lower())
-            result = self._classify(sentence, mask)
+            result = self._classify(sentence, None) if self._sized(sentence) else None
             if result is None:
-                revising = revising or any(bit & mask and r.pattern.search(sentence) for bit, r in self._correction)
+                if not revising:
+                    earlier.append(sentence)
                 continue
+            if not revising and earlier:
+                revising = any(_first(self._correction, self._mask(s), s) is not None for s in earlier)
+                earlier.clear()
             if revising and result.supersedes_hint is None:
                 result = replace(result, supersedes_hint="", reasons=(*result.reasons, "correction.context"))
             if result.statement.casefold() not in seen:
@@ -87,16 +101,19 @@ class Extractor:
     # --- splitting -------------------------------------------------------------------------
 
     def sentences(self, text: str) -> list[str]:
-        text = _FENCED.sub("\n", text[: self.policy.max_turn_chars])
+        text = text[: self.policy.max_turn_chars]
+        if "```" in text or "~~~" in text:
+            text = _FENCED.sub("\n", text)
         units: list[str] = []
+        skip_line = self._skip_line
         for line in text.splitlines():
-            if not line.strip() or any(r.pattern.search(line) for r in self.rules.skip_line):
+            if not line.strip() or skip_line(line):
                 if units and units[-1]:
                     units.append("")  # a paragraph break
                 continue
-            bullet = _BULLET.match(line) is not None
-            line = _BULLET.sub("", line).strip()
-            joins = (units and units[-1] and not bullet and line[:1].islower()
+            bullet = _BULLET.match(line)
+            line = (line[bullet.end():] if bullet is not None else line).strip()
+            joins = (units and units[-1] and bullet is None and line[:1].islower()
                      and units[-1][-1:] not in ".!?:;")
             if joins:
                 units[-1] = f"{units[-1]} {line}"
@@ -110,24 +127,29 @@ class Extractor:
     # --- scoring ---------------------------------------------------------------------------
 
     def classify(self, sentence: str) -> Extracted | None:
-        return self._classify(sentence, self._prefilter.candidates(sentence, sentence.lower()))
+        return self._classify(sentence, None) if self._sized(sentence) else None
 
-    def _classify(self, sentence: str, mask: int) -> Extracted | None:
-        """`mask`: the rules that may match (prefilter); the others cannot, so are not run."""
+    def _sized(self, sentence: str) -> bool:
         policy = self.policy
         words = len(sentence.split())
-        if words < policy.min_words or words > policy.max_words or len(sentence) > policy.max_statement_chars:
+        return policy.min_words <= words <= policy.max_words and len(sentence) <= policy.max_statement_chars
+
+    def _mask(self, sentence: str) -> int:
+        """The rules that may match `sentence` (prefilter); the others cannot, so are not run."""
+        return self._prefilter.candidates(sentence, sentence.lower())
+
+    def _classify(self, sentence: str, mask: int | None) -> Extracted | None:
+        policy = self.policy
+        mask = self._mask(sentence) if mask is None else mask
+        if _first(self._reject, mask, sentence) is not None:
             return None
-        if any(bit & mask and r.pattern.search(sentence) for bit, r in self._reject):
-            return None
-        durable = [r for bit, r in self._durable if bit & mask and r.pattern.search(sentence)]
-        kinds = [r for bit, r in self._kinds if bit & mask and (durable or not r.needs_durable)
-                 and r.pattern.search(sentence)]
-        corrections = [(r, m) for bit, r in self._correction if bit & mask and (m := r.pattern.search(sentence))]
+        durable = [r for r, _ in _hits(self._durable, mask, sentence)]
+        kinds = [r for r, _ in _hits(self._kinds, mask if durable else mask & ~self._needs_durable, sentence)]
+        corrections = _hits(self._correction, mask, sentence)
         if not kinds and not any(r.standalone for r, _ in corrections):
             return None
         lasting = bool(durable) or any(r.durable for r in kinds) or bool(corrections)
-        if not lasting and any(bit & mask and r.pattern.search(sentence) for bit, r in self._reject_unless_durable):
+        if not lasting and _first(self._reject_unless_durable, mask, sentence) is not None:
             return None
         best = max(kinds, key=lambda r: r.confidence) if kinds else None
         kind = best.kind if best is not None and best.kind else policy.correction_kind
@@ -139,14 +161,52 @@ class Extractor:
         confidence = round(min(confidence, 0.95), 3)
         if confidence < policy.min_confidence:
             return None
-        scope = [r for bit, r in self._scope if bit & mask and r.pattern.search(sentence)]
-        denial = [r for bit, r in self._polarity if bit & mask and r.pattern.search(sentence)]
+        scope = [r for r, _ in _hits(self._scope, mask, sentence)]
+        denial = [r for r, _ in _hits(self._polarity, mask, sentence)]
         polarity = "deny" if (best is not None and best.polarity == "deny") or denial else "assert"
         reasons = [best.name] if best is not None else []
         reasons += [r.name for r in (*durable, *(c for c, _ in corrections), *scope, *denial)]
         return Extracted(statement=sentence, kind=kind, confidence=confidence, reasons=tuple(reasons),
                          polarity=polarity, user_global=bool(scope),
                          supersedes_hint=_replaced(corrections) if corrections else None)
+
+
+def _any_of(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
+    """Does any of `patterns` match? One alternation when they combine as they are (same
+    flags, no groups), which asks the same question in one pass."""
+    flags = {p.flags for p in patterns}
+    if patterns and len(flags) == 1 and not any(p.groups for p in patterns):
+        try:
+            combined = re.compile("|".join(f"(?:{p.pattern})" for p in patterns), flags.pop())
+        except re.error:
+            pass
+        else:
+            return lambda line: combined.search(line) is not None
+    return lambda line: any(p.search(line) for p in patterns)
+
+
+def _hits(section: tuple[int, dict[int, Rule]], mask: int, sentence: str) -> list[tuple[Rule, re.Match[str]]]:
+    """The section's rules (in file order) that the prefilter allows and whose pattern matches."""
+    hits = []
+    todo = mask & section[0]
+    while todo:
+        bit = todo & -todo  # the lowest bit: rules are numbered in file order
+        todo ^= bit
+        rule = section[1][bit]
+        if found := rule.pattern.search(sentence):
+            hits.append((rule, found))
+    return hits
+
+
+def _first(section: tuple[int, dict[int, Rule]], mask: int, sentence: str) -> Rule | None:
+    todo = mask & section[0]
+    while todo:
+        bit = todo & -todo
+        todo ^= bit
+        rule = section[1][bit]
+        if rule.pattern.search(sentence):
+            return rule
+    return None
 
 
 def _replaced(corrections: list[tuple[Rule, re.Match[str]]]) -> str:
@@ -162,7 +222,7 @@ def _split_unit(unit: str) -> list[str]:
     """Sentences of one paragraph; code spans, URLs and paths are never cut."""
     masked, slots = mask_protected(unit)
     pieces, start = [], 0
-    for boundary in _SENTENCE_END.finditer(masked):
+    for boundary in _boundaries(masked):
         head = masked[start:boundary.start()]
         if _ABBREVIATION.search(head):
             continue
@@ -175,7 +235,31 @@ def _split_unit(unit: str) -> list[str]:
             merged[-1] = f"{merged[-1].rstrip()}, {piece.lstrip()}"
         else:
             merged.append(piece)
-    return [unmask(p, slots) for p in merged]
+    return [unmask(p, slots) if "\ue000" in p else p for p in merged]
+
+
+def _boundaries(masked: str) -> list[re.Match[str]]:
+    """What `_SENTENCE_END.finditer(masked)` finds, tried only where a match can begin: after
+    . ! ?, at a comma, and in the spaces before a semicolon or a dash (or at the semicolon)."""
+    starts: set[int] = set()
+    for found in _BREAK_CHARS.finditer(masked):
+        at = found.start()
+        char = masked[at]
+        if char in ".!?":
+            starts.add(at + 1)
+        elif char == ",":
+            starts.add(at)
+        else:
+            space = at
+            while space > 0 and masked[space - 1].isspace():
+                space -= 1
+            starts.update(range(space, at + 1))
+    matches, end = [], 0
+    for start in sorted(starts):
+        if start >= end and (boundary := _SENTENCE_END.match(masked, start)) is not None:
+            matches.append(boundary)
+            end = boundary.end()
+    return matches
 
 
 def normalise(sentence: str) -> str:
@@ -185,8 +269,13 @@ def normalise(sentence: str) -> str:
         text = text[1:]
     if text.startswith("(") and text.endswith(")"):
         text = text[1:-1]
-    text = _PLEASE.sub("", _OPENER.sub("", text)).strip(" -—–")
-    text = _PLEASE.sub("", text)
+    if folded(text[:64]).startswith(_OPENER_STARTS):  # else the pattern cannot match
+        text = _OPENER.sub("", text)
+    if folded(text[:64]).startswith(_PLEASE_STARTS):
+        text = _PLEASE.sub("", text)
+    text = text.strip(" -—–")
+    if folded(text[:64]).startswith(_PLEASE_STARTS):
+        text = _PLEASE.sub("", text)
     if not text:
         return ""
     return text[0].upper() + text[1:] if text[0].islower() else text

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from memvet.daemon.regex_literals import folded, requirement
+
 if TYPE_CHECKING:
     from memvet.daemon.rules import Rule
 
@@ -28,6 +30,8 @@ _PROTECTED = re.compile(
     re.S,
 )
 _SLOT = re.compile("\ue000(\\d+)\ue001")  # private-use characters: never in real text
+# Without a backtick or "://" only the path alternative can match: the same matches, cheaper.
+_PATH = re.compile(_PROTECTED.pattern.rsplit("|", 1)[1], re.S)
 
 
 @dataclass(frozen=True)
@@ -46,14 +50,39 @@ class FilterSet:
     def __init__(self, drop: tuple[Rule, ...], strip: tuple[Rule, ...]) -> None:
         self.drop = drop
         self.strip = strip
+        self._hosts: dict[str | None, tuple[list[Rule], list[Rule], list[str] | None]] = {}
+        for host in (None, "claude-code", "codex"):
+            self._for(host)
+
+    def _for(self, host: str | None) -> tuple[list[Rule], list[Rule], list[str] | None]:
+        """The drop and strip rules for `host`, and strings one of which the text must contain
+        for any strip rule to match (None: no such list)."""
+        found = self._hosts.get(host)
+        if found is None:
+            strip = [r for r in self.strip if r.applies_to(host)]
+            needles: list[str] | None = []
+            for rule in strip:
+                strings = requirement(rule.pattern)[1]
+                if strings is None or any(s.isdigit() for s in strings):  # digits: see apply
+                    needles = None
+                    break
+                needles += strings
+            found = self._hosts[host] = ([r for r in self.drop if r.applies_to(host)], strip, needles)
+        return found
 
     def apply(self, text: str, host: str | None = None) -> FilterResult:
-        for rule in self.drop:
-            if rule.applies_to(host) and rule.pattern.search(text):
+        drop, rules, needles = self._for(host)
+        for rule in drop:
+            if rule.pattern.search(text):
                 return FilterResult("", dropped_by=rule.name)
-        rules = [r for r in self.strip if r.applies_to(host)]
         if not rules:
             return FilterResult(text)
+        if needles is not None and "\ue000" not in text:
+            # No rule can match: what masking, stripping and unmasking would give. (Masking only
+            # adds private-use slot marks around digits, so it cannot create a needle.)
+            lowered = folded(text)
+            if not any(needle in lowered for needle in needles):
+                return FilterResult(text.strip())
         masked, slots = mask_protected(text)
         fired: list[str] = []
         for rule in rules:
@@ -75,7 +104,9 @@ def mask_protected(text: str) -> tuple[str, list[str]]:
         slots.append(match.group(0))
         return f"\ue000{len(slots) - 1}\ue001"
 
-    return _PROTECTED.sub(keep, text), slots
+    if "`" in text or "://" in text:
+        return _PROTECTED.sub(keep, text), slots
+    return (_PATH.sub(keep, text) if "/" in text else text), slots
 
 
 def unmask(text: str, slots: list[str]) -> str:

@@ -153,27 +153,35 @@ class Ingestor:
             log.info("%s file %s: reading it again from the start", reason, self.file_id(path))
         run = _Pass(path, host, opened, start, line_no, self._factory(host, path, state))
         s = self.settings
-        feed = run.pipeline.feed
+        feed, pending = run.pipeline.feed, run.drafts
+        batch_lines, batch_bytes = s.batch_lines, s.batch_bytes
+        # The loop keeps its counters in locals (it runs once per line) and writes them to `run`
+        # before anything reads them there.
+        offset, lines, size = start, 0, 0
         for data, end in read_lines(opened.handle, start, s.max_line_bytes):
-            run.line_no += 1
+            line_no += 1
             if data is None:
                 self.stats.skipped["oversized_line"] += 1
                 log.warning("skipped a line over %d bytes in %s (line %d)", s.max_line_bytes,
-                            self.file_id(path), run.line_no)
+                            self.file_id(path), line_no)
             else:
                 try:
-                    drafts = feed(data, run.line_no)
+                    drafts = feed(data, line_no)
                 except Exception as exc:  # it promises never to raise; one line must not stop us
+                    run.line_no = line_no
                     drafts = self._feed_failed(run, exc)
                 if drafts:
-                    run.drafts.extend(drafts)
-            run.lines += 1
-            run.bytes += end - run.offset
-            run.offset = end
-            if run.lines >= s.batch_lines or run.bytes >= s.batch_bytes:
+                    pending.extend(drafts)
+            lines += 1
+            size += end - offset
+            offset = end
+            if lines >= batch_lines or size >= batch_bytes:
+                run.offset, run.line_no, run.lines, run.bytes = offset, line_no, lines, size
                 self._commit(run)
+                pending, lines, size = run.drafts, 0, 0
                 if stop is not None and stop.is_set():
                     return
+        run.offset, run.line_no, run.lines, run.bytes = offset, line_no, lines, size
         if run.lines or reason or adopted or cp is None:
             self._commit(run)
         if adopted is not None:

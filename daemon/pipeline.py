@@ -46,6 +46,9 @@ class PipelineStats:
         self.skipped_by_reason[reason] = self.skipped_by_reason.get(reason, 0) + 1
 
 
+_SKIPPED_LINES = ERROR_REASONS | {"unknown_type"}  # reasons that count as a skipped line
+
+
 class FilePipeline:
     """Feeds one transcript file's lines, in order, through the whole pipeline."""
 
@@ -56,8 +59,14 @@ class FilePipeline:
         self._session = SessionState.from_dict(state)
         self._workspace = state.get("workspace") if isinstance(state, dict) else None
         self._parser = parser_for(host, path, self._session, want_assistant=rules.policy.assistant_inference)
+        self._parse = self._parser.parse
         self._extractor = Extractor(rules)
-        self.stats = PipelineStats(host_version=self._session.host_version)
+        self._stats = PipelineStats(host_version=self._session.host_version)
+
+    @property
+    def stats(self) -> PipelineStats:
+        self._stats.host_version = self._session.host_version  # read when asked: it may be deferred
+        return self._stats
 
     @property
     def state(self) -> dict[str, Any]:
@@ -66,46 +75,50 @@ class FilePipeline:
 
     def feed(self, line: bytes, line_no: int) -> list[CandidateDraft]:
         """One complete line (no trailing newline). Never raises on bad input."""
-        self.stats.lines += 1
+        stats = self._stats
+        stats.lines += 1
         try:
-            drafts = self._feed(line, line_no)
+            turns, reason = self._parse(line, line_no)
+            if reason is not None:
+                by_reason = stats.skipped_by_reason
+                by_reason[reason] = by_reason.get(reason, 0) + 1
+                if reason in _SKIPPED_LINES:
+                    stats.skipped_lines += 1
+            if not turns:
+                return []
+            drafts = self._from_turns(turns)
         except Exception as exc:  # a transcript must never stop the daemon
             log.warning("line %d of a %s transcript skipped: %s", line_no, self.host, type(exc).__name__)
-            self.stats.count("internal_error")
-            self.stats.skipped_lines += 1
+            stats.count("internal_error")
+            stats.skipped_lines += 1
             return []
-        self.stats.candidates += len(drafts)
-        self.stats.host_version = self._session.host_version
+        stats.candidates += len(drafts)
         return drafts
 
-    def _feed(self, line: bytes, line_no: int) -> list[CandidateDraft]:
-        result = self._parser.parse(line, line_no)
-        if result.reason is not None:
-            self.stats.count(result.reason)
-            if result.reason in ERROR_REASONS or result.reason == "unknown_type":
-                self.stats.skipped_lines += 1
+    def _from_turns(self, turns: tuple[Turn, ...]) -> list[CandidateDraft]:
         drafts: list[CandidateDraft] = []
-        for turn in result.turns:
-            self.stats.turns += 1
+        policy = self.rules.policy
+        for turn in turns:
+            self._stats.turns += 1
             if turn.role == "user":
                 drafts.extend(self._drafts(turn, "explicit_user", 1.0))
-            elif turn.text and self.rules.policy.assistant_inference:
-                drafts.extend(self._drafts(turn, "model_inference", self.rules.policy.assistant_confidence_factor))
+            elif turn.text and policy.assistant_inference:
+                drafts.extend(self._drafts(turn, "model_inference", policy.assistant_confidence_factor))
         return drafts
 
     def _drafts(self, turn: Turn, source_type: str, factor: float) -> list[CandidateDraft]:
         text = turn.text
         if len(text) > self.rules.policy.max_turn_chars:  # a pasted file: its head is enough
-            self.stats.count("turn_truncated")
+            self._stats.count("turn_truncated")
             text = text[: self.rules.policy.max_turn_chars]
         filtered = self.rules.filters.apply(text, self.host)
         if filtered.dropped_by or filtered.emptied_by:
-            self.stats.count(f"filter:{filtered.dropped_by or filtered.emptied_by}")
+            self._stats.count(f"filter:{filtered.dropped_by or filtered.emptied_by}")
             return []
         redacted = redact(filtered.text).text  # before anything leaves: statement, excerpt, hints
         found = self._extractor.extract(redacted)
         if not found:
-            self.stats.count("no_candidate")
+            self._stats.count("no_candidate")
             return []
         scope_workspace = self._workspace_for(self._session.cwd)
         stamp = _parse_time(turn.timestamp)

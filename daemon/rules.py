@@ -18,6 +18,7 @@ from typing import Any
 
 from memvet.daemon.filters import FilterSet
 from memvet.daemon.hosts import HOSTS
+from memvet.daemon.prefilter import prefilter_for
 from memvet.store.errors import MemvetError
 from memvet.store.records import KINDS, POLARITIES
 
@@ -222,8 +223,10 @@ def load_rules(path: str | None = None) -> Rules:
                 tables[section][checked["name"]] = checked  # a later file replaces by name
     compiled = {s: tuple(_compile(s, t) for t in tables[s].values() if t.get("enabled", True))
                 for s in _SECTIONS}
-    return Rules(policy=Policy(**policy), filters=FilterSet(compiled["drop"], compiled["strip"]),
-                 durable=compiled["durable"], reject=compiled["reject"], kinds=compiled["kind"],
-                 scope=compiled["scope"], polarity=compiled["polarity"],
-                 correction=compiled["correction"], skip_line=compiled["skip_line"],
-                 sources=tuple(source for source, _ in documents))
+    rules = Rules(policy=Policy(**policy), filters=FilterSet(compiled["drop"], compiled["strip"]),
+                  durable=compiled["durable"], reject=compiled["reject"], kinds=compiled["kind"],
+                  scope=compiled["scope"], polarity=compiled["polarity"],
+                  correction=compiled["correction"], skip_line=compiled["skip_line"],
+                  sources=tuple(source for source, _ in documents))
+    prefilter_for(rules)  # built once per load, like the compiled patterns, not per file read
+    return rules

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -76,29 +76,57 @@ def read_lines(handle: BinaryIO, offset: int, max_line_bytes: int
                ) -> Iterator[tuple[bytes | None, int]]:
     """Complete lines from `offset` to the last newline, as (line without its newline, offset
     just past it); the line is None when it was skipped as too long. Stops before a partial
-    last line. Plain tuples: this loop runs once per transcript line."""
+    last line. Reads in large chunks split in C: this loop runs once per transcript line."""
     handle.seek(offset)
-    readline = handle.readline
-    limit = max_line_bytes + 1
+    read = handle.read
+    head: list[bytes] = []  # the start of a line whose newline has not been read yet
+    held = 0
     while True:
-        raw = readline(limit)
-        if not raw:
-            return
-        if raw[-1:] == b"\n":
-            offset += len(raw)
-            yield raw[:-1], offset
-            continue
-        if len(raw) < limit:
-            return  # a partial last line: wait for its newline
-        # Trigger: a line longer than the limit. Outcome: skip to its newline in bounded
-        # chunks; if the file ends first, the line is still being written, so stop before it.
-        skipped = len(raw)
-        while True:
-            chunk = readline(SKIP_CHUNK)
-            if not chunk:
-                return
-            skipped += len(chunk)
-            if chunk[-1:] == b"\n":
-                break
-        offset += skipped
-        yield None, offset
+        chunk = read(READ_BUFFER)
+        if not chunk:
+            return  # a partial last line (or none): wait for its newline
+        if head:
+            cut = chunk.find(b"\n")
+            if cut < 0:
+                head.append(chunk)
+                held += len(chunk)
+                if held > max_line_bytes:
+                    offset = yield from _skip_long_line(handle, offset + held)
+                    if offset < 0:
+                        return
+                    head, held = [], 0
+                continue
+            line = b"".join(head) + chunk[:cut]
+            head, held = [], 0
+            offset += len(line) + 1
+            yield (line if len(line) <= max_line_bytes else None), offset
+            chunk = chunk[cut + 1:]
+        lines = chunk.split(b"\n")
+        rest = lines.pop()  # after the last newline: the start of the next line
+        for line in lines:
+            offset += len(line) + 1
+            yield (line if len(line) <= max_line_bytes else None), offset
+        if rest:
+            if len(rest) > max_line_bytes:
+                offset = yield from _skip_long_line(handle, offset + len(rest))
+                if offset < 0:
+                    return
+            else:
+                head, held = [rest], len(rest)
+
+
+def _skip_long_line(handle: BinaryIO, offset: int) -> Generator[tuple[None, int], None, int]:
+    """Trigger: a line longer than the limit, read up to `offset` without its newline. Outcome:
+    read on to its newline in bounded chunks, report it skipped and leave the file just after it
+    (returns that offset); -1 when the file ends first (the line is still being written)."""
+    while True:
+        chunk = handle.read(SKIP_CHUNK)
+        if not chunk:
+            return -1
+        cut = chunk.find(b"\n")
+        if cut >= 0:
+            offset += cut + 1
+            handle.seek(offset)
+            yield None, offset
+            return offset
+        offset += len(chunk)

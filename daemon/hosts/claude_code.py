@@ -41,8 +41,9 @@ _CONTENT_LIST = re.compile(rb'"message"' + COLON + rb"\{" + WS + rb'"role"' + CO
 _BLOCK_TO_CONTENT = re.compile(WS + rb"\{" + WS + rb'(?:(?!"content")' + captures({"type": SHORT}) + WS + rb"," + WS + rb")*"
                                + rb'"content"' + COLON + rb'(?=")')
 _BLOCK_REST = re.compile(rb"(?:" + WS + rb"," + WS + captures({"type": SHORT}) + rb")*" + WS + rb"\}" + WS
-                         + rb"([,\]])")
+                         + rb"(?P<next>[,\]])")
 _TOOL_RESULT = b'"tool_result"'
+_TOOL_RESULTS = ParseResult.skip("tool_result")
 # Text the CLI writes into a user line on the person's behalf.
 _PROTOCOL_TEXT = re.compile(
     r"^\s*(?:<(?:command-name|command-message|command-args|local-command-stdout|local-command-stderr|"
@@ -84,48 +85,53 @@ class ClaudeCodeParser:
     def _from_bytes(self, line: bytes, line_no: int) -> ParseResult | None:
         """The same result `_parse_record` would give, for tool results, assistant blocks and
         bookkeeping lines (most of a file's bytes); None: decode the line."""
-        top = rawjson.TopLevel(line, _HEAD.match(line))
-        kind = top.raw("type")
+        head = _HEAD.match(line)
+        end = head.end()
+        kind = head.group("type") or rawjson.top_scalar(line, end, b'"type"')
+        if kind == b'"assistant"':
+            return None if self.want_assistant else self._assistant_bytes(line, head, line_no)
+        if kind == b'"user"':
+            if not _only_tool_results(line, end):
+                return None
+            self._note_bytes(line, head)
+            return _TOOL_RESULTS
         if kind is None or kind[:1] != b'"' or b"\\" in kind:
             return None
-        if kind == b'"user"':
-            if not _only_tool_results(line, top.end):
-                return None
-            self._note_bytes(top)
-            return ParseResult.skip("tool_result")
-        if kind == b'"assistant"':
-            return None if self.want_assistant else self._assistant_bytes(top, line_no)
         line_type = rawjson.text(kind)
-        self._note_bytes(top)
+        self._note_bytes(line, head)
         return ParseResult.skip(line_type if line_type in _KNOWN_TYPES else "unknown_type")
 
-    def _note_bytes(self, top: rawjson.TopLevel) -> None:
+    def _note_bytes(self, line: bytes, head: re.Match[bytes]) -> None:
         """`_note_session` from the bytes: right away while the session id is unknown or when
         the line's head holds cwd and version, else deferred (SessionState.defer)."""
         state = self.state
         if state.has_session_id:
-            cwd, version = top.values["cwd"], top.values["version"]
-            if cwd is not None and version is not None and (cwd := rawjson.text(cwd)) \
-                    and (version := rawjson.text(version)):
+            cwd, version = head.group("cwd"), head.group("version")
+            if cwd and version and (cwd := rawjson.text(cwd)) and (version := rawjson.text(version)):
                 state.note(cwd, version)
             else:
-                state.defer(top.line, _session_fields)
+                state.defer(line, _session_fields)
             return
+        top = rawjson.TopLevel(line, head)
         session, cwd, version = top.text("sessionId"), top.text("cwd"), top.text("version")
         state.session_id = state.session_id or session
         state.cwd = cwd or state.cwd
         state.host_version = version or state.host_version
 
-    def _assistant_bytes(self, top: rawjson.TopLevel, line_no: int) -> ParseResult | None:
-        found = _MESSAGE_ID.match(top.line, top.end)
-        message_id = rawjson.text(found.group(1)) if found is not None else None
+    def _assistant_bytes(self, line: bytes, head: re.Match[bytes], line_no: int) -> ParseResult | None:
+        end = head.end()
+        found = _MESSAGE_ID.match(line, end)
+        message_id = rawjson.text(found.group(1), cache=False) if found is not None else None
         if not message_id:
             return None  # no id: the uuid stands in for it, decode
-        sidechain = top.raw("isSidechain") == b"true"
-        self._note_bytes(top)
-        first_block = message_id != self.state.last_assistant_id
-        self.state.last_assistant_id = message_id
-        if self.state.sidechain or sidechain:
+        sidechain = head.group("isSidechain")
+        if sidechain is None and b"true" in line:  # without a `true` anywhere it is not true
+            sidechain = rawjson.top_scalar(line, end, b'"isSidechain"')
+        self._note_bytes(line, head)
+        state = self.state
+        first_block = message_id != state.last_assistant_id
+        state.last_assistant_id = message_id
+        if state.sidechain or sidechain == b"true":
             return ParseResult.skip("sidechain")
         return self._placeholder(first_block, message_id, line_no)
 
@@ -146,9 +152,13 @@ class ClaudeCodeParser:
 
     def _note_session(self, record: dict[str, Any]) -> None:
         state = self.state
+        cwd, version = text_of(record.get("cwd")), text_of(record.get("version"))
+        if cwd and version and state.has_session_id:
+            state.note(cwd, version)  # what deferred lines said no longer matters
+            return
         state.session_id = state.session_id or text_of(record.get("sessionId"))
-        state.cwd = text_of(record.get("cwd")) or state.cwd
-        state.host_version = text_of(record.get("version")) or state.host_version
+        state.cwd = cwd or state.cwd
+        state.host_version = version or state.host_version
 
     def _user(self, record: dict[str, Any], line_no: int) -> ParseResult:
         message = record.get("message")
@@ -228,7 +238,7 @@ def _only_tool_results(line: bytes, at: int) -> bool:
         rest = _BLOCK_REST.match(line, rawjson.skip_string(line, block.end()))
         if rest is None or (block.group("type") or rest.group("type")) != _TOOL_RESULT:
             return False
-        if rest.group(rest.lastindex) == b"]":
+        if rest.group("next") == b"]":
             return True
         pos = rest.end()
 

@@ -28,7 +28,8 @@ from memvet.daemon.hosts.turns import (
 HOST = "codex"
 
 # Read from the bytes (rawjson): the line's type, then the payload's leading small fields.
-_TOP = rawjson.head_pattern(("type", "timestamp"))
+_TOP = rawjson.head_pattern(("type",))
+_KEYS = {name: f'"{name}"'.encode() for name in ("id", "turn_id", "cwd")}
 _PAYLOAD = re.compile(rb'"payload"' + COLON + rb"\{" + WS + rb"(?:" + captures(
     {"type": SHORT, "role": SHORT, "id": SHORT, "turn_id": SHORT, "cwd": SHORT}) + WS + rb"(?:," + WS + rb"|(?=\})))*")
 _TURN_STARTS = frozenset({b'"task_started"', b'"turn_started"'})
@@ -72,32 +73,36 @@ class CodexParser:
     def _from_bytes(self, line: bytes, line_no: int) -> ParseResult | None:
         """What `_envelope` would give for tool calls and outputs, reasoning, token counts, turn
         bookkeeping and assistant messages (most of a rollout's bytes); None: decode the line."""
-        top = rawjson.TopLevel(line, _TOP.match(line))
-        kind = top.values["type"]
-        payload = _PAYLOAD.match(line, top.end) if kind is not None else None
+        top = _TOP.match(line)
+        kind = top.group("type")
+        payload = _PAYLOAD.match(line, top.end()) if kind is not None else None
         if payload is None:
             return None
-        item = payload.groupdict()
+        item = payload.group("type")
+        state = self.state
         if kind == b'"response_item"':
-            if item["type"] != b'"message"':
-                return ParseResult.skip("tool_or_reasoning") if item["type"] else None
-            if item["role"] == b'"assistant"' and not self.want_assistant:
-                message_id = rawjson.text(_small(line, item, "id"))
-                stamp = top.text("timestamp")
-                return self._assistant_item({"id": message_id}, line_no, stamp)
-            if item["role"] in (None, b'"user"', b'"assistant"'):
+            if item != b'"message"':
+                return ParseResult.skip("tool_or_reasoning") if item else None
+            role = payload.group("role")
+            if role == b'"assistant"' and not self.want_assistant:
+                message_id = rawjson.text(_small(line, payload, "id")) or f"{state.turn_id or 'turn'}:{line_no}"
+                state.last_assistant_id = message_id
+                if state.sidechain:
+                    return ParseResult.skip("sidechain")
+                return ParseResult.of(Turn("assistant", "", line_no, message_id, None))
+            if role is None or role == b'"user"' or role == b'"assistant"':
                 return None
             return ParseResult.skip("developer_message")
         if kind == b'"event_msg"':
-            if item["type"] is None or item["type"] in _TYPED_PROMPTS:
+            if item is None or item in _TYPED_PROMPTS:
                 return None
-            if item["type"] in _TURN_STARTS:
-                self.state.turn_id = rawjson.text(_small(line, item, "turn_id")) or self.state.turn_id
+            if item in _TURN_STARTS:
+                state.turn_id = rawjson.text(_small(line, payload, "turn_id")) or state.turn_id
             return ParseResult.skip("event_msg")
         if kind == b'"turn_context"':
-            cwd, turn_id = rawjson.text(_small(line, item, "cwd")), rawjson.text(_small(line, item, "turn_id"))
-            self.state.cwd = cwd or self.state.cwd
-            self.state.turn_id = turn_id or self.state.turn_id
+            cwd, turn_id = rawjson.text(_small(line, payload, "cwd")), rawjson.text(_small(line, payload, "turn_id"))
+            state.cwd = cwd or state.cwd
+            state.turn_id = turn_id or state.turn_id
             return ParseResult.skip("turn_context")
         if kind == b'"compacted"':
             return ParseResult.skip("compacted")
@@ -171,7 +176,8 @@ class CodexParser:
         if self.state.sidechain:
             return ParseResult.skip("sidechain")
         text = _joined_text(payload.get("content"), ("output_text", "text")) if self.want_assistant else ""
-        return ParseResult.of(Turn("assistant", text or "", line_no, message_id, stamp))
+        # Without text it only counts: it keeps no time either (it never becomes a draft).
+        return ParseResult.of(Turn("assistant", text or "", line_no, message_id, stamp if text else None))
 
     def _event(self, payload: dict[str, Any], line_no: int, stamp: str | None) -> ParseResult:
         kind = payload.get("type")
@@ -225,10 +231,10 @@ def _joined_text(content: Any, block_types: tuple[str, ...]) -> str | None:
     return "\n".join(texts) if texts else None
 
 
-def _small(line: bytes, item: dict[str, bytes | None], name: str) -> bytes | None:
+def _small(line: bytes, payload: re.Match[bytes], name: str) -> bytes | None:
     """A payload field the payload pattern captured, or None when the line has no such key at
     all. NotPlain when the key is there but further on (after a long or nested value)."""
-    raw = item[name]
-    if raw is None and f'"{name}"'.encode() in line:
+    raw = payload.group(name)
+    if raw is None and _KEYS[name] in line:
         raise NotPlain
     return raw

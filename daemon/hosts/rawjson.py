@@ -59,32 +59,31 @@ def head_pattern(keys: tuple[str, ...]) -> re.Pattern[bytes]:
 
 
 class TopLevel:
-    """The top-level scalars of one line: from the head match, else from the tail, else absent
-    when the key is nowhere in the line. NotPlain when it sits between nested values."""
+    """The top-level scalars of one line, read from a head match (then `top_scalar`)."""
 
-    __slots__ = ("line", "values", "end", "whole", "_tail")
+    __slots__ = ("line", "head", "end")
 
     def __init__(self, line: bytes, head: re.Match[bytes]) -> None:
-        self.line = line
-        self.values = head.groupdict()
-        self.end = head.end()  # where the first nested value (or the closing brace) is
-        self.whole = self.end >= len(line) - 1  # the head read every pair
-        self._tail = -1
+        self.line, self.head, self.end = line, head, head.end()
 
     def raw(self, name: str) -> bytes | None:
-        raw = self.values[name]
-        if raw is not None or self.whole:
-            return raw
-        if self._tail < 0:
-            self._tail = tail_start(self.line)
-        key = b'"' + name.encode() + b'"'
-        raw = tail_value(self.line, key, self._tail) if self._tail > self.end else None
-        if raw is None and key in self.line:
-            raise NotPlain  # not in the head, not after the last nested value: in between
-        return raw
+        return self.head.group(name) or top_scalar(self.line, self.end, b'"' + name.encode() + b'"')
 
     def text(self, name: str) -> str | None:
         return text(self.raw(name))
+
+
+def top_scalar(line: bytes, head_end: int, key: bytes) -> bytes | None:
+    """The raw scalar of top-level `key` (as b'"key"') that a head match ending at `head_end`
+    did not see: from the tail, or None when the key is nowhere in the line. NotPlain when it is
+    there but between nested values."""
+    if head_end >= len(line) - 1:
+        return None  # the head read every pair
+    start = tail_start(line)
+    raw = tail_value(line, key, start) if start > head_end else None
+    if raw is None and key in line:
+        raise NotPlain
+    return raw
 
 
 def tail_start(line: bytes) -> int:
@@ -108,11 +107,12 @@ def tail_value(line: bytes, key: bytes, start: int) -> bytes | None:
     return None
 
 
-def text(raw: bytes | None) -> str | None:
-    """A raw scalar as `text_of` sees the decoded value: a str, or None for anything else."""
+def text(raw: bytes | None, *, cache: bool = True) -> str | None:
+    """A raw scalar as `text_of` sees the decoded value: a str, or None for anything else.
+    Cached by default: cwd, session id and version repeat on every line (ids do not)."""
     if raw is None:
         return None
-    cached = _TEXTS.get(raw)
+    cached = _TEXTS.get(raw) if cache else None
     if cached is not None:
         return cached
     if raw[:1] != b'"':
@@ -121,7 +121,7 @@ def text(raw: bytes | None) -> str | None:
         value = json.loads(raw) if b"\\" in raw else raw[1:-1].decode("utf-8")
     except ValueError:  # also UnicodeDecodeError
         raise NotPlain from None
-    if len(raw) <= 512:
+    if cache and len(raw) <= 512:
         if len(_TEXTS) >= 4096:
             _TEXTS.clear()
         _TEXTS[raw] = value

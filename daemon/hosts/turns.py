@@ -61,7 +61,7 @@ class SessionState:
     each line had been noted in turn (the first session id wins, the latest cwd and version)."""
 
     __slots__ = ("_session_id", "_cwd", "_host_version", "sidechain", "turn_id", "last_assistant_id",
-                 "awaiting_echo", "recent", "_deferred", "_deferred_bytes", "_reader")
+                 "awaiting_echo", "recent", "_recent_keys", "_deferred", "_deferred_bytes", "_reader")
 
     def __init__(self, session_id: str | None = None, cwd: str | None = None, host_version: str | None = None,
                  sidechain: bool = False, turn_id: str | None = None, last_assistant_id: str | None = None,
@@ -72,6 +72,7 @@ class SessionState:
         self.last_assistant_id = last_assistant_id
         self.awaiting_echo = awaiting_echo  # Codex: a prompt was read whose event_msg echo has not come yet
         self.recent: deque[str] = deque(recent, maxlen=RECENT_IDS)
+        self._recent_keys: set[str] = set(self.recent)
         self._deferred: list[bytes] = []
         self._deferred_bytes = 0
         self._reader: Reader | None = None
@@ -158,10 +159,16 @@ class SessionState:
         self._host_version = version or self._host_version
 
     def seen(self, key: str) -> bool:
-        """True when `key` was seen recently; remembers it otherwise."""
-        if key in self.recent:
+        """True when `key` was seen recently; remembers it otherwise (a set beside the deque
+        answers the question: keys in the deque are unique, so it mirrors it exactly)."""
+        if len(self._recent_keys) != len(self.recent):  # `recent` was filled from outside
+            self._recent_keys = set(self.recent)
+        if key in self._recent_keys:
             return True
+        if len(self.recent) == RECENT_IDS:
+            self._recent_keys.discard(self.recent[0])  # the append below evicts it
         self.recent.append(key)
+        self._recent_keys.add(key)
         return False
 
     def to_dict(self) -> dict[str, Any]:
@@ -194,7 +201,7 @@ def decode_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None, "invalid_utf8"
-    if not text.strip():
+    if not text or text.isspace():  # what `not text.strip()` says, without the copy
         return None, "blank"
     try:
         record = json.loads(text)

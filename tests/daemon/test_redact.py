@@ -176,4 +176,6 @@ def test_large_and_adversarial_inputs_stay_fast_and_blobs_are_masked() -> None:
                  "kind: Secret\ndata:\n" + "  k: c2VjcmV0LXZhbHVlLTE=\n" * 1500, blob.replace("/", "\n")):
         start = time.perf_counter()
         redact(text)
-        assert time.perf_counter() - start < 2.0, text[:40]
+        # A guard against catastrophic backtracking (minutes), not a speed budget: those are
+        # measured by tests/bench/bench_secrets.py. The margin absorbs a loaded CI machine.
+        assert time.perf_counter() - start < 10.0, text[:40]

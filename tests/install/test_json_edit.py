@@ -90,5 +90,5 @@ def test_large_file_is_edited_quickly():
     edited = JsonText(text)
     edited.set_member(("mcpServers",), "memvet", {"command": "/x/memvet", "args": ["mcp"]})
     result = edited.result()
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < 30  # a guard against quadratic work, not a budget
     assert result.startswith(text[: text.index('"mcpServers"')])
