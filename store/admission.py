@@ -12,17 +12,22 @@ import secrets
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
-from sqlalchemy import Connection
-
 from memvet.store.audit import append_events
 from memvet.store.core import CAND, MEM, StoreCore
 from memvet.store.errors import UsageError
 from memvet.store.models import EvidenceRow, TombstoneRow
 from memvet.store.records import (
-    EXCERPT_LIMIT, KINDS, POLARITIES, SOURCE_TYPES, AdmissionResult, CandidateDraft, Checkpoint,
+    EXCERPT_LIMIT,
+    KINDS,
+    POLARITIES,
+    SOURCE_TYPES,
+    AdmissionResult,
+    CandidateDraft,
+    Checkpoint,
     Evidence,
 )
 from memvet.store.subjects import content_words, overlap
+from sqlalchemy import Connection
 
 EVID = EvidenceRow.__table__
 TOMB = TombstoneRow.__table__

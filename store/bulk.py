@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlalchemy as sa
-
 from memvet.store.admission import validate_draft
 from memvet.store.audit import append_events
 from memvet.store.core import CAND, MEM, StoreCore

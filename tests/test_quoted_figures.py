@@ -31,7 +31,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "docs" / "benchmarks"
-QUOTE = re.compile(r"`([^`\n]+)`(?:\s*\(|<!--\s*)([\w.\-]+\.json(?:@[0-9a-f]{7,40})?):\s*([\w.\-+]+)\s*(?:\)|-->)")
+# A unit may stand between the figure and its source: `0.34` s (inspector.json: first_paint_s).
+QUOTE = re.compile(r"`([^`\n]+)`(?:\s*(?:[A-Za-zµ/%]{1,5}\s*)?\(|<!--\s*)([\w.\-]+\.json(?:@[0-9a-f]{7,40})?):\s*([\w.\-+]+)\s*(?:\)|-->)")
 NUMBER = re.compile(r"^([+-]?\d+(?:\.(\d+))?)\s*(×|x|%|)$")
 BARE = re.compile(r"(?<![\w.`])(?<![≤≥<>]\s)(?<![≤≥<>])\d+(?:\.\d+)?\s?[×%](?!`)")
 STRICT = ("README.md", "docs/benchmarks.md")

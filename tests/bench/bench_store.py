@@ -19,7 +19,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchlib import write_result  # noqa: E402
-
 from memvet.store import CandidateDraft, Evidence, Scope, open_store  # noqa: E402
 from memvet.store.crypto import PlainCipher, new_key  # noqa: E402
 

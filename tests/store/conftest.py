@@ -4,7 +4,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from memvet.store import CandidateDraft, Evidence, Scope, open_store
 from memvet.store.store import Store
 

@@ -11,7 +11,6 @@ import textwrap
 from datetime import timedelta
 
 import pytest
-
 from memvet.store import open_store
 
 from .conftest import draft

@@ -8,7 +8,6 @@ import stat
 import pytest
 import sqlalchemy as sa
 from keyring.backends import fail
-
 from memvet.store import IntegrityError, KeyMissingError, KeyWrongError, open_store
 from memvet.store.crypto import FieldCipher, new_key, normalise_statement
 from memvet.store.errors import StoreUnavailableError

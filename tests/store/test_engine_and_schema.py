@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sqlalchemy as sa
-from sqlmodel import SQLModel
-
 import memvet.store.models  # noqa: F401 - registers the tables on SQLModel.metadata
+import sqlalchemy as sa
 from memvet.store import SchemaMismatchError, open_store
 from memvet.store.engine import create_store_engine
 from memvet.store.migrations import SCHEMA_VERSION
 from memvet.store.schema import current_version, migrate
+from sqlmodel import SQLModel
 
 
 def test_every_connection_has_wal_foreign_keys_and_busy_timeout(tmp_path):

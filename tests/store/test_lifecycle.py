@@ -5,9 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-
 from memvet.store import (
-    AlreadyDecidedError, Edits, IllegalTransitionError, LeaseMismatchError, ReservationHeldError,
+    AlreadyDecidedError,
+    Edits,
+    IllegalTransitionError,
+    LeaseMismatchError,
+    ReservationHeldError,
 )
 from memvet.store.lifecycle import CANDIDATE_TRANSITIONS, MEMORY_TRANSITIONS, check_candidate
 

@@ -7,7 +7,6 @@ from datetime import timedelta
 import hypothesis.strategies as st
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-
 from memvet.store import MemvetError, open_store
 from memvet.store.lifecycle import CANDIDATE_TRANSITIONS, MEMORY_TRANSITIONS
 
