@@ -6,6 +6,7 @@ from __future__ import annotations
 from memvet.inspector.formatting import clean, one_line, when
 from memvet.inspector.jobs import Changes, attempt, load_audit
 from memvet.inspector.messages import AuditLoaded
+from memvet.inspector.screens.record_screen import RecordScreen
 from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.inspector.widgets.record_table import RecordTable
 from memvet.inspector.widgets.screen_tabs import ScreenTabs
@@ -14,7 +15,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Static
 
 EVENTS_SHOWN = 200
@@ -22,7 +22,7 @@ COLUMNS = (("seq", "seq", 6), ("at", "at", 17), ("action", "action", 20), ("acto
            ("entity", "entity", 16))
 
 
-class AuditScreen(Screen[None]):
+class AuditScreen(RecordScreen):
     BINDINGS = [Binding("v", "verify", "Verify", id="audit-verify")]
 
     def __init__(self) -> None:
@@ -36,13 +36,7 @@ class AuditScreen(Screen[None]):
             yield RecordTable(COLUMNS, flex="entity", id="audit-table")
         yield KeyFooter()
 
-    @property
-    def table(self) -> RecordTable:
-        return self.query_one(RecordTable)
-
-    def on_mount(self) -> None:
-        self.app.store_changed.subscribe(self, self.on_store_changed)
-        self.table.focus()
+    def load_records(self) -> None:
         self.action_verify()
 
     def action_verify(self) -> None:

@@ -10,6 +10,7 @@ from memvet.inspector.jobs import Changes, attempt, change_memory, load_memory_h
 from memvet.inspector.messages import HistoryLoaded, MemoriesLoaded, MemoryChanged
 from memvet.inspector.screens.as_of_dialog import AsOf, AsOfDialog
 from memvet.inspector.screens.confirm_dialog import ConfirmDialog
+from memvet.inspector.screens.record_screen import RecordScreen
 from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.inspector.widgets.line_table import LineTable
 from memvet.inspector.widgets.memory_view import MemoryView
@@ -20,7 +21,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
-from textual.screen import Screen
 
 VIEWS = (("all", MEMORY_STATUSES),) + tuple((s, (s,)) for s in MEMORY_STATUSES)
 MEMORY_LIMIT = 5000
@@ -29,7 +29,8 @@ COLUMNS = (("status", "status", 10), ("kind", "kind", 4), ("statement", "stateme
 TONES = {"active": "good", "disputed": "warn", "retired": "bad", "superseded": "muted"}
 
 
-class MemoriesScreen(Screen[None]):
+class MemoriesScreen(RecordScreen):
+    WIDE = 140
     BINDINGS = [
         Binding("f", "false_write", "False write", id="memories-false-write"),
         Binding("x", "forget", "Forget", id="memories-forget"),
@@ -55,17 +56,8 @@ class MemoriesScreen(Screen[None]):
             yield MemoryView(id="memories-detail", classes="detail")
         yield KeyFooter()
 
-    @property
-    def table(self) -> RecordTable:
-        return self.query_one(RecordTable)
-
-    def on_mount(self) -> None:
-        self.app.store_changed.subscribe(self, self.on_store_changed)
-        self.table.focus()
+    def load_records(self) -> None:
         self.reload()
-
-    def on_resize(self) -> None:
-        self.set_class(self.size.width >= 140, "-wide")
 
     def reload(self) -> None:
         self.generation += 1

@@ -8,6 +8,7 @@ from memvet.inspector.formatting import age, clean, one_line
 from memvet.inspector.jobs import Changes, attempt
 from memvet.inspector.messages import DetailLoaded, RecoveryFinished, StaleLoaded
 from memvet.inspector.screens.confirm_dialog import ConfirmDialog
+from memvet.inspector.screens.record_screen import RecordScreen
 from memvet.inspector.widgets.candidate_view import CandidateView, state_note
 from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.inspector.widgets.line_table import LineTable
@@ -18,14 +19,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
-from textual.screen import Screen
 
 COLUMNS = (("state", "state", 5), ("statement", "statement", 30), ("holder", "held by", 22),
            ("since", "since", 5))
 DONE = {"commit": "committed", "release": "released to the queue", "reject": "rejected"}
 
 
-class RecoveryScreen(Screen[None]):
+class RecoveryScreen(RecordScreen):
+    WIDE = 140
     BINDINGS = [
         Binding("c", "recover('commit')", "Commit", id="recovery-commit"),
         Binding("l", "recover('release')", "Release", id="recovery-release"),
@@ -46,17 +47,8 @@ class RecoveryScreen(Screen[None]):
             yield CandidateView(id="recovery-detail", classes="detail")
         yield KeyFooter()
 
-    @property
-    def table(self) -> RecordTable:
-        return self.query_one(RecordTable)
-
-    def on_mount(self) -> None:
-        self.app.store_changed.subscribe(self, self.on_store_changed)
-        self.table.focus()
+    def load_records(self) -> None:
         self.reload()
-
-    def on_resize(self) -> None:
-        self.set_class(self.size.width >= 140, "-wide")
 
     def reload(self) -> None:
         self._load()

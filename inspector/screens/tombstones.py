@@ -8,6 +8,7 @@ from memvet.inspector.formatting import clean, one_line, when
 from memvet.inspector.jobs import Changes, attempt, load_tombstones
 from memvet.inspector.messages import TombstoneLifted, TombstonesLoaded
 from memvet.inspector.screens.confirm_dialog import ConfirmDialog
+from memvet.inspector.screens.record_screen import RecordScreen
 from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.inspector.widgets.line_table import LineTable
 from memvet.inspector.widgets.record_table import RecordTable
@@ -18,14 +19,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Static
 
 COLUMNS = (("reason", "reason", 19), ("preview", "statement", 30), ("seen", "seen", 4),
            ("created", "created", 17))
 
 
-class TombstonesScreen(Screen[None]):
+class TombstonesScreen(RecordScreen):
     BINDINGS = [
         Binding("l", "lift", "Lift", id="tombstones-lift"),
         Binding("h", "toggle_lifted", "Lifted too", id="tombstones-lifted"),
@@ -45,13 +45,7 @@ class TombstonesScreen(Screen[None]):
             yield Static("", id="tombstones-detail", classes="detail short")
         yield KeyFooter()
 
-    @property
-    def table(self) -> RecordTable:
-        return self.query_one(RecordTable)
-
-    def on_mount(self) -> None:
-        self.app.store_changed.subscribe(self, self.on_store_changed)
-        self.table.focus()
+    def load_records(self) -> None:
         self._load(self.include_lifted)
 
     @work(thread=True, exclusive=True, group="tombstones", exit_on_error=False)
