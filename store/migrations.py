@@ -184,4 +184,13 @@ def m002_sweep_runs(conn: Connection) -> None:
     )
 
 
+# Reserved order of the next steps (each helper appends its step HERE, in this order, and
+# removes its placeholder line; the step's number is its position in MIGRATIONS):
+#   m003_row_mac          — issue 9: MAC over security-relevant columns, audit chain head
+#   m004_norm2_keys       — issue 9: content keys re-derived with norm2 canonicalisation
+#   m005_evidence_identity— issue 9: evidence identified by (file identity, line, message id)
+#   m006_subjects         — issue 13: subjects, slots, compatible marks, valid-from = evidence time
+#   m007_learning         — issue 12: reviewer-decision features (encrypted)
+#   m008_team             — issue 16: local team outbox / sync state
+
 SCHEMA_VERSION = len(MIGRATIONS)
