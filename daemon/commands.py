@@ -101,6 +101,7 @@ def status(args: argparse.Namespace) -> int:
 
 
 def collect_status(home: Path) -> dict[str, Any]:
+    from memvet.daemon.ingestor import file_id
     from memvet.daemon.lock import running_pid
     from memvet.daemon.roots import all_roots
     from memvet.daemon.service import STATS_FILE
@@ -114,8 +115,7 @@ def collect_status(home: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         stats = {}
     watched = set(stats.get("watched", [])) if pid else set()
-    roots = [{"host": r.host, "path": r.path, "exists": os.path.isdir(r.path),
-              "watched": r.path in watched}
+    roots = [{"host": r.host, "path": r.path, "exists": os.path.isdir(r.path), "watched": False}
              for r in all_roots(load_settings(home / "config.toml").extra_roots)]
     doc: dict[str, Any] = {"running": pid is not None, "pid": pid if pid and pid > 0 else None,
                            "roots": roots, "files_tracked": 0, "last_ingest": None,
@@ -130,6 +130,8 @@ def collect_status(home: Path) -> dict[str, Any]:
         doc["store"] = exc.message
         return doc
     try:
+        for root in roots:  # the stats name watched roots by keyed id only
+            root["watched"] = file_id(store, root["path"]) in watched
         checkpoints = store.all_checkpoints()
         doc["files_tracked"] = len(checkpoints)
         last = max((cp.updated_at for cp in checkpoints if cp.updated_at), default=None)

@@ -20,6 +20,7 @@ import socket
 import sqlite3
 import struct
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -31,7 +32,10 @@ from memvet.store import fast_read as fr
 
 log = logging.getLogger("memvet.context_server")
 MAX_REQUEST = 4 << 20
-CLIENT_TIMEOUT_S = 1.0
+# A whole request must arrive within this (the hook gives up after 0.8 s); each client has its
+# own thread, so a slow or silent one delays nobody else.
+CLIENT_DEADLINE_S = 0.5
+MAX_CLIENTS = 16  # concurrent requests; more are refused (the hook then reads the store itself)
 MAX_SCOPES = 8  # packs kept (least recently used dropped): memory stays bounded
 FINGERPRINT_SQL = "SELECT count(*), max(updated_at), max(recorded_at) FROM memories"
 
@@ -71,6 +75,9 @@ class ContextServer:
         self._stopping = threading.Event()
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._clients: set[threading.Thread] = set()
+        self._clients_lock = threading.Lock()
+        self._client_slots = threading.BoundedSemaphore(MAX_CLIENTS)
 
     # --- lifecycle ----------------------------------------------------------------------------
     def start(self) -> ContextServer:
@@ -102,7 +109,9 @@ class ContextServer:
         self._stopping.set()
         self._wake.set()
         _answers(self.socket_path)  # wakes accept() so the thread sees the flag
-        for thread in self._threads:
+        with self._clients_lock:
+            clients = list(self._clients)
+        for thread in [*self._threads, *clients]:
             thread.join(timeout=5)
         self._threads.clear()
         self._listener.close()
@@ -183,16 +192,33 @@ class ContextServer:
                 if self._stopping.is_set():
                     return
                 continue
+            if self._stopping.is_set():
+                client.close()
+                return
+            if not self._client_slots.acquire(blocking=False):
+                client.close()  # too many at once: the hook falls back to the direct path
+                continue
+            thread = threading.Thread(target=self._handle, args=(client,),
+                                      name="memvet-context-client", daemon=True)
+            with self._clients_lock:
+                self._clients.add(thread)
+            thread.start()
+
+    def _handle(self, client: socket.socket) -> None:
+        try:
             with client:
-                if self._stopping.is_set():
-                    return
-                try:
-                    client.settimeout(CLIENT_TIMEOUT_S)
-                    if _same_user(client):
-                        client.sendall(self._reply(_read_all(client)))
-                except Exception as exc:  # noqa: BLE001 - one bad request never stops the server
-                    # The type only: a message could quote the request, i.e. what the user typed.
-                    log.error("context request failed: %s", type(exc).__name__)
+                if _same_user(client):
+                    deadline = time.monotonic() + CLIENT_DEADLINE_S
+                    request = _read_all(client, deadline)
+                    client.settimeout(max(0.05, deadline - time.monotonic()))
+                    client.sendall(self._reply(request))
+        except Exception as exc:  # noqa: BLE001 - one bad request never stops the server
+            # The type only: a message could quote the request, i.e. what the user typed.
+            log.error("context request failed: %s", type(exc).__name__)
+        finally:
+            with self._clients_lock:
+                self._clients.discard(threading.current_thread())
+            self._client_slots.release()
 
     def _reply(self, request: bytes) -> bytes:
         """b"MVH1 <host> <event>\n<the hook's cwd>\n<its stdin>" -> b"OK\n<its stdout>"."""
@@ -211,9 +237,17 @@ class ContextServer:
         return b"OK\n" + (out or "").encode("utf-8")
 
 
-def _read_all(client: socket.socket) -> bytes:
+def _read_all(client: socket.socket, deadline: float) -> bytes:
+    """The request up to the client's end of stream, all of it before `deadline`."""
     chunks, size = [], 0
-    while chunk := client.recv(65536):
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("request not complete in time")
+        client.settimeout(left)
+        chunk = client.recv(65536)
+        if not chunk:
+            break
         chunks.append(chunk)
         size += len(chunk)
         if size > MAX_REQUEST:

@@ -14,10 +14,13 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
+from memvet.daemon.extraction.clauses import merge_clauses
+from memvet.daemon.extraction.scope_cues import with_message_scope
 from memvet.daemon.filters import mask_protected, unmask
 from memvet.daemon.prefilter import prefilter_for
 from memvet.daemon.regex_literals import folded, starts
 from memvet.daemon.rules import Rule, Rules
+from memvet.store.redaction import MARKER_PREFIX as _MARKER
 
 _FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
 _BULLET = re.compile(r"^\s*(?:[-*•▪+]|\d{1,3}[.)]|[a-z][.)])\s+")
@@ -41,7 +44,6 @@ _OPENER_STARTS = starts(_OPENER) or ("",)  # ("",): every text, when it cannot t
 _PLEASE = re.compile(r"^please,?\s+", re.I)
 _PLEASE_STARTS = starts(_PLEASE) or ("",)
 _SCOPE_PHRASE = re.compile(r"^\s*(?:in|for|across|on|at|everywhere|globally|here)\b[^,.;]{0,40}$", re.I)
-_MARKER = "[REDACTED:"
 # "moving away from SQLAlchemy for the async support": the hint is what precedes the reason.
 _TRAILING_CLAUSE = re.compile(r"\s+(?:for|because|since|due to|as|so that|in order to|to|last|this|next)\s", re.I)
 
@@ -82,8 +84,10 @@ class Extractor:
         # "I want to update a previous instruction." said before the new rule: whether an earlier
         # sentence said so is only asked once a later one is a candidate (most prompts have none).
         revising, earlier = False, []
+        parts: list[tuple[str, Extracted | None]] = []  # every sentence: clauses of one rule merge
         for sentence in self.sentences(text):
             result = self._classify(sentence, None) if self._sized(sentence) else None
+            parts.append((sentence, result))
             if result is None:
                 if not revising:
                     earlier.append(sentence)
@@ -93,9 +97,14 @@ class Extractor:
                 earlier.clear()
             if revising and result.supersedes_hint is None:
                 result = replace(result, supersedes_hint="", reasons=(*result.reasons, "correction.context"))
+            parts[-1] = (sentence, result)
+        if all(result is None for _, result in parts):
+            return found  # most prompts: nothing to merge or scope
+        merged, others = merge_clauses(text, parts, self.policy.max_statement_chars)
+        for result in merged:
             if result.statement.casefold() not in seen:
                 seen.add(result.statement.casefold())
-                found.append(result)
+                found.append(with_message_scope(result, others))
         return found
 
     # --- splitting -------------------------------------------------------------------------

@@ -109,8 +109,7 @@ class Ingestor:
         return self._checkpoints.get(path)
 
     def file_id(self, path: str) -> str:
-        """A keyed hash naming a file in logs without revealing its path."""
-        return (self.store.cipher.blind_index("log", path) or "")[:12]
+        return file_id(self.store, path)
 
     def forget(self, path: str) -> bool:
         if path not in self._checkpoints:
@@ -239,6 +238,9 @@ class Ingestor:
         self._checkpoints[run.path] = checkpoint
         changed = 0
         for result, wants_commit in zip(results, auto, strict=True):
+            if result.outcome == "dropped":  # the store could not keep it: a skipped line
+                self.stats.skipped["unstorable_draft"] += 1
+                continue
             self.stats.outcomes[result.outcome] += 1
             if result.outcome in ("queued", "merged"):
                 changed += 1
@@ -293,6 +295,11 @@ class Ingestor:
     def _skip(self, path: str, reason: str) -> None:
         self.stats.skipped[reason.split(":")[0]] += 1
         log.warning("skipped %s: %s", self.file_id(path), reason)
+
+
+def file_id(store: Store, path: str) -> str:
+    """A keyed hash naming a file or folder in logs and stats without revealing its path."""
+    return (store.cipher.blind_index("log", path) or "")[:12]
 
 
 def _state_of(cp: Checkpoint) -> dict[str, Any] | None:

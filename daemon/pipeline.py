@@ -15,13 +15,16 @@ from datetime import datetime
 from typing import Any
 
 from memvet.daemon.extract import Extracted, Extractor
+from memvet.daemon.extraction import adoption
+from memvet.daemon.extraction.learned import LearnedExtractor
+from memvet.daemon.extraction.scope_cues import overridden_by_cues
 from memvet.daemon.hosts import HOSTS, SessionState, Turn, parser_for
 from memvet.daemon.hosts.turns import ERROR_REASONS
-from memvet.daemon.redact import redact
 from memvet.daemon.rules import Rules, load_rules
 from memvet.daemon.workspace import resolve_workspace
 from memvet.store.errors import MemvetError, NotFoundError, UsageError
 from memvet.store.records import EXCERPT_LIMIT, CandidateDraft, Evidence, Scope
+from memvet.store.redaction import redact
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +64,7 @@ class FilePipeline:
         self._parser = parser_for(host, path, self._session, want_assistant=rules.policy.assistant_inference)
         self._parse = self._parser.parse
         self._extractor = Extractor(rules)
+        self._learned = LearnedExtractor(self._extractor) if rules.policy.learned_scorer else None
         self._stats = PipelineStats(host_version=self._session.host_version)
 
     @property
@@ -70,7 +74,10 @@ class FilePipeline:
 
     @property
     def state(self) -> dict[str, Any]:
-        """Small JSON-serialisable parser state to keep in the file checkpoint."""
+        """Small JSON-serialisable parser state to keep in the file checkpoint (of the last
+        assistant message only its redacted proposal sentence, if it has one)."""
+        self._parser.previous.reduced(_proposal_of)
+        self._session.proposal = self._parser.previous.to_state()
         return {**self._session.to_dict(), "workspace": self._workspace_for(self._session.cwd)}
 
     def feed(self, line: bytes, line_no: int) -> list[CandidateDraft]:
@@ -117,6 +124,14 @@ class FilePipeline:
             return []
         redacted = redact(filtered.text).text  # before anything leaves: statement, excerpt, hints
         found = self._extractor.extract(redacted)
+        proposal = None
+        if source_type == "explicit_user" and adoption.may_adopt(redacted):
+            found, proposal = self._adoption(redacted, found)
+        if self._learned is not None and source_type == "explicit_user":  # rules propose, the scorer decides
+            found = self._learned.decide(redacted, found, previous_assistant=proposal[1] if proposal else "",
+                                         host=self.host)
+            if found:
+                found = overridden_by_cues(found, self._extractor.sentences(redacted))
         if not found:
             self._stats.count("no_candidate")
             return []
@@ -125,22 +140,46 @@ class FilePipeline:
         drafts = []
         for item in found:
             confidence = round(item.confidence * factor, 3)
+            if proposal is not None:  # the wording is the model's: below the user's own words
+                confidence = min(confidence, adoption.ADOPTED_CONFIDENCE)
             if source_type == "model_inference" and confidence < self.rules.policy.min_confidence:
                 continue
             scope = Scope(user=self.user, workspace=None if item.user_global else scope_workspace,
                           agent=self.host, session=self._session.session_id)
+            quoted = (adoption.evidence_excerpt(proposal, redacted, EXCERPT_LIMIT) if proposal is not None
+                      else excerpt(redacted, item.statement))  # an adoption quotes both lines
             evidence = Evidence(path=self.path, line=turn.line, message_id=turn.message_id, timestamp=stamp,
-                                excerpt=excerpt(redacted, item.statement), session=self._session.session_id)
+                                excerpt=quoted, session=self._session.session_id)
             drafts.append(CandidateDraft(
                 statement=item.statement, kind=item.kind, source_type=source_type, scope=scope,
                 host=self.host, confidence=confidence, reasons=_reasons(item, source_type),
                 evidence=evidence, polarity=item.polarity, supersedes_hint=item.supersedes_hint))
         return drafts
 
+    def _adoption(self, reply: str, found: list[Extracted]) -> tuple[list[Extracted], tuple[int, str] | None]:
+        """The reply keeps the assistant's proposal as a standing rule: the candidate is the
+        proposal (marked adopted), unless the reply said a rule of its own."""
+        if not adoption.adopts(reply) or adoption.states_own_rule([f.statement for f in found]):
+            return found, None
+        previous = self._parser.previous
+        sentence = previous.reduced(_proposal_of)
+        if sentence is None:
+            return found, None
+        kept = adoption.adopted(reply, sentence, self._extractor.classify)
+        if kept is None:
+            return found, None
+        self._stats.count("adopted")
+        return [kept], (previous.line, sentence)
+
     def _workspace_for(self, cwd: str | None) -> str | None:
         if cwd:
             self._workspace = resolve_workspace(cwd)
         return self._workspace
+
+
+def _proposal_of(message: str) -> str | None:
+    """What an assistant message is kept as: its proposal sentence, redacted, or nothing."""
+    return adoption.proposal_sentence(redact(message[-adoption.TAIL_CHARS:]).text)
 
 
 def _reasons(item: Extracted, source_type: str) -> tuple[str, ...]:

@@ -65,6 +65,7 @@ class Policy:
     redaction_penalty: float = 0.05  # a statement that had a secret in it is less useful
     correction_kind: str = "preference"  # the kind of a correction no kind rule classified
     correction_confidence: float = 0.6
+    learned_scorer: bool = True  # false: the rules alone decide (daemon/extraction/learned.py)
 
 
 @dataclass(frozen=True)

@@ -175,9 +175,11 @@ class Daemon:
             return
         doc = {"pid": os.getpid(), "started_at": iso(self._started_at),
                "updated_at": iso(self.store.now()), "mode": self.policy.mode,
-               "roots": [{"host": r.host, "path": r.path, "exists": os.path.isdir(r.path)}
-                         for r in self.roots],
-               "watched": self.watcher.watched if self.watcher else [],
+               # Keyed ids, not paths (docs/daemon.md): `daemon status` recomputes them.
+               "roots": [{"host": r.host, "id": self.ingestor.file_id(r.path),
+                          "exists": os.path.isdir(r.path)} for r in self.roots],
+               "watched": [self.ingestor.file_id(p)
+                           for p in (self.watcher.watched if self.watcher else [])],
                "stats": self.ingestor.stats.to_json()}
         path = self.run_dir / STATS_FILE
         tmp = path.with_suffix(".tmp")

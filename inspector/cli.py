@@ -20,9 +20,33 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.set_defaults(handler=handler)
 
 
+def require_terminal(command: str) -> None:
+    """The inspector draws on a terminal and reads keys from one; without both, Textual would
+    wait for input that never comes (at full CPU). Refuse at once instead."""
+    import sys
+
+    from memvet.store.errors import UsageError
+
+    missing = [name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout))
+               if stream is None or not _isatty(stream)]
+    if missing:
+        raise UsageError(
+            f"`memvet {command}` needs a terminal ({' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} not one); in scripts use `memvet queue "
+            "list`, `memvet queue approve ID` and `memvet status`", code="needs_terminal")
+
+
+def _isatty(stream) -> bool:  # noqa: ANN001 - any file-like object
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # closed or not a real file
+        return False
+
+
 def _inspect(args: argparse.Namespace) -> int:
     from memvet.inspector.launch import run_inspector
 
+    require_terminal("inspect")
     return run_inspector(theme=args.theme)
 
 
@@ -73,5 +97,6 @@ def _up(args: argparse.Namespace) -> int:
         # An empty review screen teaches nothing; say what to do instead.
         print(FIRST_RUN.format(claude=claude_config_dir() / "projects", codex=codex_home() / "sessions"))
         return 0
+    require_terminal("up")  # before the daemon starts: nothing is left running for nothing
     started = ensure_daemon()
     return run_inspector(theme=args.theme, note=started.note, wait_for_store=started.started)

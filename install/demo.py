@@ -33,10 +33,10 @@ from importlib.resources import files
 from pathlib import Path
 
 from memvet.store.errors import MemvetError
+from memvet.store.redaction import MARKER_PREFIX as REDACTED
 
 LAUNCHER = (sys.executable, "-m", "memvet.install.launcher")
 ACTOR = "demo operator"
-REDACTED = "[REDACTED:"
 
 
 class DemoError(MemvetError):

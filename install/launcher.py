@@ -4,18 +4,40 @@ every prompt, so it must not pay for argparse, entry-point discovery or the stor
 
 from __future__ import annotations
 
+import os
 import sys
+
+SIGPIPE_EXIT = 141  # what a shell reports for a command killed by SIGPIPE (128 + 13)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["hook"]:
-        from memvet.install.hook_entry import main as hook_main
+    is_hook = args[:1] == ["hook"]
+    try:
+        if is_hook:
+            from memvet.install.hook_entry import main as hook_main
 
-        return hook_main(args[1:])
-    from memvet.store.console import run_cli
+            code = hook_main(args[1:])
+        else:
+            from memvet.store.console import run_cli
 
-    return run_cli(args)
+            code = run_cli(args)
+        sys.stdout.flush()  # a closed pipe shows up here, not in the interpreter's exit
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0 if is_hook else SIGPIPE_EXIT  # a hook always exits 0
+    return code
+
+
+def _silence_stdout() -> None:
+    """The reader went away (`memvet queue show … | head`): point stdout at /dev/null so the
+    interpreter's final flush does not print a BrokenPipeError of its own."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout replaced by a non-file object (tests)
+        pass
 
 
 if __name__ == "__main__":

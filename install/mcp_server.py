@@ -5,8 +5,11 @@ Tools: `memory_recall` (the recall decision, the same JSON as `memvet recall --j
 `[mcp] writeback = true` in MEMVET_HOME/config.toml; then `memory_propose` is offered too, and it
 only ever queues a `model_inference` candidate for the operator to review, never a memory.
 
-Scope: the server's cwd (hosts start it in the project), or a tool's `cwd` argument; the scope
-rule then lets it see the user's global memories and that workspace's, nothing else.
+Scope: the workspace the host started the server in — its cwd (hosts start it in the
+project), or the roots the client announces (MCP `roots`). A tool's `cwd` argument may only
+narrow inside that workspace: anything that resolves (symlinks followed) outside it is a tool
+error naming the rule, because a prompt-injected agent must not read another project's memories.
+The scope rule then lets it see the user's global memories and that workspace's, nothing else.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import os
 import tomllib
 from typing import Any
 
+from mcp.server.mcpserver import Context  # module level: the SDK resolves tool hints here
 from memvet.store import KINDS
 from memvet.store.paths import config_path
 
@@ -37,11 +41,21 @@ def writeback_enabled() -> bool:
     return isinstance(section, dict) and section.get("writeback") is True
 
 
+SCOPE_RULE = ("a cwd may only narrow the scope inside the workspace this memvet server was "
+              "started in")
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 class _Scope:
     """Opens the store on first use, so a locked key becomes a tool error, not a dead server."""
 
     def __init__(self, cwd: str | None) -> None:
-        self.cwd = cwd or os.getcwd()
+        from memvet.store.workspace import resolve_workspace
+
+        self.cwd = resolve_workspace(os.path.abspath(cwd or os.getcwd()))
         self._store: Any = None
 
     def store(self) -> Any:
@@ -51,10 +65,42 @@ class _Scope:
             self._store = open_store()
         return self._store
 
-    def workspace(self, cwd: str | None) -> str:
+    async def roots(self, ctx: Any) -> list[str]:
+        """The workspaces this server serves: the client's announced roots, else its cwd's."""
         from memvet.store.workspace import resolve_workspace
 
-        return resolve_workspace(cwd or self.cwd)
+        session = getattr(getattr(ctx, "request_context", None), "session", None)
+        caps = getattr(session, "client_capabilities", None)
+        if session is None or caps is None or caps.roots is None:
+            return [self.cwd]
+        from urllib.parse import unquote, urlparse
+
+        from mcp import types
+        from mcp.shared.message import ServerMessageMetadata
+
+        try:  # on this tool call's own channel: stdio has no other back-channel
+            listed = (await session.send_request(
+                types.ListRootsRequest(), types.ListRootsResult,
+                metadata=ServerMessageMetadata(related_request_id=ctx.request_id))).roots
+        except Exception:  # noqa: BLE001 - no back-channel (2026 protocol), or no answer: cwd
+            return [self.cwd]
+
+        found = [resolve_workspace(unquote(urlparse(str(r.uri)).path)) for r in listed
+                 if str(r.uri).startswith("file://")]
+        return found or [self.cwd]
+
+    async def workspace(self, ctx: Any, cwd: str | None) -> str:
+        """The workspace a tool reads: the server's, or one inside it that `cwd` narrows to."""
+        from memvet.store.workspace import resolve_workspace
+
+        roots = await self.roots(ctx)
+        if cwd is None:
+            return roots[0]
+        target = os.path.abspath(os.path.join(roots[0], os.path.expanduser(cwd)))
+        real = os.path.realpath(target)
+        if not any(_inside(real, os.path.realpath(root)) for root in roots):
+            raise _tool_error(ValueError(f"{cwd!r} is outside {', '.join(roots)}: {SCOPE_RULE}"))
+        return resolve_workspace(target)
 
 
 def _tool_error(exc: Exception) -> Exception:
@@ -75,29 +121,33 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
     server = MCPServer("memvet", instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool(annotations=read_only)
-    def memory_recall(query: str, cwd: str | None = None, as_of: str | None = None) -> dict[str, Any]:
+    async def memory_recall(query: str, ctx: Context, cwd: str | None = None,
+                            as_of: str | None = None) -> dict[str, Any]:
         """Ask memvet a question. Returns the knowledge state (VERIFIED, VERIFIED_HISTORICAL,
         VERIFIED_NEGATIVE, VERIFIED_WITH_NEGATIVE_BOUNDARY or UNKNOWN with a reason code), the
-        memories that answer it and any contradictions. as_of: an ISO 8601 time to ask about."""
+        memories that answer it and any contradictions. as_of: an ISO 8601 time to ask about.
+        cwd: a folder inside this workspace (never outside it)."""
         from memvet.store.cli_handlers import parse_time
         from memvet.store.recall import recall
 
+        workspace = await scope.workspace(ctx, cwd)
         try:
-            return recall(scope.store(), query, workspace=scope.workspace(cwd),
-                          as_of=parse_time(as_of))
+            return recall(scope.store(), query, workspace=workspace, as_of=parse_time(as_of))
         except MemvetError as exc:
             raise _tool_error(exc) from None
 
     @server.tool(annotations=read_only)
-    def memory_list(cwd: str | None = None, kind: str | None = None,
-                    limit: int = 50) -> dict[str, Any]:
+    async def memory_list(ctx: Context, cwd: str | None = None, kind: str | None = None,
+                          limit: int = 50) -> dict[str, Any]:
         """Approved, active memories of this workspace and the user's global ones, most
-        important first (operator-typed, then the user's own words, then inferred)."""
+        important first (operator-typed, then the user's own words, then inferred).
+        cwd: a folder inside this workspace (never outside it)."""
         from memvet.store.context_pack import ranked
 
+        workspace = await scope.workspace(ctx, cwd)
         try:
             store = scope.store()
-            memories = store.list_memories(store.reader_for(scope.workspace(cwd)))
+            memories = store.list_memories(store.reader_for(workspace))
         except MemvetError as exc:
             raise _tool_error(exc) from None
         chosen = [m for m in ranked(memories) if kind is None or m.kind == kind]
@@ -107,7 +157,7 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
         return {"memories": [{k: doc[k] for k in keys} for doc in shown], "total": len(chosen)}
 
     @server.tool(annotations=read_only)
-    def memory_status() -> dict[str, Any]:
+    async def memory_status(ctx: Context) -> dict[str, Any]:
         """How many memories and pending candidates memvet holds, and whether writeback is on."""
         try:
             status = scope.store().status()
@@ -115,16 +165,18 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
             raise _tool_error(exc) from None
         return {"memory_counts": status.memory_counts, "queue_counts": status.counts,
                 "schema_version": status.schema_version, "key_provider": status.key_provider,
-                "writeback": enabled, "workspace": scope.workspace(None)}
+                "writeback": enabled, "workspace": await scope.workspace(ctx, None)}
 
     if enabled:
         @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
                                                  idempotent_hint=True, open_world_hint=False))
-        def memory_propose(statement: str, kind: str = "fact", cwd: str | None = None,
-                           global_scope: bool = False) -> dict[str, Any]:
+        async def memory_propose(statement: str, ctx: Context, kind: str = "fact",
+                                 cwd: str | None = None,
+                                 global_scope: bool = False) -> dict[str, Any]:
             """Suggest something worth remembering. It goes to the user's review queue as a
             model inference; it becomes a memory only if the user approves it."""
-            return _propose(scope, statement, kind, None if global_scope else scope.workspace(cwd))
+            workspace = await scope.workspace(ctx, cwd)
+            return _propose(scope, statement, kind, None if global_scope else workspace)
 
     return server
 

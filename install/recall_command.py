@@ -14,7 +14,7 @@ def run(args: argparse.Namespace) -> int:
     from memvet.store.store import open_store
     from memvet.store.workspace import resolve_workspace
 
-    store = open_store()
+    store = open_store(create=False)  # a question never creates a store
     try:
         result = recall(store, args.query, workspace=resolve_workspace(args.cwd or os.getcwd()),
                         as_of=parse_time(args.as_of),

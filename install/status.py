@@ -175,7 +175,7 @@ def _service() -> dict[str, Any]:
 
 
 def _store() -> dict[str, Any]:
-    from memvet.store import MemvetError, iso, open_store
+    from memvet.store import MemvetError, NoStoreError, iso, open_store
 
     path = db_path()
     if not path.exists():
@@ -186,6 +186,8 @@ def _store() -> dict[str, Any]:
             status = store.status()
         finally:
             store.close()
+    except NoStoreError:  # an empty file an older memvet left behind
+        return {"exists": False, "path": str(path)}
     except MemvetError as exc:
         return {"exists": True, "path": str(path), "available": False,
                 "error": {"code": exc.code, "message": exc.message}}
@@ -249,14 +251,18 @@ def status_command(args: argparse.Namespace) -> int:
                 print(f"{check['level']}: {check['message']}")
 
     emit(args, report, human)
-    return 0
+    return 1 if _any_failure(report) else 0  # a `fail:` line is never a success
+
+
+def _any_failure(report: dict[str, Any]) -> bool:
+    return any(c["level"] == "fail" for c in report["checks"])
 
 
 def doctor_command(args: argparse.Namespace) -> int:
     from memvet.store.console import emit
 
     report = collect()
-    failed = any(c["level"] == "fail" for c in report["checks"])
+    failed = _any_failure(report)
 
     def human() -> None:
         for check in report["checks"]:

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from memvet.store.candidates import QueueFilter
     from memvet.store.errors import (
         AlreadyDecidedError,
+        ConflictError,
         DuplicateError,
         IllegalTransitionError,
         IntegrityError,
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
         KeyWrongError,
         LeaseMismatchError,
         MemvetError,
+        NoStoreError,
         NotFoundError,
         ReservationHeldError,
         SchemaMismatchError,
@@ -56,9 +58,9 @@ if TYPE_CHECKING:
 
 # Every public name is resolved on first use: the hook's fast path imports submodules of this
 # package and must not pay for building the record dataclasses or SQLModel.
-_ERRORS = ("AlreadyDecidedError DuplicateError IllegalTransitionError IntegrityError "
+_ERRORS = ("AlreadyDecidedError ConflictError DuplicateError IllegalTransitionError IntegrityError "
            "KeyMissingError KeyringLockedError KeyWrongError LeaseMismatchError MemvetError "
-           "NotFoundError ReservationHeldError SchemaMismatchError StoreUnavailableError "
+           "NoStoreError NotFoundError ReservationHeldError SchemaMismatchError StoreUnavailableError "
            "TombstonedError UsageError").split()
 _RECORDS = ("CANDIDATE_STATUSES EXCERPT_LIMIT KINDS MEMORY_STATUSES SOURCE_TYPES AdmissionResult "
             "AuditEvent AuditReport Candidate CandidateDetail CandidateDraft Change Checkpoint "
@@ -80,10 +82,11 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "CANDIDATE_STATUSES", "EXCERPT_LIMIT", "KINDS", "MEMORY_STATUSES", "SOURCE_TYPES",
     "AdmissionResult", "AlreadyDecidedError", "AuditEvent", "AuditReport", "Candidate",
-    "CandidateDetail", "CandidateDraft", "Change", "Checkpoint", "DuplicateError", "Edits",
+    "CandidateDetail", "CandidateDraft", "Change", "Checkpoint", "ConflictError",
+    "DuplicateError", "Edits",
     "Evidence", "IllegalTransitionError", "IntegrityError", "KeyMissingError",
     "KeyWrongError", "KeyringLockedError", "Lease", "LeaseMismatchError", "Memory",
-    "MemvetError", "NotFoundError", "QueueFilter", "Reader", "ReservationHeldError",
+    "MemvetError", "NoStoreError", "NotFoundError", "QueueFilter", "Reader", "ReservationHeldError",
     "SchemaMismatchError", "Scope", "Store", "StoreStatus", "StoreUnavailableError",
     "Tombstone", "TombstonedError", "Transition", "UsageError", "iso", "open_store",
 ]

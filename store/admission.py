@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 from memvet.store.audit import append_events
-from memvet.store.core import CAND, MEM, StoreCore
-from memvet.store.errors import UsageError
+from memvet.store.core import CAND, MEM
+from memvet.store.errors import IntegrityError, UsageError
 from memvet.store.models import EvidenceRow, TombstoneRow
 from memvet.store.records import (
     EXCERPT_LIMIT,
@@ -26,7 +26,12 @@ from memvet.store.records import (
     Checkpoint,
     Evidence,
 )
+from memvet.store.sealing import check as check_seal
+from memvet.store.sealing import seal
+from memvet.store.slots import derive_subject
 from memvet.store.subjects import content_words, overlap
+from memvet.store.text_safety import sanitise_draft
+from memvet.store.tombstones import TombstoneMixin
 from sqlalchemy import Connection
 
 EVID = EvidenceRow.__table__
@@ -53,6 +58,14 @@ def validate_draft(draft: CandidateDraft) -> None:
         raise UsageError("confidence must be between 0 and 1")
 
 
+def admissible(draft: CandidateDraft) -> CandidateDraft:
+    """The draft as the store keeps it (controls cleaned, secrets redacted), validated. Every
+    write path goes through this, so nothing reaches the store unsanitised."""
+    draft = sanitise_draft(draft)
+    validate_draft(draft)
+    return draft
+
+
 @dataclass
 class _Batch:
     """Rows gathered for one batch, written at the end with executemany."""
@@ -64,7 +77,7 @@ class _Batch:
     events: list[tuple] = field(default_factory=list)
 
 
-class AdmissionMixin(StoreCore):
+class AdmissionMixin(TombstoneMixin):
     def content_key_of(self, draft: CandidateDraft) -> str:
         # The agent part is the memory's agent restriction; memories apply to every agent in v1.
         return self.cipher.content_key(draft.scope.user, draft.scope.workspace, None, draft.kind,
@@ -77,27 +90,32 @@ class AdmissionMixin(StoreCore):
     def admit_many(self, drafts: list[CandidateDraft], *,
                    actor: str = "import") -> list[AdmissionResult]:
         """Admit drafts in one transaction, with the same rules as `admit`."""
-        for d in drafts:
-            validate_draft(d)
+        drafts = [admissible(d) for d in drafts]
         with self._write() as conn:
             return self._admit_batch(conn, drafts, actor)
 
     def ingest(self, checkpoint: Checkpoint, drafts: list[CandidateDraft], *,
                actor: str = "daemon") -> list[AdmissionResult]:
-        """Admit a batch read from one file and advance its checkpoint, all in one transaction."""
-        for draft in drafts:
-            validate_draft(draft)
+        """Admit a batch read from one file and advance its checkpoint, all in one transaction.
+        A draft that cannot be stored is `dropped` (its result says so), never a failed batch:
+        the checkpoint still passes its line."""
+        ready: list[CandidateDraft] = []
+        dropped: set[int] = set()
+        for i, draft in enumerate(drafts):
+            try:
+                ready.append(admissible(draft))
+            except (UsageError, ValueError):  # UnicodeError is a ValueError
+                dropped.add(i)
         with self._write() as conn:
-            results = self._admit_batch(conn, drafts, actor)
+            admitted = iter(self._admit_batch(conn, ready, actor))
             self._save_checkpoint(conn, checkpoint)  # type: ignore[attr-defined]
-        return results
+        return [AdmissionResult("dropped") if i in dropped else next(admitted)
+                for i in range(len(drafts))]
 
-    def _existing(self, conn: Connection, keys: list[str]) -> tuple[set, dict, dict]:
-        tombs, pending, known = set(), {}, {}
+    def _existing(self, conn: Connection, keys: list[str]) -> tuple[dict, dict]:
+        pending, known = {}, {}
         for i in range(0, len(keys), CHUNK):
             part = keys[i:i + CHUNK]
-            tombs |= {r.content_key for r in conn.execute(sa.select(TOMB.c.content_key).where(
-                TOMB.c.content_key.in_(part), TOMB.c.lifted_at.is_(None)))}
             pending |= {r.content_key: r.id for r in conn.execute(
                 sa.select(CAND.c.content_key, CAND.c.id).where(
                     CAND.c.content_key.in_(part),
@@ -105,20 +123,23 @@ class AdmissionMixin(StoreCore):
             known |= {r.content_key: r.id for r in conn.execute(
                 sa.select(MEM.c.content_key, MEM.c.id).where(
                     MEM.c.content_key.in_(part), MEM.c.status.in_(("active", "disputed"))))}
-        return tombs, pending, known
+        return pending, known
 
     def _admit_batch(self, conn: Connection, drafts: list[CandidateDraft],
                      actor: str) -> list[AdmissionResult]:
         if not drafts:
             return []
         keys = [self.content_key_of(d) for d in drafts]
-        tombs, pending, known = self._existing(conn, sorted(set(keys)))
+        # Tombstones by statement, whatever the kind, at this scope or a wider or narrower one.
+        tombs = self.tombstone_hits(conn, [(d.scope, d.statement) for d in drafts])
+        pending, known = self._existing(conn, sorted(set(keys)))
         now, batch, results = self.now(), _Batch(), []
-        for draft, key in zip(drafts, keys, strict=True):
-            if key in tombs:
-                batch.tomb_hits[key] = batch.tomb_hits.get(key, 0) + 1
-                batch.events.append((now, actor, "admission.tombstoned", "tombstone", key[:16], None))
-                results.append(AdmissionResult("tombstoned", content_key=key))
+        for draft, key, tomb in zip(drafts, keys, tombs, strict=True):
+            if tomb is not None:
+                hit = tomb.content_key
+                batch.tomb_hits[hit] = batch.tomb_hits.get(hit, 0) + 1
+                batch.events.append((now, actor, "admission.tombstoned", "tombstone", hit[:16], None))
+                results.append(AdmissionResult("tombstoned", content_key=key, tombstone=hit))
             elif key in pending:
                 cid = pending[key]
                 batch.merges[cid] = batch.merges.get(cid, 0) + 1
@@ -142,7 +163,7 @@ class AdmissionMixin(StoreCore):
         cid = self._new_id("c_")
         supersedes = self._find_superseded(conn, draft) if draft.supersedes_hint is not None else None
         c = self.cipher
-        batch.candidates.append(dict(
+        values = dict(
             id=cid, status="pending", kind=draft.kind, source_type=draft.source_type,
             host=draft.host, content_key=key, polarity=draft.polarity,
             confidence=draft.confidence, importance=draft.importance, evidence_count=1,
@@ -150,7 +171,10 @@ class AdmissionMixin(StoreCore):
             statement_ct=c.encrypt("candidates", "statement", cid, draft.statement),
             reasons_ct=c.encrypt("candidates", "reasons", cid, json.dumps(list(draft.reasons))),
             usage_boundary_ct=c.encrypt("candidates", "usage_boundary", cid, draft.usage_boundary),
-            **self._scope_columns("candidates", cid, draft.scope)))
+            **self._scope_columns("candidates", cid, draft.scope),
+            **self._subject_columns("candidates", cid, derive_subject(draft.statement, draft.kind),
+                                    draft.scope.workspace, draft.scope.user))
+        batch.candidates.append({**values, "row_mac": seal(c, "candidates", values)})
         self._evidence_row(batch, cid, draft.evidence, now)
         return cid
 
@@ -185,7 +209,12 @@ class AdmissionMixin(StoreCore):
         rows = conn.execute(sa.select(MEM).where(
             MEM.c.status == "active", self.scope_clause(MEM, reader)))
         for row in rows:
-            text = self._dec("memories", "statement", row.id, row.statement_ct) or ""
+            try:
+                check_seal(self.cipher, "memories", row)
+                text = self._dec("memories", "statement", row.id, row.statement_ct) or ""
+            except IntegrityError:  # skipped, as every read skips a row that fails
+                self._note_unreadable("memories", row.id)
+                continue
             score = overlap(words, content_words(text)) + (0.1 if row.kind == draft.kind else 0.0)
             if score > best_score:
                 best, best_score = row.id, score

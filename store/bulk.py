@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import sqlalchemy as sa
-from memvet.store.admission import validate_draft
+from memvet.store.admission import admissible
 from memvet.store.audit import append_events
 from memvet.store.core import CAND, MEM, StoreCore
 from memvet.store.lifecycle import check_candidate, check_memory
 from memvet.store.models import MemoryTransitionRow
 from memvet.store.records import CandidateDraft
 from memvet.store.reservation import memory_id_for
+from memvet.store.sealing import resealed_many, seal
 
 TRANS = MemoryTransitionRow.__table__
 FLIP = CAND.update().where(CAND.c.id == sa.bindparam("cid"), CAND.c.status == "pending").values(
     status="committed", memory_id=sa.bindparam("mid"), decided_by=sa.bindparam("actor"),
-    decided_at=sa.bindparam("now"), updated_at=sa.bindparam("now"))
+    decided_at=sa.bindparam("now"), updated_at=sa.bindparam("now"), row_mac=sa.bindparam("mac"))
 
 
 class BulkMixin(StoreCore):
@@ -22,8 +23,7 @@ class BulkMixin(StoreCore):
         """Each draft is admitted and approved by `actor` (pending → reserved → committed, in one
         transaction, as one operator decision). Drafts that hit a tombstone, a pending duplicate
         or an active memory are skipped. Returns the new memory ids."""
-        for d in drafts:
-            validate_draft(d)
+        drafts = [admissible(d) for d in drafts]
         check_candidate("pending", "reserved")
         check_candidate("reserved", "committed")
         check_memory(None, "active")
@@ -35,7 +35,7 @@ class BulkMixin(StoreCore):
                 if result.outcome != "queued":
                     continue
                 mid = memory_id_for(result.candidate_id)
-                memories.append(dict(
+                values = dict(
                     id=mid, candidate_id=result.candidate_id, status="active", kind=draft.kind,
                     source_type=draft.source_type, host=draft.host,
                     content_key=result.content_key, polarity=draft.polarity,
@@ -45,7 +45,8 @@ class BulkMixin(StoreCore):
                     statement_ct=c.encrypt("memories", "statement", mid, draft.statement),
                     usage_boundary_ct=c.encrypt("memories", "usage_boundary", mid,
                                                 draft.usage_boundary),
-                    **self._scope_columns("memories", mid, draft.scope)))
+                    **self._scope_columns("memories", mid, draft.scope))
+                memories.append({**values, "row_mac": seal(c, "memories", values)})
                 transitions.append(dict(memory_id=mid, from_status=None, to_status="active",
                                         valid_to_before=None, valid_to_after=None,
                                         actor=actor[:200], reason="imported",
@@ -53,10 +54,14 @@ class BulkMixin(StoreCore):
                 flips.append({"cid": result.candidate_id, "mid": mid, "actor": actor[:200],
                               "now": now})
                 events.append((now, actor, "memory.imported", "memory", mid, draft.statement))
+                events.append((now, actor, "candidate.committed", "candidate",
+                               result.candidate_id, None))
                 created.append(mid)
             if memories:
                 conn.execute(MEM.insert(), memories)
                 conn.execute(TRANS.insert(), transitions)
-                conn.execute(FLIP, flips)
+                macs = resealed_many(conn, c, CAND, [f["cid"] for f in flips],
+                                     {"status": "committed"})
+                conn.execute(FLIP, [{**f, "mac": macs[f["cid"]]} for f in flips])
                 append_events(conn, c, events)
         return created

@@ -8,14 +8,12 @@ from datetime import datetime
 
 import sqlalchemy as sa
 from memvet.store.core import CAND, MEM, StoreCore
-from memvet.store.errors import NotFoundError
+from memvet.store.errors import IntegrityError, NotFoundError
 from memvet.store.models import EvidenceRow, TombstoneRow
-from memvet.store.records import Candidate, CandidateDetail, Evidence, Memory, Reader
-from memvet.store.subjects import content_words, overlap
+from memvet.store.records import Candidate, CandidateDetail, Evidence, Reader
 
 EVID = EvidenceRow.__table__
 TOMB = TombstoneRow.__table__
-CONFLICT_THRESHOLD = 0.5
 
 
 @dataclass(frozen=True)
@@ -85,7 +83,7 @@ class CandidateReadMixin(StoreCore):
             query = query.limit(limit)
         with self._read() as conn:
             rows = conn.execute(query).all()
-        return [self.candidate_from_row(r) for r in rows]
+        return self._readable(rows, self.candidate_from_row, "candidates")
 
     def _scan_text(self, query: sa.Select, text: str, limit: int | None) -> list[Candidate]:
         """Statements are encrypted, so a text filter decrypts them in order until the page is
@@ -95,13 +93,21 @@ class CandidateReadMixin(StoreCore):
         with self._read() as conn:
             result = conn.execute(query)  # rows are fetched as iterated, never all at once
             for row in result:
-                statement = self._dec("candidates", "statement", row.id, row.statement_ct) or ""
-                if needle in statement.casefold():
-                    found.append(self.candidate_from_row(row))
+                statement = self._statement_or_none(row)
+                if statement is not None and needle in statement.casefold():
+                    found.extend(self._readable([row], self.candidate_from_row, "candidates"))
                     if limit is not None and len(found) >= limit:
                         break
             result.close()
         return found
+
+    def _statement_or_none(self, row: sa.Row) -> str | None:
+        """A row's statement for a text filter; None (the row reported) when it fails."""
+        try:
+            return self._dec("candidates", "statement", row.id, row.statement_ct) or ""
+        except IntegrityError:
+            self._note_unreadable("candidates", row.id)
+            return None
 
     def count_candidates(self, reader: Reader, flt: QueueFilter | None = None) -> int:
         flt = flt or QueueFilter()
@@ -110,8 +116,8 @@ class CandidateReadMixin(StoreCore):
             query = sa.select(CAND.c.id, CAND.c.statement_ct).where(
                 *self._queue_where(reader, flt))
             with self._read() as conn:
-                return sum(needle in (self._dec("candidates", "statement", r.id, r.statement_ct)
-                                      or "").casefold() for r in conn.execute(query))
+                return sum(needle in (self._statement_or_none(r) or "").casefold()
+                           for r in conn.execute(query))
         with self._read() as conn:
             return int(conn.execute(sa.select(sa.func.count()).select_from(CAND).where(
                 *self._queue_where(reader, flt))).scalar_one())
@@ -133,38 +139,26 @@ class CandidateReadMixin(StoreCore):
         return self.candidate_from_row(row)
 
     def candidate_detail(self, candidate_id: str, reader: Reader | None = None) -> CandidateDetail:
+        """The candidate with its evidence, tombstone hit and slot: the rival memories approving
+        it has to decide about (slot_decisions.py), and what a correction would replace."""
         cand = self.get_candidate(candidate_id, reader)
         with self._read() as conn:
             row = conn.execute(sa.select(CAND.c.content_key).where(CAND.c.id == candidate_id)).one()
             evidence = tuple(self._evidence(conn, candidate_id))
             tomb = conn.execute(sa.select(TOMB).where(TOMB.c.content_key == row.content_key)).first()
-            in_scope = self.reader_for(cand.scope.workspace)
-            actives = [self.memory_from_row(r) for r in conn.execute(sa.select(MEM).where(
-                MEM.c.status.in_(("active", "disputed")), self.scope_clause(MEM, in_scope)))]
             supersedes = None
             if cand.supersedes_id:
                 srow = conn.execute(sa.select(MEM).where(MEM.c.id == cand.supersedes_id)).first()
-                supersedes = self.memory_from_row(srow) if srow else None
-        conflicts = tuple(self.find_conflicts(cand.statement, cand.polarity, actives,
-                                              exclude=cand.supersedes_id))
-        tombstone = self._tombstone_from_row(tomb) if tomb else None  # type: ignore[attr-defined]
-        return CandidateDetail(cand, evidence, conflicts, supersedes, tombstone)
-
-    @staticmethod
-    def find_conflicts(statement: str, polarity: str, memories: list[Memory], *,
-                       exclude: str | None = None) -> list[Memory]:
-        """Active memories on the same subject: a different value, or the opposite polarity."""
-        words = content_words(statement)
-        found = []
-        for memory in memories:
-            if memory.id == exclude:
-                continue
-            other = content_words(memory.statement)
-            if other == words and memory.polarity == polarity:
-                continue  # the same statement, not a conflict
-            if overlap(words, other) >= CONFLICT_THRESHOLD:
-                found.append(memory)
-        return found
+                found_rows = self._readable([srow] if srow else [], self.memory_from_row,
+                                            "memories")
+                supersedes = found_rows[0] if found_rows else None
+        found = self.conflicts_for(cand)  # type: ignore[attr-defined]
+        tombs = self._readable([tomb] if tomb else [], self._tombstone_from_row,  # type: ignore[attr-defined]
+                               "tombstones")
+        tombstone = tombs[0] if tombs else None
+        return CandidateDetail(cand, evidence, found.others, supersedes,
+                               tombstone, slot=found.slot, preselect=found.preselect,
+                               correction=found.correction)
 
     def _evidence(self, conn: sa.Connection, candidate_id: str) -> list[Evidence]:
         rows = conn.execute(sa.select(EVID).where(EVID.c.candidate_id == candidate_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from memvet.store.cli_conflicts import add_conflict_flags
 from memvet.store.console import add_json_flag
 from memvet.store.records import CANDIDATE_STATUSES, KINDS, MEMORY_STATUSES
 
@@ -47,9 +48,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("ids", nargs="+", metavar="ID")
     p.add_argument("--statement")
     p.add_argument("--kind", choices=KINDS)
-    p.add_argument("--no-supersede", action="store_true", help="keep the memory it would replace")
+    p.add_argument("--no-supersede", action="store_true",
+                   help="do not follow the correction's link (a conflict still needs a choice)")
+    add_conflict_flags(p)
     p.add_argument("--polarity", choices=("assert", "deny"),
                    help="correct a misread negation: the memory asserts or denies")
+    p.add_argument("--force-over-tombstone", action="store_true",
+                   help="commit although the statement matches a tombstone (audited)")
     _scope_flags(p)
     add_json_flag(p)
     p.set_defaults(handler=h.queue_approve)

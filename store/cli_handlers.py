@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import replace
 from datetime import UTC, datetime
 
+from memvet.store import cli_conflicts
 from memvet.store.console import emit
 from memvet.store.errors import MemvetError, TombstonedError, UsageError
+from memvet.store.integrity import with_unreadable
 from memvet.store.records import CandidateDraft, Edits, Scope, iso
 from memvet.store.reservation import default_owner
 from memvet.store.store import Store, open_store
 from memvet.store.workspace import resolve_workspace
 
 
-def _open(schema: str = "create") -> Store:
-    return open_store(schema=schema)
+def _open(schema: str = "create", *, create: bool = False) -> Store:
+    """Only the commands that put something new in (propose, migrate) create a store; the
+    others say there is none yet and write nothing."""
+    return open_store(schema=schema, create=create)
 
 
 def _workspace(args: argparse.Namespace) -> str | None:
@@ -40,7 +45,7 @@ def _short(text: str, width: int = 60) -> str:
 
 
 def propose(args: argparse.Namespace) -> int:
-    store = _open()
+    store = _open(create=True)
     scope = Scope(user=store.user, workspace=_workspace(args), agent=None, session=None)
     draft = CandidateDraft(statement=args.statement.strip(), kind=args.kind, source_type="operator",
                            scope=scope, host="memvet", confidence=1.0, reasons=("operator typed",))
@@ -49,12 +54,14 @@ def propose(args: argparse.Namespace) -> int:
         emit(args, {"id": result.candidate_id, "status": "pending"},
              lambda: print(f"queued {result.candidate_id}"))
         return 0
-    hit = {"tombstoned": ("tombstoned", "this statement was rejected or false-written before"),
+    tomb = (result.tombstone or "")[:16]
+    hit = {"tombstoned": ("tombstoned", f"this statement was rejected or false-written before "
+                                        f"(tombstone {tomb})"),
            "merged": ("duplicate", f"already pending as {result.candidate_id}"),
            "known": ("duplicate", f"already an active memory {result.memory_id}")}[result.outcome]
     err = (TombstonedError if result.outcome == "tombstoned" else MemvetError)(hit[1], code=hit[0])
     payload = {**err.to_json(), "id": result.candidate_id or result.memory_id,
-               "status": result.outcome}
+               "status": result.outcome, "tombstone": tomb or None}
     emit(args, payload, lambda: print(f"memvet: {hit[1]}"))
     return 1
 
@@ -77,7 +84,8 @@ def queue_list(args: argparse.Namespace) -> int:
             print(f"{c.id}  {c.status:8} {c.kind:10} {c.confidence:.2f} x{c.evidence_count}  "
                   f"{_short(c.statement)}  [{where}]")
 
-    emit(args, {"candidates": [{k: c.to_json()[k] for k in keys} for c in cands]}, human)
+    emit(args, with_unreadable(store, {"candidates": [{k: c.to_json()[k] for k in keys}
+                                                      for c in cands]}), human)
     return 0
 
 
@@ -127,16 +135,23 @@ def queue_approve(args: argparse.Namespace) -> int:
     workspace = resolve_workspace(args.cwd) if args.cwd else None
     edits = Edits(statement=args.statement, kind=args.kind, workspace=workspace,
                   make_global=args.global_, supersede=False if args.no_supersede else None,
-                  polarity=args.polarity)
+                  polarity=args.polarity, force_over_tombstone=args.force_over_tombstone,
+                  **cli_conflicts.decision(args))
+    if args.subject:
+        edits = replace(edits, subject=args.subject)
     results = []
     for cid in args.ids:
         try:
+            note = cli_conflicts.correction_note(store, cid, edits)
             memory = store.approve(cid, actor=default_owner("cli"), edits=edits)
-            results.append({"id": cid, "status": "committed", "memory_id": memory.id})
+            results.append({"id": cid, "status": "committed", "memory_id": memory.id,
+                            "subject": memory.subject, **({"note": note} if note else {})})
         except MemvetError as exc:
             results.append({"id": cid, "status": exc.details.get("status", "failed"),
                             "memory_id": None, "error": exc.message, "code": exc.code,
-                            "holder": exc.details.get("holder")})
+                            "holder": exc.details.get("holder"),
+                            "tombstone": exc.details.get("tombstone"),
+                            **cli_conflicts.refused(exc)})
     return _results(args, results, "approved")
 
 
@@ -187,7 +202,8 @@ def memories_list(args: argparse.Namespace) -> int:
             print(f"{m.id}  {m.status:10} {m.kind:10} {_short(m.statement)}  "
                   f"[{m.scope.workspace or 'global'}]")
 
-    emit(args, {"memories": [{k: m.to_json()[k] for k in keys} for m in memories]}, human)
+    emit(args, with_unreadable(store, {"memories": [{k: m.to_json()[k] for k in keys}
+                                                    for m in memories]}), human)
     return 0
 
 
@@ -240,10 +256,12 @@ def key_rotate(args: argparse.Namespace) -> int:
 
 def audit_verify(args: argparse.Namespace) -> int:
     report = _open().verify_audit()
+    where = f" at event {report.first_bad_seq}" if report.first_bad_seq else ""
     emit(args, {"ok": report.ok, "events": report.events, "first_bad_seq": report.first_bad_seq,
-                "problem": report.problem},
-         lambda: print(f"audit chain intact: {report.events} events" if report.ok
-                       else f"audit chain broken at event {report.first_bad_seq}: {report.problem}"))
+                "problem": report.problem, "entity": report.entity},
+         lambda: print(f"audit chain intact, every record in its recorded state: "
+                       f"{report.events} events" if report.ok
+                       else f"audit verification failed{where}: {report.problem}"))
     return 0 if report.ok else 1
 
 
@@ -254,7 +272,7 @@ def migrate(args: argparse.Namespace) -> int:
     from memvet.store.schema import current_version
 
     before = current_version(create_store_engine(db_path())) if db_path().exists() else 0
-    store = _open(schema="upgrade")
+    store = _open(schema="upgrade", create=True)
     emit(args, {"from": before, "to": SCHEMA_VERSION, "path": str(store.path)},
          lambda: print(f"store at schema version {SCHEMA_VERSION} (was {before})"))
     return 0

@@ -47,6 +47,7 @@ def wants_json(argv: list[str]) -> bool:
 def run_cli(argv: list[str]) -> int:
     as_json = wants_json(argv)
     try:
+        check_text_arguments(argv)
         parser = build_parser()
         if not argv:
             argv = ["up"]  # `memvet` alone opens the inspector with the daemon running
@@ -65,6 +66,27 @@ def run_cli(argv: list[str]) -> int:
         return report_error(exc, as_json)
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # SQLite's busy error where no engine translated it (connect)
+        from memvet.store.busy import busy_error, is_busy
+        from memvet.store.engine import BUSY_TIMEOUT_MS
+        from memvet.store.paths import db_path
+
+        if not is_busy(exc):
+            raise
+        return report_error(busy_error(db_path(), BUSY_TIMEOUT_MS / 1000), as_json)
+
+
+def check_text_arguments(argv: list[str]) -> None:
+    """Invalid UTF-8 in argv reaches Python as lone surrogates (surrogateescape), which no
+    encoder, cipher or JSON document downstream accepts: refuse it here, in one line. The
+    argument itself is not echoed (it may be a statement)."""
+    for position, arg in enumerate(argv, start=1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise UsageError(f"argument {position} is not valid UTF-8 text (character "
+                             f"{exc.start + 1} cannot be encoded); pass text in UTF-8",
+                             code="invalid_text") from None
 
 
 def report_error(exc: MemvetError, as_json: bool) -> int:
@@ -76,11 +98,21 @@ def report_error(exc: MemvetError, as_json: bool) -> int:
 
 
 def emit(args: argparse.Namespace, payload: dict[str, Any], human: Callable[[], None]) -> None:
-    """Print exactly one JSON document with --json, else the human form."""
+    """Print exactly one JSON document with --json, else the human form. Either way nothing
+    that could drive the terminal (escape sequences, C1 controls, bidi overrides) is printed
+    raw: stored text older than the admission gate, or paths, may still hold some."""
+    from memvet.store.text_safety import for_terminal, json_safe
+
     if getattr(args, "json", False):
-        print(json.dumps(payload, ensure_ascii=False))
+        print(json_safe(json.dumps(payload, ensure_ascii=False)))
     else:
-        human()
+        import contextlib
+        import io
+
+        captured = io.StringIO()
+        with contextlib.redirect_stdout(captured):
+            human()
+        sys.stdout.write(for_terminal(captured.getvalue()))
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

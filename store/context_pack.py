@@ -46,6 +46,8 @@ HEADERS = {
 FOOTER = "(+{n} more approved memories not shown; `memvet recall QUESTION` looks them up.)"
 FOOTER_RESERVE = len(FOOTER.format(n=9_999_999).encode()) + 1
 DISPUTED = "disputed, not settled (do not rely on it either way): "
+# A slot with two answers (disputed, or approved without a choice) is named, never asserted.
+CONTESTED = "disputed, ask the user which is current (memvet holds rival answers) about: "
 BOUNDARY = " (boundary: {})"
 BOUNDARY_BYTES = len(BOUNDARY.format("").encode())
 
@@ -56,7 +58,7 @@ class PackItem:
 
     __slots__ = ("id", "kind", "status", "source_type", "importance", "recorded_at", "valid_from",
                  "valid_to", "expires_at", "statement", "boundary", "statement_len",
-                 "boundary_len", "terms")
+                 "boundary_len", "terms", "conflict", "slot", "subject", "subject_len")
 
     def __init__(self, id: str, kind: str, status: str, source_type: str, importance: int,
                  recorded_at: str, valid_from: str, valid_to: str | None,
@@ -68,6 +70,10 @@ class PackItem:
         self.statement: str | None = None
         self.boundary: str | None = None
         self.terms: frozenset[str] | None = None
+        self.conflict = "none"  # "unsettled": approved beside a rival without a choice
+        self.slot: str | None = None  # the subject's blind index: one slot, one key
+        self.subject: str | None = None  # decrypted only for a contested item
+        self.subject_len = 0
 
 
 def stamp(value: datetime) -> str:
@@ -101,11 +107,21 @@ def count_active(items: Iterable[PackItem], now: str) -> int:
 
 
 # --- budget ------------------------------------------------------------------------------------
+def contested(item: PackItem) -> bool:
+    """One of two answers of a slot: the pack names the slot instead of either answer. (A row
+    from before subjects existed has no subject: it keeps the older disputed line.)"""
+    return (item.status == "disputed" or item.conflict == "unsettled") and item.subject_len > 0
+
+
 def _prefix(item: PackItem) -> str:
+    if contested(item):
+        return f"- [{item.kind}] " + CONTESTED
     return f"- [{item.kind}] " + (DISPUTED if item.status == "disputed" else "")
 
 
 def line_bytes(item: PackItem) -> int:
+    if contested(item):
+        return len(_prefix(item).encode()) + item.subject_len + 1
     extra = BOUNDARY_BYTES + item.boundary_len if item.boundary_len else 0
     return len(_prefix(item).encode()) + item.statement_len + extra + 1
 
@@ -117,12 +133,17 @@ def choose(items: Iterable[PackItem], budget_tokens: int, event: str,
     (the no-daemon path then never builds items for the other thousands of rows)."""
     room = budget_tokens * TOKEN_BYTES - len(HEADERS[event].encode()) - 1 - FOOTER_RESERVE
     chosen: list[PackItem] = []
+    named: set[str] = set()  # contested slots already named: one line per slot
     skips = 0
     if room < MIN_ROOM_BYTES:
         return chosen
     for item in items:
         if not in_force(item, now):
             continue
+        if contested(item):
+            if (item.slot or item.id) in named:
+                continue
+            named.add(item.slot or item.id)
         cost = line_bytes(item)
         if cost <= room:
             chosen.append(item)
@@ -143,6 +164,9 @@ def left_out(total_active: int, chosen: list[PackItem]) -> int:
 def render(event: str, chosen: list[PackItem], left_out: int) -> str:
     lines = [HEADERS[event]]
     for item in chosen:
+        if contested(item):
+            lines.append(_prefix(item) + (item.subject or ""))
+            continue
         line = _prefix(item) + (item.statement or "")
         if item.boundary:
             line += BOUNDARY.format(item.boundary)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
@@ -12,8 +13,11 @@ import sqlalchemy as sa
 from memvet.store.audit import append_event
 from memvet.store.crypto import FieldCipher
 from memvet.store.engine import read_transaction, write_transaction
+from memvet.store.errors import IntegrityError
 from memvet.store.models import CandidateRow, MemoryRow
 from memvet.store.records import Candidate, Lease, Memory, Reader, Scope
+from memvet.store.row_mac import SEALED
+from memvet.store.sealing import check as check_seal
 from sqlalchemy import Connection, Engine
 
 Clock = Callable[[], datetime]
@@ -39,6 +43,8 @@ class StoreCore:
         self.key_provider = key_provider
         self._clock = clock
         self._new_id = new_id
+        self._unreadable: dict[str, str] = {}  # row id -> table, of rows reads had to skip
+        self._unreadable_lock = threading.Lock()
 
     def now(self) -> datetime:
         value = self._clock()
@@ -82,6 +88,29 @@ class StoreCore:
             return False
         return reader.all_scopes or scope.workspace is None or scope.workspace == reader.workspace
 
+    # --- rows that fail authentication ----------------------------------------------------------
+    def _readable(self, rows: Iterable[sa.Row], decode: Callable[[sa.Row], object],
+                  table: str) -> list:
+        """Decode each row; one that fails authentication (ciphertext or row MAC) is skipped
+        and remembered for `unreadable()`, so one bad row never hides the rest."""
+        out = []
+        for row in rows:
+            try:
+                out.append(decode(row))
+            except IntegrityError:
+                self._note_unreadable(table, str(row._mapping[SEALED[table][0]]))
+        return out
+
+    def _note_unreadable(self, table: str, row_id: str) -> None:
+        with self._unreadable_lock:
+            self._unreadable[row_id] = table
+
+    def unreadable(self) -> dict[str, object]:
+        """Rows this Store's reads skipped because they failed authentication (ids only)."""
+        with self._unreadable_lock:
+            ids = sorted(self._unreadable)
+        return {"count": len(ids), "ids": ids}
+
     # --- decoding ---------------------------------------------------------------------------
     def _dec(self, table: str, column: str, row_id: str, blob: bytes | None) -> str | None:
         return self.cipher.decrypt(table, column, row_id, blob)
@@ -95,6 +124,7 @@ class StoreCore:
 
     def candidate_from_row(self, row: sa.Row) -> Candidate:
         rid = row.id
+        check_seal(self.cipher, "candidates", row)
         reasons = self._dec("candidates", "reasons", rid, row.reasons_ct)
         lease = None
         if row.lease_token and row.reserved_at and row.lease_expires_at:
@@ -110,10 +140,12 @@ class StoreCore:
             usage_boundary=self._dec("candidates", "usage_boundary", rid, row.usage_boundary_ct),
             lease=lease, last_error=self._dec("candidates", "last_error", rid, row.last_error_ct),
             memory_id=row.memory_id, supersedes_id=row.supersedes_id,
-            decided_by=row.decided_by, decided_at=row.decided_at)
+            decided_by=row.decided_by, decided_at=row.decided_at,
+            subject=self._subject("candidates", row))
 
     def memory_from_row(self, row: sa.Row) -> Memory:
         rid = row.id
+        check_seal(self.cipher, "memories", row)
         return Memory(
             id=rid, statement=self._dec("memories", "statement", rid, row.statement_ct) or "",
             kind=row.kind, status=row.status, scope=self._scope_of("memories", row),
@@ -124,7 +156,29 @@ class StoreCore:
             usage_boundary=self._dec("memories", "usage_boundary", rid, row.usage_boundary_ct),
             supersedes_id=row.supersedes_id, superseded_by_id=row.superseded_by_id,
             conflict_state=row.conflict_state, retired_reason=row.retired_reason,
-            expires_at=row.expires_at, updated_at=row.updated_at)
+            expires_at=row.expires_at, updated_at=row.updated_at,
+            subject=self._subject("memories", row), compatible_key=row.compatible_key)
+
+    def _subject(self, table: str, row: sa.Row) -> str:
+        """The stored subject, or for a row written before subjects existed, the derived one."""
+        stored = self._dec(table, "subject", row.id, row.subject_ct)
+        if stored:
+            return stored
+        from memvet.store.slots import derive_subject
+
+        return derive_subject(self._dec(table, "statement", row.id, row.statement_ct) or "",
+                              row.kind)
+
+    def _subject_columns(self, table: str, row_id: str, subject: str, workspace: str | None,
+                         user: str) -> dict[str, object]:
+        """Encrypted subject and its blind index, keyed by scope: one slot, one index value."""
+        from memvet.store.slots import normalise_subject
+
+        return {"subject_ct": self.cipher.encrypt(table, "subject", row_id, subject),
+                "subject_bidx": self.slot_index(normalise_subject(subject), workspace, user)}
+
+    def slot_index(self, normal_subject: str, workspace: str | None, user: str) -> str | None:
+        return self.cipher.blind_index("subject", f"{user}\x1f{workspace or ''}\x1f{normal_subject}")
 
     def _scope_columns(self, table: str, row_id: str, scope: Scope) -> dict[str, object]:
         c = self.cipher

@@ -3,9 +3,9 @@
 Ciphertext format v1 (named `MV1`):  b"MV" | 0x01 | dek_id (8 ASCII bytes) | nonce (12) | ct||tag (16)
 Associated data: b"memvet/field/v1\x1f" + table + 0x1f + column + 0x1f + row id.
 
-From the one data key (DEK) three more keys are derived with HKDF-SHA256, so that a blind index
+From the one data key (DEK) four more keys are derived with HKDF-SHA256, so that a blind index
 or a content key never reveals the data key: `bidx` (blind indexes), `content` (content keys),
-`audit` (the ledger's hash chain).
+`audit` (the ledger's hash chain), `row` (row MACs over lifecycle and scope, row_mac.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import unicodedata
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
@@ -38,11 +37,10 @@ def field_aad(table: str, column: str, row_id: str) -> bytes:
 
 
 def normalise_statement(text: str) -> str:
-    """The content key's canonicalisation `norm1`: NFKC, case-fold, whitespace collapsed,
-    trailing punctuation dropped."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    collapsed = " ".join(folded.split())
-    return collapsed.rstrip(".!?;:,… ")
+    """The content key's canonicalisation, `norm2` (store/canonical.py)."""
+    from memvet.store.canonical import norm2  # its TR39 table loads on first use
+
+    return norm2(text)
 
 
 class FieldCipher:
@@ -59,6 +57,7 @@ class FieldCipher:
         self._bidx_key = derive_key(dek, "memvet/bidx/v1")
         self._content_key = derive_key(dek, "memvet/content/v1")
         self.audit_key = derive_key(dek, "memvet/audit/v1")
+        self.row_key = derive_key(dek, "memvet/row/v1")
 
     def encrypt(self, table: str, column: str, row_id: str, text: str | None) -> bytes | None:
         if text is None:
@@ -90,8 +89,15 @@ class FieldCipher:
 
     def content_key(self, user: str, workspace: str | None, agent: str | None, kind: str,
                     statement: str) -> str:
-        """`ck1` = HMAC-SHA256(content key, user ␟ workspace ␟ agent ␟ kind ␟ norm1(statement))."""
-        parts = [user, workspace or "", agent or "", kind, normalise_statement(statement)]
+        """`ck2` = HMAC-SHA256(content key, "ck2" ␟ user ␟ workspace ␟ agent ␟ kind ␟
+        norm2(statement)). The version tag keeps keys of two canonicalisations apart."""
+        parts = ["ck2", user, workspace or "", agent or "", kind, normalise_statement(statement)]
+        return hmac.new(self._content_key, SEP.join(parts).encode(), hashlib.sha256).hexdigest()
+
+    def statement_key(self, user: str, statement: str) -> str:
+        """`sk2` = HMAC-SHA256(content key, "sk2" ␟ user ␟ norm2(statement)): the statement
+        whatever its kind or scope, which tombstones are looked up by."""
+        parts = ["sk2", user, normalise_statement(statement)]
         return hmac.new(self._content_key, SEP.join(parts).encode(), hashlib.sha256).hexdigest()
 
 

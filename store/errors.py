@@ -51,6 +51,31 @@ class SchemaMismatchError(StoreUnavailableError):
     code = "schema_mismatch"
 
 
+class NoStoreError(SchemaMismatchError):
+    """There is no store yet (no file, or an empty one). A schema mismatch at its extreme
+    (version 0), so callers that wait for a daemon to create or upgrade the store wait for this."""
+
+    code = "no_store"
+
+
+def no_store_error(path: object) -> NoStoreError:
+    return NoStoreError(f"no store yet at {path} — try `memvet demo`, or run `memvet up` once "
+                        "you have sessions", found=0, path=str(path))
+
+
+class StoreBusyError(StoreUnavailableError):
+    """Another process held the store's write lock beyond the busy timeout; `holder_pid` says
+    which, when the OS could tell."""
+
+    code = "store_busy"
+
+
+class StoreDamagedError(StoreUnavailableError):
+    """memvet.db is not a readable SQLite database any more (corrupted or truncated)."""
+
+    code = "store_damaged"
+
+
 class IntegrityError(StoreUnavailableError):
     """A ciphertext failed authentication: tampered, moved to another row, or a wrong key."""
 
@@ -85,3 +110,10 @@ class TombstonedError(MemvetError):
 
 class DuplicateError(MemvetError):
     code = "duplicate"
+
+
+class ConflictError(MemvetError):
+    """An approval that would leave two answers in one slot without the operator's choice
+    (supersede, keep both, dispute); `memories` names the rivals."""
+
+    code = "conflict"

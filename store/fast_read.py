@@ -17,22 +17,29 @@ import sqlite3
 import stat
 
 from memvet.store import context_pack as cp
+from memvet.store import row_mac
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~4 ms
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from typing import Protocol
 
     class Cipher(Protocol):
         def decrypt(self, table: str, column: str, row_id: str, blob: bytes | None) -> str | None: ...
         def blind_index(self, field: str, value: str | None) -> str | None: ...
+        row_key: bytes
 
 
-SCHEMA_VERSION = 2  # the store schema this SQL was written for; a test pins it to migrations'
+SCHEMA_VERSION = 5  # the store schema this SQL was written for; a test pins it to migrations'
 CT_OVERHEAD = 2 + 1 + 8 + 12 + 16  # MV1 ciphertext: magic, version, dek id, nonce, tag
 BUSY_TIMEOUT_S = 0.5
 COLUMNS = ("id, kind, status, source_type, importance, recorded_at, valid_from, valid_to, "
-           "expires_at, length(statement_ct), length(usage_boundary_ct)")
+           f"expires_at, length(statement_ct), length(usage_boundary_ct), {row_mac.MEMORY_SQL}, "
+           "conflict_state, subject_bidx, length(subject_ct)")
+SEALED_AT = 11  # where the row MAC's columns start in COLUMNS
+ROW_MAC_AT = SEALED_AT + len(row_mac.SEALED["memories"][1])
+SLOT_AT = ROW_MAC_AT + 1  # conflict state, subject index, subject length (issue 13)
+TEXTS_AT = SLOT_AT + 3  # statement_ct, usage_boundary_ct, subject_ct, when selected after COLUMNS
 TIER_SQL = "CASE source_type {} ELSE {} END".format(
     " ".join(f"WHEN '{k}' THEN {v}" for k, v in cp.SOURCE_TIER.items()), cp.LAST_TIER)
 SCOPE_SQL = "user_bidx = ? AND (workspace_bidx IS NULL OR workspace_bidx = ?)"
@@ -79,6 +86,7 @@ class FastCipher:
     def __init__(self, dek: bytes) -> None:
         self._aead = aesgcm_class()(dek)
         self._bidx_key = _hkdf_sha256(dek, "memvet/bidx/v1")
+        self.row_key = _hkdf_sha256(dek, "memvet/row/v1")
 
     def decrypt(self, table: str, column: str, row_id: str, blob: bytes | None) -> str | None:
         if blob is None:
@@ -160,17 +168,36 @@ def current_user() -> str:
 
 # --- the memories in scope ------------------------------------------------------------------------
 def _item(row: tuple) -> cp.PackItem:
-    return cp.PackItem(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
+    item = cp.PackItem(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
                        row[9] - CT_OVERHEAD, (row[10] or CT_OVERHEAD) - CT_OVERHEAD)
+    item.conflict, item.slot = row[SLOT_AT] or "none", row[SLOT_AT + 1]
+    item.subject_len = (row[SLOT_AT + 2] or CT_OVERHEAD) - CT_OVERHEAD
+    return item
 
 
 class DirectSource:
-    """Active and disputed memories of one scope, straight from SQL, best first."""
+    """Active and disputed memories of one scope, straight from SQL, best first. A row whose
+    row MAC or ciphertext fails authentication is left out and its id kept in `unreadable`:
+    one bad row never silences the rest."""
 
     def __init__(self, conn: sqlite3.Connection, cipher: Cipher, user: str,
                  workspace: str | None) -> None:
         self.conn, self.cipher = conn, cipher
         self.params = (cipher.blind_index("user", user), cipher.blind_index("workspace", workspace))
+        self._row_key = cipher.row_key
+        self.unreadable: list[str] = []
+
+    def _sealed(self, row: tuple) -> bool:
+        """The row's lifecycle, scope and validity are as the key-holder wrote them."""
+        stored = row[ROW_MAC_AT]
+        if isinstance(stored, str) and hmac.compare_digest(stored, row_mac.mac(
+                self._row_key, "memories", row[0], row[SEALED_AT:ROW_MAC_AT])):
+            return True
+        self.unreadable.append(row[0])
+        return False
+
+    def _items(self, rows: Iterable[tuple]) -> Iterator[cp.PackItem]:
+        return (_item(row) for row in rows if self._sealed(row))
 
     def ranked(self) -> Iterator[cp.PackItem]:
         """Best first, lengths only: nothing is decrypted until `fill`. The first page comes
@@ -178,10 +205,10 @@ class DirectSource:
         scope; the rest only if the pack reads past it."""
         query = f"SELECT {COLUMNS} {SCOPED_SQL}"
         rows = self.conn.execute(f"{query} LIMIT {FIRST_PAGE}", self.params).fetchall()
-        yield from map(_item, rows)
+        yield from self._items(rows)
         if len(rows) == FIRST_PAGE:
-            yield from map(_item, self.conn.execute(f"{query} LIMIT -1 OFFSET {FIRST_PAGE}",
-                                                    self.params))
+            yield from self._items(self.conn.execute(f"{query} LIMIT -1 OFFSET {FIRST_PAGE}",
+                                                     self.params))
 
     def count_active(self, now: str) -> int:
         """In-force active memories in scope (the footer's count), counted by SQLite."""
@@ -189,26 +216,44 @@ class DirectSource:
             f"SELECT count(*) FROM memories WHERE {SCOPE_SQL} AND status = 'active' "
             f"AND {IN_FORCE_SQL}", (*self.params, now, now, now)).fetchone()[0]
 
-    def _decrypt(self, item: cp.PackItem, statement: bytes, boundary: bytes | None) -> None:
-        item.statement = self.cipher.decrypt("memories", "statement", item.id, statement)
-        item.boundary = self.cipher.decrypt("memories", "usage_boundary", item.id, boundary)
+    def _decrypt(self, item: cp.PackItem, statement: bytes, boundary: bytes | None) -> bool:
+        """False (and the id kept) when a ciphertext fails: the item stays without text."""
+        try:
+            item.statement = self.cipher.decrypt("memories", "statement", item.id, statement)
+            item.boundary = self.cipher.decrypt("memories", "usage_boundary", item.id, boundary)
+        except Exception:  # FastReadError here, IntegrityError from the daemon's FieldCipher
+            item.statement = item.boundary = None
+            self.unreadable.append(item.id)
+            return False
+        return True
 
     def fill(self, items: list[cp.PackItem]) -> None:
         by_id = {item.id: item for item in items}
         marks = ",".join("?" * len(by_id))
-        for rid, statement, boundary in self.conn.execute(
-                f"SELECT id, statement_ct, usage_boundary_ct FROM memories WHERE id IN ({marks})",
-                list(by_id)):
-            self._decrypt(by_id[rid], statement, boundary)
+        for rid, statement, boundary, subject in self.conn.execute(
+                f"SELECT id, statement_ct, usage_boundary_ct, subject_ct FROM memories "
+                f"WHERE id IN ({marks})", list(by_id)):
+            if self._decrypt(by_id[rid], statement, boundary):
+                self._subject(by_id[rid], subject)
+
+    def _subject(self, item: cp.PackItem, blob: bytes | None) -> None:
+        """A contested item is shown by its subject (context_pack.contested)."""
+        if cp.contested(item):
+            try:
+                item.subject = self.cipher.decrypt("memories", "subject", item.id, blob)
+            except Exception:  # as _decrypt: a failing ciphertext leaves the slot unnamed
+                self.unreadable.append(item.id)
 
     def all_items(self) -> list[cp.PackItem]:
         """Everything in scope, decrypted, best first (user-prompt-submit needs every text)."""
         items = []
-        for row in self.conn.execute(f"SELECT {COLUMNS}, statement_ct, usage_boundary_ct "
-                                     f"{SCOPED_SQL}", self.params):
-            item = _item(row)
-            self._decrypt(item, row[11], row[12])
-            items.append(item)
+        for row in self.conn.execute(f"SELECT {COLUMNS}, statement_ct, usage_boundary_ct, "
+                                     f"subject_ct {SCOPED_SQL}", self.params):
+            if self._sealed(row):
+                item = _item(row)
+                if self._decrypt(item, row[TEXTS_AT], row[TEXTS_AT + 1]):
+                    self._subject(item, row[TEXTS_AT + 2])
+                    items.append(item)
         return items
 
     def index(self) -> cp.TermIndex:

@@ -6,13 +6,14 @@ of config.toml. Standard library only, like fast_read.py: the hook loads it with
 
 from __future__ import annotations
 
+import _thread
 import hashlib
 import json
 import os
 
 from memvet.store import context_pack as cp
 from memvet.store.fast_read import FastReadError
-from memvet.store.workspace import resolve_workspace
+from memvet.store.hook_scope import session_workspace
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~4 ms
 if TYPE_CHECKING:
@@ -54,7 +55,8 @@ def save_given(path: str, ids: list[str], *, prune: bool = False) -> None:
     """Atomic replace, 0600; keeps the newest MAX_GIVEN ids and MAX_SESSIONS files."""
     folder = os.path.dirname(path)
     os.makedirs(folder, mode=0o700, exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
+    # Per process and thread: the daemon's context server answers clients concurrently.
+    tmp = f"{path}.{os.getpid()}.{_thread.get_ident()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="ascii") as handle:
         handle.write("\n".join(list(dict.fromkeys(ids))[-MAX_GIVEN:]) + "\n")
@@ -62,9 +64,19 @@ def save_given(path: str, ids: list[str], *, prune: bool = False) -> None:
     if prune:
         entries = [e for e in os.scandir(folder) if e.is_file()]
         if len(entries) > MAX_SESSIONS:
-            entries.sort(key=lambda e: e.stat().st_mtime)
+            entries.sort(key=_mtime)
             for entry in entries[:len(entries) - MAX_SESSIONS]:
-                os.unlink(entry.path)
+                try:
+                    os.unlink(entry.path)
+                except FileNotFoundError:  # another request pruned it first
+                    pass
+
+
+def _mtime(entry: os.DirEntry) -> float:
+    try:
+        return entry.stat().st_mtime
+    except FileNotFoundError:
+        return 0.0
 
 
 # --- the answer -------------------------------------------------------------------------------------
@@ -114,6 +126,9 @@ def respond(source: Source, event: str, payload: dict[str, Any], home: str,
     if not chosen:
         return None
     source.fill(chosen)
+    chosen = [item for item in chosen if item.statement is not None]  # a ciphertext failed
+    if not chosen:
+        return None
     if memo is not None:
         save_given(memo, [*given, *(item.id for item in chosen)], prune=event == "session-start")
     return cp.hook_output(event, cp.render(event, chosen, left_out))
@@ -122,8 +137,9 @@ def respond(source: Source, event: str, payload: dict[str, Any], home: str,
 def parse_request(host: str, event: str, raw: bytes,
                   process_cwd: str) -> tuple[dict[str, Any], str | None]:
     """The host's hook JSON and the workspace it runs in: the git root of its `cwd`, taken
-    relative to the hook process's own cwd (which the hosts set to the session's). Resolved
-    afresh every time: a daemon's cache would miss a `git init` the direct path sees."""
+    relative to the hook process's own cwd (which the hosts set to the session's), refused when
+    outside the session's project (hook_scope.py). Resolved afresh every time: a daemon's cache
+    would miss a `git init` the direct path sees."""
     if host not in HOSTS or event not in cp.EVENT_NAMES:
         raise FastReadError("usage")
     try:
@@ -132,9 +148,7 @@ def parse_request(host: str, event: str, raw: bytes,
         raise FastReadError("bad_input") from None
     if not isinstance(payload, dict):
         raise FastReadError("bad_input")
-    cwd = payload.get("cwd")
-    cwd = os.path.join(process_cwd, cwd) if isinstance(cwd, str) and cwd else process_cwd
-    return payload, resolve_workspace.__wrapped__(cwd)
+    return payload, session_workspace(payload, process_cwd)
 
 
 def answer(host: str, event: str, raw: bytes, home: str,

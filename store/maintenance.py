@@ -11,11 +11,16 @@ import sqlalchemy as sa
 from memvet.store.audit import T as AUDIT
 from memvet.store.audit import events_after, recent_events, verify_chain
 from memvet.store.core import CAND, MEM, StoreCore
+from memvet.store.errors import IntegrityError
+from memvet.store.integrity import sqlite_check, verify_state
 from memvet.store.lifecycle import check_candidate
-from memvet.store.models import SweepRunRow
+from memvet.store.models import SweepRunRow, TombstoneRow
 from memvet.store.records import AuditEvent, AuditReport
+from memvet.store.row_mac import SEALED
+from memvet.store.sealing import RowSealError, resealed
 
 SWEEPS = SweepRunRow.__table__
+TOMB = TombstoneRow.__table__
 DECAY_FLOOR = 0.05
 
 
@@ -26,9 +31,13 @@ class MaintenanceMixin(StoreCore):
         with self._write() as conn:
             ids = [r.id for r in conn.execute(sa.select(CAND.c.id).where(
                 CAND.c.status == "reserved", CAND.c.lease_expires_at < now))]
-            for cid in ids:
+            for cid in list(ids):  # a copy: rows that fail are dropped from `ids`
+                mac = self._sweep_mac(conn, cid, "stale")
+                if mac is None:
+                    ids.remove(cid)
+                    continue
                 conn.execute(CAND.update().where(CAND.c.id == cid, CAND.c.status == "reserved")
-                             .values(status="stale", updated_at=now))
+                             .values(status="stale", updated_at=now, row_mac=mac))
                 self._audit(conn, "sweep", "candidate.stale", "candidate", cid)
         return len(ids)
 
@@ -38,12 +47,24 @@ class MaintenanceMixin(StoreCore):
         with self._write() as conn:
             ids = [r.id for r in conn.execute(sa.select(CAND.c.id).where(
                 CAND.c.status == "pending", CAND.c.updated_at < cutoff))]
-            for cid in ids:
+            for cid in list(ids):  # a copy: rows that fail are dropped from `ids`
+                mac = self._sweep_mac(conn, cid, "expired")
+                if mac is None:
+                    ids.remove(cid)
+                    continue
                 conn.execute(CAND.update().where(CAND.c.id == cid, CAND.c.status == "pending")
                              .values(status="expired", updated_at=now, decided_by="sweep",
-                                     decided_at=now))
+                                     decided_at=now, row_mac=mac))
                 self._audit(conn, "sweep", "candidate.expired", "candidate", cid)
         return len(ids)
+
+    def _sweep_mac(self, conn: sa.Connection, cid: str, status: str) -> str | None:
+        """A sweep passes over a row that fails its check (reported), never stops on it."""
+        try:
+            return resealed(conn, self.cipher, CAND, cid, {"status": status})
+        except RowSealError:
+            self._note_unreadable("candidates", cid)
+            return None
 
     def retire_due_memories(self, now: datetime) -> int:
         """Memories past their validity (valid_to) or their TTL (expires_at) are retired."""
@@ -53,8 +74,11 @@ class MaintenanceMixin(StoreCore):
                 sa.or_(MEM.c.valid_to <= now, MEM.c.expires_at <= now))).all()
         for row in due:
             reason = "ttl" if row.expires_at is not None and row.expires_at <= now else "expired"
-            self.retire(row.id, actor="sweep", reason=reason,  # type: ignore[attr-defined]
-                        txn_id=f"sweep:{reason}:{row.id}")
+            try:
+                self.retire(row.id, actor="sweep", reason=reason,  # type: ignore[attr-defined]
+                            txn_id=f"sweep:{reason}:{row.id}")
+            except RowSealError:
+                self._note_unreadable("memories", row.id)
         return len(due)
 
     def decay_confidence(self, now: datetime, half_life: timedelta) -> int:
@@ -79,8 +103,33 @@ class MaintenanceMixin(StoreCore):
         return changed
 
     def verify_audit(self) -> AuditReport:
+        """The file (SQLite's quick check), the hash chain and its head, then every row
+        against the state the chain last recorded for it."""
+        states: dict = {}
         with self._read() as conn:
-            return verify_chain(conn, self.cipher)
+            problems = sqlite_check(conn)
+            if problems:
+                return AuditReport(False, 0, None, "the database file is damaged (SQLite: "
+                                   f"{'; '.join(problems)[:300]})")
+            report = verify_chain(conn, self.cipher, states)
+            if not report.ok:
+                return report
+            return verify_state(conn, self.cipher, states, report.events) or report
+
+    def integrity_scan(self, *, deep: bool = False) -> dict[str, object]:
+        """For `memvet doctor`: SQLite's check of the file and every row that fails its row MAC
+        or a ciphertext (ids only)."""
+        with self._read() as conn:
+            problems = sqlite_check(conn, deep=deep)
+            bad: list[str] = []
+            for table, decode in ((CAND, self.candidate_from_row), (MEM, self.memory_from_row),
+                                  (TOMB, self._tombstone_from_row)):  # type: ignore[attr-defined]
+                for row in conn.execute(sa.select(table)):
+                    try:
+                        decode(row)
+                    except IntegrityError:
+                        bad.append(str(row._mapping[SEALED[table.name][0]]))
+        return {"sqlite": problems, "unreadable": {"count": len(bad), "ids": bad}}
 
     def audit_events(self, limit: int = 100) -> list[AuditEvent]:
         with self._read() as conn:

@@ -11,7 +11,9 @@ from memvet.store.core import MEM, StoreCore
 from memvet.store.errors import NotFoundError
 from memvet.store.lifecycle import check_memory
 from memvet.store.models import MemoryTransitionRow, TombstoneRow
-from memvet.store.records import Change, Memory, Reader, Tombstone, Transition
+from memvet.store.records import Change, Memory, Reader, Tombstone, Transition, valid_at
+from memvet.store.sealing import check as check_seal
+from memvet.store.sealing import resealed, seal
 from sqlalchemy import Connection
 
 TRANS = MemoryTransitionRow.__table__
@@ -53,10 +55,14 @@ class MemoryMixin(StoreCore):
             if self._replayed(conn, memory_id, txn_id):
                 return Change(self.memory_from_row(row), replayed=True)
             check_memory(row.status, to_status)
-            self._apply(conn, row, to_status, actor, reason, txn_id)
+            # A row altered without the key refuses every change but the one that takes it out
+            # of use for good (false write, forget): that re-seals it as retired.
+            self._apply(conn, row, to_status, actor, reason, txn_id, repair=tombstone is not None)
+            self.refresh_slot(conn, row)  # type: ignore[attr-defined]
             if tombstone:
                 statement = self._dec("memories", "statement", memory_id, row.statement_ct) or ""
-                self._tombstone(conn, row.content_key, tombstone, memory_id, statement)
+                self._tombstone(conn, row.content_key, tombstone, memory_id, statement,
+                                self._scope_of("memories", row))
             self._audit(conn, actor, f"memory.{reason}", "memory", memory_id, note)
             fresh = conn.execute(sa.select(MEM).where(MEM.c.id == memory_id)).one()
             return Change(self.memory_from_row(fresh))
@@ -66,11 +72,14 @@ class MemoryMixin(StoreCore):
             TRANS.c.memory_id == memory_id, TRANS.c.txn_id == txn_id)).first() is not None
 
     def _apply(self, conn: Connection, row: sa.Row, to_status: str, actor: str, reason: str,
-               txn_id: str, superseded_by: str | None = None) -> None:
+               txn_id: str, superseded_by: str | None = None, repair: bool = False,
+               ends_at: datetime | None = None) -> None:
         now = self.now()
         valid_to = row.valid_to
-        if to_status in ("retired", "superseded") and (valid_to is None or valid_to > now):
-            valid_to = now
+        # ends_at: a correction closes the old validity when the user said it, not at approval
+        end = now if ends_at is None else min(now, max(ends_at, row.valid_from))
+        if to_status in ("retired", "superseded") and (valid_to is None or valid_to > end):
+            valid_to = end
         if to_status == "active" and row.status == "retired":
             valid_to = None  # restored: valid again from now on, history keeps the gap
         values: dict[str, object] = {"status": to_status, "valid_to": valid_to, "updated_at": now,
@@ -81,17 +90,21 @@ class MemoryMixin(StoreCore):
             values["conflict_state"] = "none"
         if superseded_by:
             values["superseded_by_id"] = superseded_by
+        values["row_mac"] = (seal(self.cipher, "memories", {**row._mapping, **values}) if repair
+                             else resealed(conn, self.cipher, MEM, row.id, values, row=row))
         conn.execute(MEM.update().where(MEM.c.id == row.id).values(**values))
         self._append_transition(conn, row.id, row.status, to_status, row.valid_to, valid_to,
                                 actor, reason, txn_id)
 
-    def _supersede(self, conn: Connection, old_id: str, new_id: str, actor: str) -> None:
+    def _supersede(self, conn: Connection, old_id: str, new_id: str, actor: str,
+                   valid_to: datetime | None = None) -> None:
         row = conn.execute(sa.select(MEM).where(MEM.c.id == old_id)).first()
         if row is None or row.status not in ("active", "disputed"):
             return  # already settled; the new memory stands on its own
         check_memory(row.status, "superseded")
         self._apply(conn, row, "superseded", actor, "superseded", f"supersede:{new_id}",
-                    superseded_by=new_id)
+                    superseded_by=new_id, ends_at=valid_to)
+        self._audit(conn, actor, "memory.superseded", "memory", old_id, None)
 
 
 
@@ -128,13 +141,12 @@ class MemoryMixin(StoreCore):
             if limit is not None and as_of is None and recorded_as_of is None:
                 query = query.limit(limit)
             rows = conn.execute(query).all()
-            memories = [self.memory_from_row(r) for r in rows]
+            memories = self._readable(rows, self.memory_from_row, "memories")
             if recorded_as_of is not None:
                 memories = self._as_recorded(conn, memories, recorded_as_of)
                 memories = [m for m in memories if m.status in statuses or as_of is not None]
         if as_of is not None:
-            memories = [m for m in memories if m.retired_reason not in ("false_write",)
-                        and m.valid_from <= as_of and (m.valid_to is None or m.valid_to > as_of)]
+            memories = [m for m in memories if valid_at(m, as_of)]
         return memories[:limit] if limit is not None else memories
 
     def _as_recorded(self, conn: Connection, memories: list[Memory], at: datetime) -> list[Memory]:
@@ -164,18 +176,21 @@ class MemoryMixin(StoreCore):
             if not include_lifted:
                 query = query.where(TOMB.c.lifted_at.is_(None))
             rows = conn.execute(query).all()
-        return [self._tombstone_from_row(r) for r in rows]
+        return self._readable(rows, self._tombstone_from_row, "tombstones")
 
     def _tombstone_from_row(self, r: sa.Row) -> Tombstone:
+        check_seal(self.cipher, "tombstones", r)
         return Tombstone(r.content_key, r.reason, r.created_at, r.seen_again,
                          self._dec("tombstones", "preview", r.content_key, r.preview_ct) or "",
                          r.source_id, r.lifted_at)
 
     def lift_tombstone(self, content_key: str, *, actor: str) -> Tombstone:
         with self._write() as conn:
+            now = self.now()
+            mac = resealed(conn, self.cipher, TOMB, content_key, {"lifted_at": now})
             done = conn.execute(TOMB.update().where(
                 TOMB.c.content_key == content_key, TOMB.c.lifted_at.is_(None)).values(
-                lifted_at=self.now())).rowcount
+                lifted_at=now, row_mac=mac)).rowcount
             if not done:
                 raise NotFoundError(f"no active tombstone {content_key[:16]}", id=content_key)
             self._audit(conn, actor, "tombstone.lifted", "tombstone", content_key[:16])

@@ -186,10 +186,64 @@ def m002_sweep_runs(conn: Connection) -> None:
 
 # Reserved order of the next steps (each helper appends its step HERE, in this order, and
 # removes its placeholder line; the step's number is its position in MIGRATIONS):
-#   m003_row_mac          — issue 9: MAC over security-relevant columns, audit chain head
-#   m004_norm2_keys       — issue 9: content keys re-derived with norm2 canonicalisation
+
+
+def keyed(step: Callable) -> Callable:
+    """Marks a step that needs the store's cipher (it re-derives keyed values): `migrate` calls
+    it as step(conn, cipher), with cipher None on a brand-new store (no rows, no key yet)."""
+    step.keyed = True  # type: ignore[attr-defined]
+    return step
+
+
+@migration
+def m003_row_mac(conn: Connection) -> None:
+    """Issue 9: a MAC over each row's lifecycle, scope and validity columns (row_mac.py), and
+    the entity's MAC after each audit event (`state_mac`), so that a change without the key is
+    detected on read and by `memvet audit verify`. The MACs need the key: `migrate` computes
+    them after the last step (sealing.seal_after_migration), in that step's transaction."""
+    for table in ('memories', 'candidates', 'tombstones'):
+        conn.execute(sa.text(f'ALTER TABLE {table} ADD COLUMN row_mac VARCHAR(64)'))
+    conn.execute(sa.text('ALTER TABLE audit_events ADD COLUMN state_mac VARCHAR(64)'))
+
+
+@migration
+@keyed
+def m004_norm2_keys(conn: Connection, cipher) -> None:  # noqa: ANN001
+    """Tombstones are found by statement and scope, whatever the kind (statement_key,
+    workspace_bidx), and every content key is re-derived with the norm2 canonicalisation."""
+    from memvet.store.norm2_rekey import rekey_norm2
+
+    conn.execute(sa.text("ALTER TABLE tombstones ADD COLUMN statement_key VARCHAR(64)"))
+    conn.execute(sa.text("ALTER TABLE tombstones ADD COLUMN workspace_bidx VARCHAR(64)"))
+    conn.execute(sa.text("CREATE INDEX ix_tombstones_statement_key ON tombstones (statement_key)"))
+    rekey_norm2(conn, cipher)
+
+
+# Still reserved here, before m006:
 #   m005_evidence_identity— issue 9: evidence identified by (file identity, line, message id)
-#   m006_subjects         — issue 13: subjects, slots, compatible marks, valid-from = evidence time
+
+
+def _add_column(conn: Connection, table: str, column: sa.Column, *, index: bool = False) -> None:
+    """ALTER TABLE … ADD COLUMN in the connection's own dialect (SQLite and PostgreSQL alike)."""
+    kind = column.type.compile(dialect=conn.dialect)
+    conn.execute(sa.text(f'ALTER TABLE {table} ADD COLUMN {column.name} {kind}'))
+    if index:
+        conn.execute(sa.text(f'CREATE INDEX ix_{table}_{column.name} ON {table} ({column.name})'))
+
+
+@migration
+def m006_subjects(conn: Connection) -> None:
+    """Issue 13: what each candidate and memory is about (encrypted subject, with a blind index
+    so a slot is found without decrypting the scope) and the keep-both mark of compatible
+    memories of one slot. Subjects of older rows are derived from their statement when read
+    (slots.py). Valid-from of memories approved from now on is the evidence time; older rows keep
+    theirs (valid_from is sealed by the row MAC, which a migration cannot recompute)."""
+    for table in ('candidates', 'memories'):
+        _add_column(conn, table, sa.Column('subject_ct', sa.LargeBinary()))
+        _add_column(conn, table, sa.Column('subject_bidx', sa.String(length=64)), index=True)
+    _add_column(conn, 'memories', sa.Column('compatible_key', sa.String(length=40)))
+
+# Still reserved, in this order:
 #   m007_learning         — issue 12: reviewer-decision features (encrypted)
 #   m008_team             — issue 16: local team outbox / sync state
 

@@ -56,6 +56,7 @@ class CandidateRow(SQLModel, table=True):
     supersedes_id: str | None = Field(default=None, max_length=48)
     decided_by: str | None = Field(default=None, max_length=200)
     decided_at: datetime | None = None
+    subject_bidx: str | None = Field(default=None, index=True, max_length=64)  # slots.py
     statement_ct: bytes | None = _ct(False)
     user_ct: bytes | None = _ct(False)
     workspace_ct: bytes | None = _ct()
@@ -64,6 +65,8 @@ class CandidateRow(SQLModel, table=True):
     usage_boundary_ct: bytes | None = _ct()
     last_error_ct: bytes | None = _ct()
     decision_note_ct: bytes | None = _ct()
+    subject_ct: bytes | None = _ct()
+    row_mac: str | None = Field(default=None, max_length=64)  # row_mac.py
 
 
 class EvidenceRow(SQLModel, table=True):
@@ -103,11 +106,15 @@ class MemoryRow(SQLModel, table=True):
     superseded_by_id: str | None = Field(default=None, max_length=48)
     conflict_state: str = Field(default="none", max_length=16)
     retired_reason: str | None = Field(default=None, max_length=16)
+    subject_bidx: str | None = Field(default=None, index=True, max_length=64)  # slots.py
+    compatible_key: str | None = Field(default=None, max_length=40)  # kept both: one mark
     statement_ct: bytes | None = _ct(False)
     user_ct: bytes | None = _ct(False)
     workspace_ct: bytes | None = _ct()
     session_ct: bytes | None = _ct()
     usage_boundary_ct: bytes | None = _ct()
+    subject_ct: bytes | None = _ct()
+    row_mac: str | None = Field(default=None, max_length=64)  # row_mac.py
 
 
 class MemoryTransitionRow(SQLModel, table=True):
@@ -135,6 +142,11 @@ class TombstoneRow(SQLModel, table=True):
     last_seen_at: datetime | None = None
     lifted_at: datetime | None = None
     preview_ct: bytes | None = _ct()
+    row_mac: str | None = Field(default=None, max_length=64)  # row_mac.py
+    # The statement whatever its kind or scope (crypto.statement_key) and the scope it was
+    # rejected in (null: user-global): admission blocks it at that scope, wider and narrower.
+    statement_key: str | None = Field(default=None, index=True, max_length=64)
+    workspace_bidx: str | None = Field(default=None, max_length=64)
 
 
 class FileCheckpointRow(SQLModel, table=True):
@@ -163,6 +175,7 @@ class AuditEventRow(SQLModel, table=True):
     preview_ct: bytes | None = _ct()
     prev_hash: str = Field(max_length=64)
     hash: str = Field(max_length=64)
+    state_mac: str | None = Field(default=None, max_length=64)  # the entity's row MAC after it
 
 
 class SweepRunRow(SQLModel, table=True):

@@ -1,8 +1,8 @@
 """The recall decision (architecture.md, "Recall decision"): a knowledge state, never just a list.
 
-1. Lexical retrieval over the decrypted texts of the caller's scope, in memory (nothing is
-   written): a memory matches when it holds MATCH_THRESHOLD of the question's terms (stemmed,
-   tool names also as their concept, lexicon.py), weighted by rarity in the scope.
+1. Retrieval over the decrypted texts of the caller's scope, in memory (nothing is written):
+   a memory matches when its relevance (relevance.py: weighted term overlap with synonyms, a
+   subject the question names) reaches the calibrated floor MATCH_THRESHOLD.
 2. Answers: active memories in force now, or for a question `as_of` an earlier time, memories
    valid then (never a forgotten or false-written one). Best first: match, the workspace's own
    over user-global, operator-typed over explicit over inferred, importance, recency.
@@ -24,11 +24,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memvet.store import context_pack as cp
-from memvet.store.records import MEMORY_STATUSES, Candidate, Memory, iso
+from memvet.store import relevance
+from memvet.store.recall_slots import SlotJudge, decide_which
+from memvet.store.records import MEMORY_STATUSES, NEVER_VALID, Candidate, Memory, iso
 from memvet.store.subjects import LINK_THRESHOLD, is_negated, overlap
 
-MATCH_THRESHOLD = 0.25  # idf-weighted share of the question's terms a memory must contain
-ABSENT_WEIGHT = 0.25  # weight of a question word nothing in scope uses (see Recall.score)
+MATCH_THRESHOLD = relevance.FLOOR  # relevance a memory needs to be an answer (relevance.py)
 RELATED = LINK_THRESHOLD  # subject overlap at which the negative pass compares two memories
 SAME_SUBJECT = 0.5  # subject overlap for two same-kind statements to be rival values
 SOFT, HARD = 0.30, 0.60  # contradiction bands (B.2's THRESHOLD_SOFT / THRESHOLD_HARD)
@@ -37,15 +38,10 @@ CO_ANSWER = 0.9  # another answer as good as the best (relative match) is served
 MAX_CONTRADICTIONS = 10  # hard ones first; the rest of a crowded subject is left out
 HISTORICAL_SLACK = timedelta(minutes=1)  # an as_of closer to now than this is a current question
 # Question words that say nothing about the subject; time words too (as_of carries the time).
-QUERY_NOISE = cp.terms(
-    "tell know remember recall said say told memory memories okay ok anything something whether "
-    "back old before earlier previous previously ago last formerly currently nowadays today "
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec")
+QUERY_NOISE = relevance.QUERY_NOISE
 YES_NO = frozenset("can could should shall may might must is are am was were do does did will "
                    "would have has had".split())  # a question starting so asks yes or no
 WH = frozenset("what which how where who whom whose when why".split())
-NEVER_VALID = ("false_write", "forget")  # retired this way: never an answer, not even historical
 REASONS = ("unresolved_conflict", "retired_or_expired", "candidate_or_unverified",
            "insufficient_evidence")
 MISSING = {"unresolved_conflict": "resolved_conflict",
@@ -83,26 +79,9 @@ class Recall:
         self.now, self.as_of = now, as_of
         self.historical = as_of is not None and as_of < now - HISTORICAL_SLACK
         self.at = as_of if self.historical else now
-        self.terms = {m.id: cp.terms(m.statement) for m in memories}
-        texts = [*self.terms.values(), *(cp.terms(c.statement) for c in candidates)]
-        self.df: dict[str, int] = {}
-        for words in texts:
-            for word in words:
-                self.df[word] = self.df.get(word, 0) + 1
-        self.n = len(texts)
-
-    def score(self, words: frozenset[str]) -> float:
-        """The idf-weighted share of the question's terms that `words` contains. A question word
-        no memory or candidate in scope uses weighs ABSENT_WEIGHT of its idf: questions are
-        phrased in words memories rarely repeat, yet it still says the question may be about
-        something memvet was never told."""
-        if not self.q:
-            return 0.0
-        return sum(map(self._weight, self.q & words)) / sum(map(self._weight, self.q))
-
-    def _weight(self, term: str) -> float:
-        df = self.df.get(term, 0)
-        return cp.idf_of(df, self.n) * (ABSENT_WEIGHT if df == 0 else 1.0)
+        self.terms = {m.id: cp.terms(m.statement) for m in memories}  # the negative pass's
+        self.relevance = relevance.Relevance(query, memories, (c.statement for c in candidates))
+        self.slots = SlotJudge()
 
     def answerable(self, m: Memory) -> bool:
         if m.status == "disputed" or m.retired_reason in NEVER_VALID:
@@ -112,7 +91,7 @@ class Recall:
         return m.status == "active" and in_force(m, self.at)
 
     def decide(self) -> dict[str, Any]:
-        self.scores = scores = {m.id: self.score(self.terms[m.id]) for m in self.memories}
+        self.scores = scores = self.relevance.scores()
         matches = [m for m in self.memories if scores[m.id] >= MATCH_THRESHOLD]
         answers = cp.ranked(m for m in matches if self.answerable(m))
         # Stable sorts: match first, then the workspace's own over user-global, then rank.
@@ -131,7 +110,10 @@ class Recall:
         if hard:
             contested = {**self._item(best), "relation": "answer", "severity": "hard",
                          "contradicts": hard[0]["id"]}
-            return self._unknown(matches, [contested, *found[:MAX_CONTRADICTIONS]], conflict=True)
+            out = self._unknown(matches, [contested, *found[:MAX_CONTRADICTIONS]], conflict=True)
+            rivals = {m.id: m for m in self.memories}
+            out["missing_conditions"].append(decide_which(best, [rivals[c["id"]] for c in hard]))
+            return out
         by_id = {m.id: m for m in self.memories}
         boundaries = [c for c in found if c["relation"] in LIMITING_RELATIONS
                       and negative(by_id[c["id"]])][:MAX_ANSWERS]
@@ -204,26 +186,22 @@ class Recall:
         return max(overlap(a, b), overlap(qa, qb) if qa and qb else 0.0)
 
     def _contradiction(self, best: Memory, other: Memory) -> tuple[str, str, float] | None:
-        a, b = self.terms[best.id], self.terms[other.id]
-        subject = self._subject(a, b)
-        both_answer = min(self.scores[best.id], self.scores[other.id]) >= MATCH_THRESHOLD
+        """Hard only within one slot, on values (recall_slots.py); a rule of another subject
+        that limits the answer is a soft boundary."""
+        clash = self.slots.clash(best, other)
+        if clash is not None:
+            if specific(best) and not specific(other):
+                return "overridden", "soft", 1.0  # the workspace's own answer wins
+            return ("opposite_polarity" if clash == "negation" else "different_value",
+                    "hard", 1.0)
         if negative(best) != negative(other):
             neg, pos = (best, other) if negative(best) else (other, best)
             if neg.kind == "constraint" and pos.kind != "constraint":
                 # A rule limiting how: a boundary. Both answering the question relates them.
+                subject = self._subject(self.terms[best.id], self.terms[other.id])
+                both_answer = min(self.scores[best.id], self.scores[other.id]) >= MATCH_THRESHOLD
                 if subject >= RELATED or both_answer:
                     return "prohibition", "soft", subject
-                return None
-            if subject >= RELATED:
-                severity = "hard" if subject >= SAME_SUBJECT else "soft"
-                return "opposite_polarity", severity, subject
-            return None
-        if other.kind == best.kind and subject >= SAME_SUBJECT and (a - b) and (b - a):
-            # Rival values of one subject; a rival that answers the question about as well as
-            # the best answer is a conflict, a weaker one is only worth mentioning.
-            rival = self._relative(other, best)
-            if rival >= SOFT:
-                return "different_value", "hard" if rival >= HARD else "soft", rival
         return None
 
     def _unknown(self, matches: list[Memory], contradictions: list[dict[str, Any]], *,
@@ -238,7 +216,7 @@ class Recall:
                 present["retired_or_expired"] = True
                 excluded.append({"id": m.id, "status": m.status, "reason": "retired_or_expired"})
         for c in self.candidates:
-            if self.score(cp.terms(c.statement)) >= MATCH_THRESHOLD:
+            if self.relevance.of_text(c.statement) >= MATCH_THRESHOLD:
                 present["candidate_or_unverified"] = True
                 excluded.append({"id": c.id, "status": c.status,
                                  "reason": "candidate_or_unverified"})
@@ -274,6 +252,10 @@ def recall(store: Any, query: str, *, workspace: str | None, as_of: datetime | N
         reader, QueueFilter(statuses=("pending", "reserved", "stale")), limit=None)
     now = store.now()
     if recorded_as_of is not None:
-        now = min(now, recorded_as_of)
         candidates = [c for c in candidates if c.created_at <= recorded_as_of]
+        if recorded_as_of < now - HISTORICAL_SLACK:
+            # The store as recorded then answers as history, never as what is current now.
+            as_of = as_of or recorded_as_of
+        else:
+            now = min(now, recorded_as_of)
     return Recall(query, memories, candidates, now=now, as_of=as_of).decide()

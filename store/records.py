@@ -16,7 +16,21 @@ CANDIDATE_STATUSES = ("pending", "reserved", "stale", "committed", "rejected", "
 MEMORY_STATUSES = ("active", "superseded", "retired", "disputed")
 RETIRE_REASONS = ("false_write", "operator", "expired", "ttl", "forget")
 POLARITIES = ("assert", "deny")
+ADOPTED = "adopted"  # the reason an adopted proposal carries (daemon/extraction/adoption.py)
 EXCERPT_LIMIT = 280  # characters; evidence excerpts are cut to this before encryption
+
+
+NEVER_VALID = ("false_write", "forget")  # retired so: never an answer, not even in history
+
+
+def valid_at(memory: Memory, at: datetime) -> bool:
+    """The one rule of valid time, for `recall --as-of` and `memories list --as-of` alike: valid
+    from when the user said it (the evidence time) until a correction said otherwise, a retirement
+    or its TTL; a false write or a forget was never valid. Record time (`--recorded-as-of`) first
+    rebuilds status and validity as recorded then (memories.py), then applies the same rule."""
+    return (memory.retired_reason not in NEVER_VALID and memory.valid_from <= at
+            and (memory.valid_to is None or memory.valid_to > at)
+            and (memory.expires_at is None or memory.expires_at > at))
 
 
 def iso(value: datetime | None) -> str | None:
@@ -83,6 +97,7 @@ class CandidateDraft:
         return {"statement": self.statement, "kind": self.kind, "source_type": self.source_type,
                 "confidence": round(self.confidence, 3), "reasons": list(self.reasons),
                 "scope": self.scope.to_json(), "host": self.host, "polarity": self.polarity,
+                "adopted": ADOPTED in self.reasons,  # built from an assistant proposal the user kept
                 "evidence": self.evidence.to_json() if self.evidence else None}
 
 
@@ -117,11 +132,14 @@ class Candidate:
     supersedes_id: str | None = None
     decided_by: str | None = None
     decided_at: datetime | None = None
+    subject: str = ""  # the slot it fills (slots.py); derived at admission, editable at approval
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "status": self.status, "statement": self.statement, "kind": self.kind,
+                "subject": self.subject,
                 "source_type": self.source_type, "host": self.host, "scope": self.scope.to_json(),
                 "confidence": round(self.confidence, 3), "reasons": list(self.reasons),
+                "adopted": ADOPTED in self.reasons,
                 "evidence_count": self.evidence_count, "created_at": iso(self.created_at),
                 "updated_at": iso(self.updated_at), "polarity": self.polarity,
                 "memory_id": self.memory_id, "supersedes_id": self.supersedes_id,
@@ -173,9 +191,12 @@ class Memory:
     retired_reason: str | None = None
     expires_at: datetime | None = None
     updated_at: datetime | None = None
+    subject: str = ""  # the slot it fills (slots.py)
+    compatible_key: str | None = None  # memories of one slot kept both share this mark
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "statement": self.statement, "kind": self.kind, "status": self.status,
+                "subject": self.subject, "compatible_key": self.compatible_key,
                 "scope": self.scope.to_json(), "source_type": self.source_type, "host": self.host,
                 "candidate_id": self.candidate_id, "valid_from": iso(self.valid_from),
                 "valid_to": iso(self.valid_to), "recorded_at": iso(self.recorded_at),
@@ -208,13 +229,18 @@ class CandidateDetail:
 
     candidate: Candidate
     evidence: tuple[Evidence, ...]
-    conflicts: tuple[Memory, ...]  # active memories in scope on the same subject
+    conflicts: tuple[Memory, ...]  # rival memories: its slot's, and what a correction replaces
     supersedes: Memory | None  # the memory a correction would replace
     tombstone: Tombstone | None  # a (lifted or active) tombstone on the same content
+    slot: tuple[Memory, ...] = ()  # every active or disputed memory of its slot in its scope
+    preselect: tuple[str, ...] = ()  # what approving supersedes unless the operator says else
+    correction: bool = False  # it says it replaces something ("moved from X to Y")
 
     def to_json(self) -> dict[str, Any]:
         return {**self.candidate.to_json(), "evidence": [e.to_json() for e in self.evidence],
                 "conflicts": [m.to_json() for m in self.conflicts],
+                "slot": [m.id for m in self.slot], "preselect": list(self.preselect),
+                "correction": self.correction,
                 "supersedes": self.supersedes.to_json() if self.supersedes else None,
                 "tombstone": self.tombstone.to_json() if self.tombstone else None}
 
@@ -227,6 +253,7 @@ class AdmissionResult:
     candidate_id: str | None = None
     memory_id: str | None = None
     content_key: str | None = None
+    tombstone: str | None = None  # the content key of the tombstone a `tombstoned` draft hit
 
 
 @dataclass(frozen=True)
@@ -243,6 +270,14 @@ class Edits:
     supersede: bool | None = None  # None: follow the candidate's link; False: keep both
     supersede_id: str | None = None  # the conflicting active memory the operator chose to replace
     polarity: str | None = None  # "assert" or "deny": the extractor can misread a negation
+    subject: str | None = None  # the slot it fills, as the operator corrected it
+    # The decision on the slot's rival memories (slots.py): None leaves them as they are (recall
+    # then answers UNKNOWN for the slot); "ask" refuses with ConflictError; "supersede" replaces
+    # supersede_ids (or, empty, every rival); "keep_both" marks them compatible; "dispute"
+    # takes all of them out of recall until settled.
+    conflict: str | None = None
+    supersede_ids: tuple[str, ...] = ()
+    force_over_tombstone: bool = False  # commit although a tombstone blocks it (audited)
 
 
 @dataclass(frozen=True)
@@ -262,6 +297,7 @@ class AuditReport:
     events: int
     first_bad_seq: int | None = None
     problem: str | None = None
+    entity: str | None = None  # the record whose state does not match the chain ("memory m_…")
 
 
 @dataclass(frozen=True)

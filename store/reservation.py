@@ -9,7 +9,7 @@ import socket
 from datetime import timedelta
 
 import sqlalchemy as sa
-from memvet.store.core import CAND, MEM, StoreCore
+from memvet.store.core import CAND, MEM
 from memvet.store.errors import (
     AlreadyDecidedError,
     IllegalTransitionError,
@@ -22,6 +22,10 @@ from memvet.store.errors import (
 from memvet.store.lifecycle import check_candidate
 from memvet.store.models import MemoryTransitionRow, TombstoneRow
 from memvet.store.records import KINDS, POLARITIES, Candidate, Edits, Lease, Memory
+from memvet.store.sealing import resealed, seal
+from memvet.store.slot_decisions import subject_for
+from memvet.store.text_safety import sanitise, sanitise_optional
+from memvet.store.tombstones import TombstoneMixin
 from sqlalchemy import Connection
 
 TRANS = MemoryTransitionRow.__table__
@@ -38,16 +42,18 @@ def memory_id_for(candidate_id: str) -> str:
     return "m_" + candidate_id.removeprefix("c_")
 
 
-class ReservationMixin(StoreCore):
+class ReservationMixin(TombstoneMixin):
     def reserve(self, candidate_id: str, *, owner: str, ttl: timedelta = DEFAULT_LEASE) -> Lease:
         now = self.now()
         lease = Lease(owner=owner, token=secrets.token_hex(16), reserved_at=now,
                       expires_at=now + ttl)
         with self._write() as conn:
+            mac = resealed(conn, self.cipher, CAND, candidate_id, {"status": "reserved"})
             done = conn.execute(CAND.update().where(
                 CAND.c.id == candidate_id, CAND.c.status == "pending").values(
                 status="reserved", lease_token=lease.token, lease_owner=owner[:200],
-                reserved_at=now, lease_expires_at=lease.expires_at, updated_at=now)).rowcount
+                reserved_at=now, lease_expires_at=lease.expires_at, updated_at=now,
+                row_mac=mac)).rowcount
             if not done:
                 self._explain_not_pending(conn, candidate_id)
             self._audit(conn, owner, "candidate.reserved", "candidate", candidate_id)
@@ -90,7 +96,8 @@ class ReservationMixin(StoreCore):
             conn.execute(CAND.update().where(CAND.c.id == candidate_id).values(
                 status="committed", memory_id=memory.id, lease_token=None,
                 decided_by=actor[:200], decided_at=self.now(), updated_at=self.now(),
-                last_error_ct=None))
+                last_error_ct=None, row_mac=resealed(conn, self.cipher, CAND, candidate_id,
+                                                     {"status": "committed"}, row=row)))
             self._audit(conn, actor, "candidate.committed", "candidate", candidate_id,
                         memory.statement)
             return memory
@@ -109,13 +116,19 @@ class ReservationMixin(StoreCore):
                 CAND.c.id == candidate_id, CAND.c.status == row.status).values(
                 status="pending", lease_token=None, lease_owner=None, reserved_at=None,
                 lease_expires_at=None, updated_at=self.now(),
+                row_mac=resealed(conn, self.cipher, CAND, candidate_id, {"status": "pending"},
+                                 row=row),
                 last_error_ct=self.cipher.encrypt("candidates", "last_error", candidate_id,
                                                   error[:500])))
             self._audit(conn, actor, "candidate.released", "candidate", candidate_id)
 
     def approve(self, candidate_id: str, *, actor: str, edits: Edits | None = None,
                 ttl: timedelta = DEFAULT_LEASE) -> Memory:
-        """Reserve, commit, and release with the error kept if anything fails in between."""
+        """Reserve, commit, and release with the error kept if anything fails in between.
+        With `edits.conflict == "ask"` a conflict is refused before anything is reserved (and
+        again inside the commit, which is what decides)."""
+        if edits is not None and edits.conflict == "ask":
+            self.check_conflicts(candidate_id, edits)  # type: ignore[attr-defined]
         lease = self.reserve(candidate_id, owner=actor, ttl=ttl)
         try:
             return self.commit(candidate_id, lease.token, actor=actor, edits=edits)
@@ -133,16 +146,20 @@ class ReservationMixin(StoreCore):
         source = "stale" if recovery else "pending"
         now = self.now()
         with self._write() as conn:
+            mac = resealed(conn, self.cipher, CAND, candidate_id, {"status": "rejected"})
             done = conn.execute(CAND.update().where(
                 CAND.c.id == candidate_id, CAND.c.status == source).values(
                 status="rejected", lease_token=None, decided_by=actor[:200], decided_at=now,
+                row_mac=mac,
                 updated_at=now, decision_note_ct=self.cipher.encrypt(
-                    "candidates", "decision_note", candidate_id, reason))).rowcount
+                    "candidates", "decision_note", candidate_id,
+                    sanitise_optional(reason)))).rowcount
             if not done:
                 self._explain_not_pending(conn, candidate_id)
             row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).one()
             cand = self.candidate_from_row(row)
-            self._tombstone(conn, row.content_key, "rejected", candidate_id, cand.statement)
+            self._tombstone(conn, row.content_key, "rejected", candidate_id, cand.statement,
+                            cand.scope)
             self._audit(conn, actor, "candidate.rejected", "candidate", candidate_id)
             return cand
 
@@ -150,14 +167,21 @@ class ReservationMixin(StoreCore):
         """rejected → pending, lifting the tombstone the reject wrote."""
         now = self.now()
         with self._write() as conn:
+            mac = resealed(conn, self.cipher, CAND, candidate_id, {"status": "pending"})
             done = conn.execute(CAND.update().where(
                 CAND.c.id == candidate_id, CAND.c.status == "rejected").values(
-                status="pending", decided_by=None, decided_at=None, updated_at=now)).rowcount
+                status="pending", decided_by=None, decided_at=None, updated_at=now,
+                row_mac=mac)).rowcount
             if not done:
                 self._explain_not_pending(conn, candidate_id)
             row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).one()
-            conn.execute(TOMB.update().where(TOMB.c.content_key == row.content_key,
-                                             TOMB.c.source_id == candidate_id).values(lifted_at=now))
+            tomb = conn.execute(sa.select(TOMB).where(TOMB.c.content_key == row.content_key,
+                                                      TOMB.c.source_id == candidate_id)).first()
+            if tomb is not None:
+                conn.execute(TOMB.update().where(TOMB.c.content_key == tomb.content_key).values(
+                    lifted_at=now, row_mac=resealed(conn, self.cipher, TOMB, tomb.content_key,
+                                                    {"lifted_at": now}, row=tomb)))
+                self._audit(conn, actor, "tombstone.lifted", "tombstone", tomb.content_key[:16])
             self._audit(conn, actor, "candidate.unrejected", "candidate", candidate_id)
             return self.candidate_from_row(row)
 
@@ -184,7 +208,10 @@ class ReservationMixin(StoreCore):
     def _insert_memory(self, conn: Connection, cand: Candidate, edits: Edits, actor: str) -> Memory:
         now = self.now()
         mid = memory_id_for(cand.id)
-        statement = (edits.statement or cand.statement).strip()
+        # An edited statement is new text: it passes the same gate as admission.
+        statement = (sanitise(edits.statement) if edits.statement else cand.statement).strip()
+        if not statement:
+            raise UsageError("the edited statement is empty")
         kind = edits.kind or cand.kind
         if kind not in KINDS:
             raise UsageError(f"unknown kind {kind!r}")
@@ -195,22 +222,38 @@ class ReservationMixin(StoreCore):
         scope = type(cand.scope)(user=cand.scope.user, workspace=workspace,
                                  session=cand.scope.session)
         key = self.cipher.content_key(scope.user, scope.workspace, None, kind, statement)
+        self.refuse_over_tombstone(conn, scope, statement, candidate_id=cand.id,
+                                   force=edits.force_over_tombstone, actor=actor)
+        subject = subject_for(cand, edits, statement, kind)
+        valid_from = edits.valid_from or self.statement_time(conn, cand)  # type: ignore[attr-defined]
+        found = self.slot_conflicts(conn, cand, statement=statement, kind=kind,  # type: ignore[attr-defined]
+                                    polarity=polarity, subject=subject, workspace=workspace,
+                                    exclude=mid)
         supersede = None if edits.supersede is False else (edits.supersede_id or cand.supersedes_id)
+        if edits.conflict in ("keep_both", "dispute"):
+            supersede = None
+        elif edits.conflict == "supersede":
+            supersede = next(iter(edits.supersede_ids or found.preselect), None)
         c = self.cipher
-        conn.execute(MEM.insert(), dict(
+        values = dict(
             id=mid, candidate_id=cand.id, status="active", kind=kind,
             source_type=cand.source_type, host=cand.host, content_key=key,
             polarity=polarity, confidence=cand.confidence, importance=cand.importance,
-            approved_by=actor[:200], valid_from=edits.valid_from or now, valid_to=edits.valid_to,
+            approved_by=actor[:200], valid_from=valid_from, valid_to=edits.valid_to,
             recorded_at=now, updated_at=now, supersedes_id=supersede,
             statement_ct=c.encrypt("memories", "statement", mid, statement),
             usage_boundary_ct=c.encrypt("memories", "usage_boundary", mid,
-                                        edits.usage_boundary or cand.usage_boundary),
-            **self._scope_columns("memories", mid, scope)))
+                                        sanitise_optional(edits.usage_boundary)
+                                        or cand.usage_boundary),
+            **self._scope_columns("memories", mid, scope),
+            **self._subject_columns("memories", mid, subject, scope.workspace, scope.user))
+        conn.execute(MEM.insert(), {**values, "row_mac": seal(c, "memories", values)})
         self._append_transition(conn, mid, None, "active", None, edits.valid_to, actor,
                                 "approved", f"commit:{cand.id}")
-        if supersede:
-            self._supersede(conn, supersede, mid, actor)
+        if supersede and edits.conflict != "supersede":
+            self._supersede(conn, supersede, mid, actor, valid_to=valid_from)
+            found = found.without(supersede)
+        self.settle_slot(conn, mid, found, edits, actor, valid_from)  # type: ignore[attr-defined]
         self._audit(conn, actor, "memory.created", "memory", mid, statement)
         row = conn.execute(sa.select(MEM).where(MEM.c.id == mid)).one()
         return self.memory_from_row(row)
@@ -223,20 +266,5 @@ class ReservationMixin(StoreCore):
             memory_id=memory_id, from_status=from_status, to_status=to_status,
             valid_to_before=valid_to_before, valid_to_after=valid_to_after, actor=actor[:200],
             reason=reason, txn_id=txn_id, at=self.now()))
-
-    def _tombstone(self, conn: Connection, content_key: str, reason: str, source_id: str,
-                   statement: str) -> None:
-        now = self.now()
-        existing = conn.execute(sa.select(TOMB.c.content_key).where(
-            TOMB.c.content_key == content_key)).first()
-        preview = self.cipher.encrypt("tombstones", "preview", content_key, statement[:120])
-        if existing:
-            conn.execute(TOMB.update().where(TOMB.c.content_key == content_key).values(
-                reason=reason, source_id=source_id, lifted_at=None, preview_ct=preview))
-        else:
-            conn.execute(TOMB.insert(), dict(content_key=content_key, reason=reason,
-                                              source_id=source_id, created_at=now, seen_again=0,
-                                              preview_ct=preview))
-        self._audit(conn, "store", "tombstone.written", "tombstone", content_key[:16])
 
 

@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from memvet.store.engine import write_transaction
 from memvet.store.errors import SchemaMismatchError
 from memvet.store.migrations import MIGRATIONS, SCHEMA_VERSION
+from memvet.store.sealing import before_migration, seal_after_migration
 from sqlalchemy import Engine
 
 
@@ -20,10 +21,15 @@ def current_version(engine: Engine) -> int:
     return int(value) if value is not None else 0
 
 
-def migrate(engine: Engine, *, target: int = SCHEMA_VERSION) -> list[str]:
-    """Apply every missing step up to `target`, each in its own transaction. Returns their names."""
+def migrate(engine: Engine, *, target: int = SCHEMA_VERSION, cipher=None) -> list[str]:  # noqa: ANN001
+    """Apply every missing step up to `target`, each in its own transaction. Returns their names.
+    `cipher`: the store's, for the keyed steps (migrations.keyed); None on a brand-new store."""
     applied = []
     version = current_version(engine)
+    last = min(target, len(MIGRATIONS))
+    if version < last:
+        with write_transaction(engine) as conn:
+            before = before_migration(conn, cipher)
     for number, step in enumerate(MIGRATIONS[:target], start=1):
         if number <= version:
             continue
@@ -31,7 +37,9 @@ def migrate(engine: Engine, *, target: int = SCHEMA_VERSION) -> list[str]:
             # Re-check under the write lock: another process may have migrated meanwhile.
             if number <= _version_in(conn):
                 continue
-            step(conn)
+            step(conn, cipher) if getattr(step, "keyed", False) else step(conn)
+            if number == last:  # row MACs need the key: computed once, after every step
+                seal_after_migration(conn, cipher, *before)
             _record_version(conn, number)
         applied.append(step.__name__)
     return applied
@@ -51,7 +59,7 @@ def _record_version(conn: sa.Connection, number: int) -> None:
                          "('migrated_at', :t)"), {"v": str(number), "t": now})
 
 
-def ensure_schema(engine: Engine, *, mode: str) -> int:
+def ensure_schema(engine: Engine, *, mode: str, cipher=None) -> int:  # noqa: ANN001
     """mode: "create" migrates an empty database only; "upgrade" also upgrades an older one;
     "never" only checks. Any other version mismatch stops with exit 3 and says what to run."""
     version = current_version(engine)
@@ -61,7 +69,7 @@ def ensure_schema(engine: Engine, *, mode: str) -> int:
         migrate(engine)
         return SCHEMA_VERSION
     if version < SCHEMA_VERSION and mode == "upgrade":
-        migrate(engine)
+        migrate(engine, cipher=cipher)
         return SCHEMA_VERSION
     if version < SCHEMA_VERSION:
         raise SchemaMismatchError(

@@ -14,7 +14,8 @@ from memvet.store.candidates import CandidateReadMixin
 from memvet.store.checkpoints import CKPT, CheckpointMixin
 from memvet.store.core import Clock, random_id, utcnow
 from memvet.store.crypto import FieldCipher
-from memvet.store.engine import ChangeSignal, create_store_engine, optimize
+from memvet.store.engine import ChangeSignal, create_store_engine, damaged_store_error, optimize
+from memvet.store.errors import no_store_error
 from memvet.store.keyring_setup import key_info, load_cipher, rotate_kek
 from memvet.store.maintenance import MaintenanceMixin
 from memvet.store.memories import MemoryMixin
@@ -22,10 +23,11 @@ from memvet.store.paths import ensure_private_dir, memvet_home
 from memvet.store.records import StoreStatus
 from memvet.store.reservation import ReservationMixin
 from memvet.store.schema import current_version, ensure_schema
+from memvet.store.slot_decisions import SlotMixin
 
 
 class Store(AdmissionMixin, BulkMixin, CheckpointMixin, ReservationMixin, MemoryMixin,
-            CandidateReadMixin, MaintenanceMixin):
+            CandidateReadMixin, MaintenanceMixin, SlotMixin):
     home: Path
     path: Path
 
@@ -63,22 +65,35 @@ class Store(AdmissionMixin, BulkMixin, CheckpointMixin, ReservationMixin, Memory
 
 def open_store(home: Path | None = None, *, schema: str = "create", clock: Clock = utcnow,
                new_id: Callable[[str], str] = random_id, user: str | None = None,
-               cipher: FieldCipher | None = None) -> Store:
+               cipher: FieldCipher | None = None, create: bool | None = None) -> Store:
     """Open (or create) the store under MEMVET_HOME.
 
     schema: "create" (default: an empty database is migrated, an older one is refused with
     exit 3), "upgrade" (the daemon and `memvet migrate`), "never" (the inspector: check only).
+    create: make a new store when there is none (default: unless schema is "never"); reading
+    commands pass False and get NoStoreError, with nothing written, not even the folder.
     cipher: only the encrypted-versus-plaintext benchmark passes one.
     """
     home = Path(home) if home is not None else memvet_home()
-    ensure_private_dir(home)
     path = home / "memvet.db"
+    create = schema != "never" if create is None else create
+    if not create and not path.is_file():
+        raise no_store_error(path)
+    ensure_private_dir(home)
+    existed = path.is_file()
     engine = create_store_engine(path)
     try:
         version = current_version(engine)
+        if version == 0 and existed and any((home / "keys").glob("kek-v*")):
+            # Its key is there, so a store was: the file lost its contents (truncated).
+            raise damaged_store_error(path, "the file is empty, yet its key exists")
+        if version == 0 and not create:
+            raise no_store_error(path)  # an empty file an older memvet left: not a store
+        existing = None
         if version > 0 and cipher is None:
-            load_cipher(engine, home, clock())  # a wrong or missing key stops before any write
-        ensure_schema(engine, mode=schema)
+            # A wrong or missing key stops before any write; keyed migrations need the cipher.
+            existing, _ = load_cipher(engine, home, clock())
+        ensure_schema(engine, mode=schema, cipher=cipher or existing)
         provider_name = "benchmark"
         if cipher is None:
             cipher, provider = load_cipher(engine, home, clock())

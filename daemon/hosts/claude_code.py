@@ -12,7 +12,8 @@ import os
 import re
 from typing import Any
 
-from memvet.daemon.hosts import rawjson
+from memvet.daemon.hosts import queued, rawjson
+from memvet.daemon.hosts.previous import PreviousMessage
 from memvet.daemon.hosts.rawjson import COLON, KEY, SHORT, SMALL, WS, NotPlain, captures
 from memvet.daemon.hosts.turns import (
     MAX_LINE_BYTES,
@@ -43,6 +44,11 @@ _BLOCK_TO_CONTENT = re.compile(WS + rb"\{" + WS + rb'(?:(?!"content")' + capture
 _BLOCK_REST = re.compile(rb"(?:" + WS + rb"," + WS + captures({"type": SHORT}) + rb")*" + WS + rb"\}" + WS
                          + rb"(?P<next>[,\]])")
 _TOOL_RESULT = b'"tool_result"'
+# An assistant line with a text block (inside a string it would be escaped); the content comes
+# right after the envelope, so its first bytes say.
+_TEXT_BLOCK, _TEXT_BLOCK_SPACED = b'"type":"text"', b'"type": "text"'
+# Line types that hold a prompt typed while the agent was busy when their bytes say so.
+_MAY_QUEUE = {b'"queue-operation"': b'"enqueue"', b'"attachment"': b'"queued_command"'}
 _TOOL_RESULTS = ParseResult.skip("tool_result")
 # Text the CLI writes into a user line on the person's behalf.
 _PROTOCOL_TEXT = re.compile(
@@ -63,6 +69,7 @@ class ClaudeCodeParser:
     def __init__(self, path: str, state: SessionState, *, want_assistant: bool = False) -> None:
         self.state = state
         self.want_assistant = want_assistant
+        self.previous = PreviousMessage(_assistant_text, state.proposal)
         if is_sidechain_path(path):
             state.sidechain = True
 
@@ -97,6 +104,8 @@ class ClaudeCodeParser:
             return _TOOL_RESULTS
         if kind is None or kind[:1] != b'"' or b"\\" in kind:
             return None
+        if kind in _MAY_QUEUE and _MAY_QUEUE[kind] in line:
+            return None  # may hold a queued prompt: decode (these lines are few and short)
         line_type = rawjson.text(kind)
         self._note_bytes(line, head)
         return ParseResult.skip(line_type if line_type in _KNOWN_TYPES else "unknown_type")
@@ -133,6 +142,8 @@ class ClaudeCodeParser:
         state.last_assistant_id = message_id
         if state.sidechain or sidechain == b"true":
             return ParseResult.skip("sidechain")
+        if line.find(_TEXT_BLOCK, 0, 4096) >= 0 or line.find(_TEXT_BLOCK_SPACED, 0, 4096) >= 0:
+            self.previous.hold(line, message_id, line_no)
         return self._placeholder(first_block, message_id, line_no)
 
     # --- decoded lines -------------------------------------------------------------------------
@@ -146,6 +157,10 @@ class ClaudeCodeParser:
             return self._user(record, line_no)
         if line_type == "assistant":
             return self._assistant(record, line_no)
+        if line_type == "queue-operation":
+            return queued.enqueued(record, line_no, self.state)
+        if line_type == "attachment":
+            return queued.attached(record, line_no, self.state)
         if line_type in _KNOWN_TYPES:
             return ParseResult.skip(line_type)
         return ParseResult.skip("unknown_type")
@@ -192,6 +207,8 @@ class ClaudeCodeParser:
             return ParseResult.skip("no_text")
         if _PROTOCOL_TEXT.match(text):
             return ParseResult.skip("command_or_interrupt")
+        if queued.is_echo(text, self.state):
+            return ParseResult.skip(queued.ECHO)
         turn = Turn("user", text, line_no, uuid, text_of(record.get("timestamp")))
         return ParseResult.of(turn)
 
@@ -209,9 +226,13 @@ class ClaudeCodeParser:
         if isinstance(content, list):
             texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
                      and isinstance(b.get("text"), str)]
-        if not self.want_assistant or not texts:
+        if not texts:
             return self._placeholder(first_block, message_id, line_no)
-        turn = Turn("assistant", "\n\n".join(texts), line_no, message_id, text_of(record.get("timestamp")))
+        text = "\n\n".join(texts)
+        self.previous.hold_text(text, message_id, line_no)
+        if not self.want_assistant:
+            return self._placeholder(first_block, message_id, line_no)
+        turn = Turn("assistant", text, line_no, message_id, text_of(record.get("timestamp")))
         return ParseResult.of(turn)
 
     @staticmethod
@@ -253,3 +274,15 @@ def _session_fields(line: bytes) -> tuple[str | None, str | None, str | None]:
         if record is None:
             return None, None, None
         return text_of(record.get("sessionId")), text_of(record.get("cwd")), text_of(record.get("version"))
+
+
+def _assistant_text(line: bytes) -> str | None:
+    """The text blocks of an assistant line held by `PreviousMessage` (decoded when asked)."""
+    record, _ = decode_line(line)
+    message = record.get("message") if record is not None else None
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return None
+    texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+             and isinstance(b.get("text"), str)]
+    return "\n\n".join(texts) or None

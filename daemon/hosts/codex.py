@@ -10,11 +10,11 @@ never prompts, and neither is anything in a sub-agent thread.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
 
 from memvet.daemon.hosts import rawjson
+from memvet.daemon.hosts.previous import PreviousMessage
 from memvet.daemon.hosts.rawjson import COLON, SHORT, WS, NotPlain, captures
 from memvet.daemon.hosts.turns import (
     MAX_LINE_BYTES,
@@ -22,6 +22,7 @@ from memvet.daemon.hosts.turns import (
     SessionState,
     Turn,
     decode_line,
+    fingerprint,
     text_of,
 )
 
@@ -42,17 +43,13 @@ _ENV_CWD = re.compile(r"<cwd>([^<\n]{1,4096})</cwd>")
 _REQUEST_MARKER = "## My request for Codex:"  # 2025 builds wrapped the prompt after this line
 
 
-def fingerprint(text: str) -> str:
-    normal = " ".join(text.split())
-    return "p:" + hashlib.blake2b(normal.encode("utf-8", "replace"), digest_size=8).hexdigest()
-
-
 class CodexParser:
     host = HOST
 
     def __init__(self, path: str, state: SessionState, *, want_assistant: bool = False) -> None:
         self.state = state
         self.want_assistant = want_assistant
+        self.previous = PreviousMessage(_assistant_text, state.proposal)
 
     def parse(self, raw: bytes, line_no: int) -> ParseResult:
         stripped = raw.strip()
@@ -89,6 +86,7 @@ class CodexParser:
                 state.last_assistant_id = message_id
                 if state.sidechain:
                     return ParseResult.skip("sidechain")
+                self.previous.hold(line, message_id, line_no)
                 return ParseResult.of(Turn("assistant", "", line_no, message_id, None))
             if role is None or role == b'"user"' or role == b'"assistant"':
                 return None
@@ -175,7 +173,11 @@ class CodexParser:
         self.state.last_assistant_id = message_id
         if self.state.sidechain:
             return ParseResult.skip("sidechain")
-        text = _joined_text(payload.get("content"), ("output_text", "text")) if self.want_assistant else ""
+        text = _joined_text(payload.get("content"), ("output_text", "text"))
+        if text:
+            self.previous.hold_text(text, message_id, line_no)
+        if not self.want_assistant:
+            text = ""
         # Without text it only counts: it keeps no time either (it never becomes a draft).
         return ParseResult.of(Turn("assistant", text or "", line_no, message_id, stamp if text else None))
 
@@ -229,6 +231,13 @@ def _joined_text(content: Any, block_types: tuple[str, ...]) -> str | None:
     texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") in block_types
              and isinstance(b.get("text"), str)]
     return "\n".join(texts) if texts else None
+
+
+def _assistant_text(line: bytes) -> str | None:
+    """The text of an assistant message line held by `PreviousMessage` (decoded when asked)."""
+    record, _ = decode_line(line)
+    payload = record.get("payload", record) if record is not None else None
+    return _joined_text(payload.get("content"), ("output_text", "text")) if isinstance(payload, dict) else None
 
 
 def _small(line: bytes, payload: re.Match[bytes], name: str) -> bytes | None:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import re
 
+from memvet.daemon.hosts.turns import without_lone_surrogates
+
 WS = rb"[ \t\r\n]*"
 COLON = WS + rb":" + WS
 STRING = rb'"[^"]*+(?<!\\)"'  # no escaped quote inside ([^"] runs fast in the regex engine)
@@ -121,6 +123,8 @@ def text(raw: bytes | None, *, cache: bool = True) -> str | None:
         value = json.loads(raw) if b"\\" in raw else raw[1:-1].decode("utf-8")
     except ValueError:  # also UnicodeDecodeError
         raise NotPlain from None
+    if b"\\u" in raw:
+        value = without_lone_surrogates(value)
     if cache and len(raw) <= 512:
         if len(_TEXTS) >= 4096:
             _TEXTS.clear()

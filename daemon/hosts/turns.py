@@ -7,7 +7,9 @@ are counted in the pipeline's stats and never carry anything a user typed.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
@@ -15,6 +17,7 @@ from typing import Any, NamedTuple
 MAX_LINE_BYTES = 8 * 1024 * 1024  # a longer line is skipped without decoding
 RECENT_IDS = 256  # how many message ids / prompt fingerprints the dedupe set remembers
 DEFER_LINES, DEFER_BYTES = 256, 4 * 1024 * 1024  # deferred session fields are read by then
+QUEUED_ECHOES = 32  # fingerprints of queued prompts whose echo may still come
 
 # Reasons that mean "this line could not be read at all" (the others mean "read, not a prompt").
 ERROR_REASONS = frozenset({"invalid_utf8", "invalid_json", "not_an_object", "line_too_long",
@@ -61,11 +64,12 @@ class SessionState:
     each line had been noted in turn (the first session id wins, the latest cwd and version)."""
 
     __slots__ = ("_session_id", "_cwd", "_host_version", "sidechain", "turn_id", "last_assistant_id",
-                 "awaiting_echo", "recent", "_recent_keys", "_deferred", "_deferred_bytes", "_reader")
+                 "awaiting_echo", "recent", "_recent_keys", "_deferred", "_deferred_bytes", "_reader",
+                 "queued", "proposal")
 
     def __init__(self, session_id: str | None = None, cwd: str | None = None, host_version: str | None = None,
                  sidechain: bool = False, turn_id: str | None = None, last_assistant_id: str | None = None,
-                 awaiting_echo: bool = False, recent: Iterable[str] = ()) -> None:
+                 awaiting_echo: bool = False, recent: Iterable[str] = (), queued: Iterable[str] = ()) -> None:
         self._session_id, self._cwd, self._host_version = session_id, cwd, host_version
         self.sidechain = sidechain  # a sub-agent transcript: its "user" turns were written by a model
         self.turn_id = turn_id  # Codex: the current turn, used as the message id of its prompt
@@ -76,6 +80,10 @@ class SessionState:
         self._deferred: list[bytes] = []
         self._deferred_bytes = 0
         self._reader: Reader | None = None
+        # Claude Code: fingerprints of prompts read when queued, whose echo is still to come
+        self.queued: deque[str] = deque(queued, maxlen=QUEUED_ECHOES)
+        # [line, redacted proposal sentence] of the last assistant message (hosts/previous.py)
+        self.proposal: list | None = None
 
     def __repr__(self) -> str:
         return f"SessionState({self.to_dict()!r})"
@@ -171,11 +179,25 @@ class SessionState:
         self._recent_keys.add(key)
         return False
 
+    @property
+    def awaits_echo(self) -> bool:
+        return bool(self.queued)
+
+    def await_echo(self, key: str) -> None:
+        self.queued.append(key)
+
+    def take_echo(self, key: str) -> bool:
+        """True (and forgotten) when `key` is the fingerprint of a queued prompt already read."""
+        if key in self.queued:
+            self.queued.remove(key)
+            return True
+        return False
+
     def to_dict(self) -> dict[str, Any]:
         return {"session_id": self.session_id, "cwd": self.cwd, "host_version": self.host_version,
                 "sidechain": self.sidechain, "turn_id": self.turn_id,
                 "last_assistant_id": self.last_assistant_id, "awaiting_echo": self.awaiting_echo,
-                "recent": list(self.recent)}
+                "recent": list(self.recent), "queued": list(self.queued), "proposal": self.proposal}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> SessionState:
@@ -190,6 +212,11 @@ class SessionState:
         recent = data.get("recent")
         if isinstance(recent, list):
             state.recent.extend(str(item) for item in recent[-RECENT_IDS:])
+        queued = data.get("queued")
+        if isinstance(queued, list):
+            state.queued.extend(str(item) for item in queued[-QUEUED_ECHOES:])
+        proposal = data.get("proposal")
+        state.proposal = proposal if isinstance(proposal, list) else None
         return state
 
 
@@ -209,7 +236,32 @@ def decode_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
         return None, "invalid_json"
     if not isinstance(record, dict):
         return None, "not_an_object"
+    if b"\\u" in raw and _SURROGATE_ESCAPE.search(raw):  # rare: only then walk the record
+        record = without_lone_surrogates(record)
     return record, None
+
+
+# A \uD800-\uDFFF escape (the only way JSON text can carry a surrogate: UTF-8 cannot).
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """`value` with every unpaired surrogate replaced by U+FFFD (a pair written as two escapes
+    is already one character after decoding). Node writes lone ones; they cannot be stored."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
+    if isinstance(value, dict):
+        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_lone_surrogates(v) for v in value]
+    return value
+
+
+def fingerprint(text: str) -> str:
+    """A short hash of a prompt's words, whitespace-insensitive: what dedupe sets remember."""
+    normal = " ".join(text.split())
+    return "p:" + hashlib.blake2b(normal.encode("utf-8", "replace"), digest_size=8).hexdigest()
 
 
 def text_of(value: Any) -> str | None:

@@ -257,7 +257,7 @@ def bench_gold_cases(rules) -> dict:
     """Turn-level view of tests/eval/cases: does a turn that holds a gold memory yield a draft, and
     does a hard-negative user turn yield none? (The end-to-end gates live in tests/eval.)"""
     from memvet.daemon.extract import Extractor
-    from memvet.daemon.redact import redact
+    from memvet.store.redaction import redact
 
     extractor = Extractor(rules)
     memory_turns = memory_hits = negative_turns = negative_hits = 0

@@ -47,7 +47,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchlib import ROOT, SHARED, write_result  # noqa: E402
-from memvet.daemon.redact import redact  # noqa: E402
+from memvet.store.redaction import redact  # noqa: E402
 
 DATA = SHARED / "benchdata" / "secrets"
 BASELINE_COMMIT = "7d2e837"  # daemon/redact.py before the 2026-11 detector rewrite (recall 0.877, fp 0.31)

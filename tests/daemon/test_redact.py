@@ -11,8 +11,8 @@ import zlib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from memvet.daemon.redact import redact
-from memvet.daemon.secret_patterns import github_checksum_ok
+from memvet.store.redaction import redact
+from memvet.store.redaction.patterns import github_checksum_ok
 
 # (text, the secret that must disappear, the marker kind expected)
 SECRETS = [

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from memvet.daemon.redact import redact
+from memvet.store.redaction import redact
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_secrets.py"
 _CACHE: dict[str, object] = {}

@@ -94,18 +94,22 @@ def test_keymap_file_maps_binding_ids_to_keys():
 
 
 def test_the_inspector_never_migrates_a_store():
+    open_store().close()
+    engine = create_store_engine(memvet_home() / "memvet.db")
+    older = current_version(engine) - 1
+    with engine.begin() as conn:  # the store as an older memvet left it
+        conn.exec_driver_sql(f"UPDATE store_meta SET value='{older}' WHERE key='schema_version'")
     with pytest.raises(SchemaMismatchError) as err:
         launch.open_for_inspection()
     assert "memvet migrate" in err.value.message
-
-    engine = create_store_engine(memvet_home() / "memvet.db")
-    assert current_version(engine) == 0  # nothing was created
+    assert current_version(engine) == older  # nothing was migrated
     engine.dispose()
 
 
-def test_memvet_inspect_without_a_terminal_prints_the_fix_and_exits_3(capsys):
-    assert run_cli(["inspect"]) == 3
-    assert "memvet migrate" in capsys.readouterr().err
+def test_memvet_inspect_without_a_terminal_exits_2_before_opening_anything(capsys):
+    assert run_cli(["inspect"]) == 2
+    assert "needs a terminal" in capsys.readouterr().err
+    assert not memvet_home().exists()
 
 
 def test_inspect_opens_an_existing_store_and_returns_the_apps_exit_code(monkeypatch):

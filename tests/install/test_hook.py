@@ -34,10 +34,13 @@ SCHEMAS = {"claude-code": CLAUDE_OUTPUT, "codex": CODEX_OUTPUT}
 
 
 def run_hook(host: str, event: str, payload: object = None, *, raw: bytes | None = None,
-             env: dict[str, str] | None = None) -> SimpleNamespace:
+             env: dict[str, str] | None = None, cwd: str | None = None) -> SimpleNamespace:
+    """Run as the hosts run it: in the session's folder (the payload's cwd unless told)."""
     data = raw if raw is not None else json.dumps(payload).encode()
+    if cwd is None and isinstance(payload, dict) and os.path.isdir(str(payload.get("cwd"))):
+        cwd = payload["cwd"]
     done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", "hook", host, event],
-                          input=data, capture_output=True, timeout=30,
+                          input=data, capture_output=True, timeout=30, cwd=cwd,
                           env={**os.environ, **(env or {})})
     context = None
     if done.stdout.strip():
@@ -135,8 +138,12 @@ def test_best_first_with_boundaries_and_disputes_named(world):
     lines = doc.splitlines()
     assert "Conventional Commits" in lines[1]  # operator-typed first
     assert "(boundary: YAML only; Makefiles need tabs)" in doc
-    disputed = next(line for line in lines if "kv/alpha" in line)
-    assert "disputed, not settled" in disputed
+    # A disputed memory is named by its subject, never asserted (issue 13): the agent is told
+    # to ask, and is not handed the statement in doubt.
+    subject = world.store.get_memory(world.ids.secret).subject
+    disputed = next(line for line in lines if "disputed" in line)
+    assert "ask the user which is current" in disputed and disputed.endswith(subject)
+    assert "kv/alpha" not in doc
 
 
 def test_nothing_in_scope_prints_nothing(world, tmp_path):

@@ -47,7 +47,7 @@ def test_store_key_and_queue_are_reported(memvet, file_key):
 def test_an_unreadable_store_fails_the_doctor(memvet, file_key):
     open_store().close()
     (Path(os.environ["MEMVET_HOME"]) / "keys" / "kek-v1").unlink()
-    assert memvet("status", "--json").returncode == 0
+    assert memvet("status", "--json").returncode == 1  # it carries a fail check
     doctor = memvet("doctor", "--json")
     assert doctor.returncode == 1
     store = checks(doctor)["store"]
@@ -114,3 +114,16 @@ def test_recent_hook_failures_are_warned_about(memvet):
         "2026-01-01T00:00:01Z codex session-start path=daemon outcome=context ms=3\n")
     found = checks(memvet("doctor", "--json"))
     assert found["hook.log"]["level"] == "warn" and "key_wrong ×1" in found["hook.log"]["message"]
+
+
+def test_status_exits_non_zero_when_it_prints_a_fail_line(memvet, claude_dir):
+    command = "/nowhere/bin/memvet hook claude-code session-start"
+    settings = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": command}]}]}}
+    (claude_dir / "settings.json").write_text(json.dumps(settings))
+    human = memvet("status")
+    assert "fail: claude-code: hook session-start runs /nowhere/bin/memvet" in human.stdout
+    assert human.returncode == 1
+    assert memvet("status", "--json").returncode == 1
+    (claude_dir / "settings.json").write_text("{}")
+    healthy = memvet("status")
+    assert "fail:" not in healthy.stdout and healthy.returncode == 0

@@ -55,14 +55,16 @@ def test_reordered_events_are_reported(store):
     _busy_store(store)
     with store.engine.begin() as conn:
         rows = conn.execute(sa.text("SELECT seq, at, actor, action, entity_type, entity_id, "
-                                    "preview_ct, prev_hash, hash FROM audit_events "
+                                    "preview_ct, prev_hash, hash, state_mac FROM audit_events "
                                     "WHERE seq IN (2, 3) ORDER BY seq")).all()
         conn.execute(sa.text("DELETE FROM audit_events WHERE seq IN (2, 3)"))
         for new_seq, row in zip((3, 2), rows, strict=True):
-            conn.execute(sa.text("INSERT INTO audit_events VALUES (:s, :at, :ac, :an, :et, :ei, "
-                                 ":p, :ph, :h)"), {"s": new_seq, "at": row.at, "ac": row.actor,
-                                                   "an": row.action, "et": row.entity_type,
-                                                   "ei": row.entity_id, "p": row.preview_ct,
-                                                   "ph": row.prev_hash, "h": row.hash})
+            conn.execute(sa.text(
+                "INSERT INTO audit_events (seq, at, actor, action, entity_type, entity_id, "
+                "preview_ct, prev_hash, hash, state_mac) VALUES (:s, :at, :ac, :an, :et, :ei, "
+                ":p, :ph, :h, :sm)"), {"s": new_seq, "at": row.at, "ac": row.actor,
+                                       "an": row.action, "et": row.entity_type,
+                                       "ei": row.entity_id, "p": row.preview_ct,
+                                       "ph": row.prev_hash, "h": row.hash, "sm": row.state_mac})
     report = store.verify_audit()
     assert not report.ok and report.first_bad_seq == 2

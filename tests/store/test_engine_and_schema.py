@@ -6,7 +6,7 @@ import memvet.store.models  # noqa: F401 - registers the tables on SQLModel.meta
 import sqlalchemy as sa
 from memvet.store import SchemaMismatchError, open_store
 from memvet.store.engine import create_store_engine
-from memvet.store.migrations import SCHEMA_VERSION
+from memvet.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from memvet.store.schema import current_version, migrate
 from sqlmodel import SQLModel
 
@@ -27,7 +27,7 @@ def _columns(engine: sa.Engine) -> dict[str, dict[str, tuple[str, bool]]]:
 
 def test_migrating_an_empty_database_yields_exactly_the_models(tmp_path):
     migrated = create_store_engine(tmp_path / "migrated.db")
-    assert migrate(migrated) == ["m001_initial", "m002_sweep_runs"]
+    assert migrate(migrated) == [step.__name__ for step in MIGRATIONS]
     reference = create_store_engine(tmp_path / "reference.db")
     SQLModel.metadata.create_all(reference)  # tests only: the models as the code declares them
     ref = _columns(reference)
@@ -73,9 +73,10 @@ def test_never_mode_does_not_create_a_schema(tmp_path):
     try:
         open_store(tmp_path / "h", schema="never")
     except SchemaMismatchError as exc:
-        assert "version 0" in exc.message
+        assert exc.code == "no_store" and "no store yet" in exc.message
     else:
         raise AssertionError("the inspector's mode must not migrate")
+    assert not (tmp_path / "h").exists()
 
 
 def test_optimize_gathers_planner_statistics(tmp_path):

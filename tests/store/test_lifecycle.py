@@ -132,7 +132,12 @@ def test_a_correction_supersedes_and_history_stays_readable(store, clock):
     assert [m.id for m in store.list_memories(reader)] == [new.id]
     superseded = store.get_memory(old.id)
     assert superseded.status == "superseded" and superseded.superseded_by_id == new.id
-    assert [m.id for m in store.list_memories(reader, as_of=t_old)] == [old.id]
+    # Valid time is when the user said it (issue 13): the correction was said at t_old, so the
+    # old memory held until then and the new one from then on, though approved a day later.
+    assert new.valid_from == t_old and superseded.valid_to == t_old
+    before = t_old - timedelta(seconds=1)
+    assert [m.id for m in store.list_memories(reader, as_of=before)] == [old.id]
+    assert [m.id for m in store.list_memories(reader, as_of=t_old)] == [new.id]
     recorded = store.list_memories(reader, recorded_as_of=t_old)
     assert [(m.id, m.status) for m in recorded] == [(old.id, "active")]
 

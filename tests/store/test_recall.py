@@ -120,7 +120,9 @@ def test_opposite_polarity_on_one_subject_is_an_unresolved_conflict(store):
     no = remember(store, "This project does not use Docker", polarity="deny")
     out = ask(store, "do we use docker?")
     assert (out["state"], out["reason_code"]) == ("UNKNOWN", "unresolved_conflict")
-    assert out["memories"] == [] and out["missing_conditions"] == ["resolved_conflict"]
+    assert out["memories"] == [] and out["missing_conditions"][0] == "resolved_conflict"
+    decide = out["missing_conditions"][1]  # what the operator has to settle, naming both
+    assert decide.startswith("decide which is current:") and yes.id in decide and no.id in decide
     assert ids(out["contradictions"]) == {yes.id, no.id}
 
 

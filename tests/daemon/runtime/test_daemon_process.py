@@ -62,6 +62,9 @@ def test_run_status_lock_and_sigterm(file_key, claude_project: Path) -> None:
         assert (home / "run" / "daemon.pid").read_text().strip() == str(proc.pid)
         assert doc["files_tracked"] == 1 and doc["lag_bytes"] == 0
         assert any(r["watched"] and r["host"] == "claude-code" for r in doc["roots"])
+        # docs/daemon.md: stats hold counts and keyed ids, never paths (issue 9)
+        stats_text = (home / "run" / "daemon-stats.json").read_text()
+        assert os.environ["HOME"] not in stats_text and str(home) not in stats_text
 
         second = memvet("daemon", "run", timeout=30)
         assert second.returncode == 1

@@ -9,6 +9,10 @@ import math
 import re
 from collections import Counter
 
+# The one redaction marker, `[REDACTED:<kind>]`; everything that looks for markers uses these.
+MARKER = "[REDACTED:{}]"
+MARKER_PREFIX = MARKER.partition("{")[0]
+
 
 def entropy(value: str) -> float:
     """Shannon entropy in bits per character."""

@@ -8,16 +8,16 @@ shapes are searched only inside runs of 16+ token characters, and keyword-led pa
 only where their keyword occurs.
 
 Detectors, most specific first (each masks only what the earlier ones left):
-1. shapes (secret_patterns): private-key blocks, provider tokens with a known prefix and length,
+1. shapes (patterns): private-key blocks, provider tokens with a known prefix and length,
    JWTs whose header decodes to JSON with "alg", password hashes, webhook URLs;
-2. context (secret_context): credentials in URLs, auth headers, -u/-p flags, prose;
-3. assignments (secret_assignments): `name = value` where the name says secret, comparisons
+2. context (context): credentials in URLs, auth headers, -u/-p flags, prose;
+3. assignments (assignments): `name = value` where the name says secret, comparisons
    against secret-named variables, (user, password) constructor calls, k8s Secret data, config
    lines; then a secret word followed closely by a generated-looking token;
 4. the other half of an AWS key pair; long random tokens on their own.
 Placeholders (`xxxx`, `<token>`, `${VAR}`, `get_pass()`, EXAMPLE keys, `abcdef123456`, self-
 describing words such as `insert_key_here`), hashes and UUIDs in ordinary contexts, URLs without
-credentials, paths and identifiers are left alone (secret_values).
+credentials, paths and identifiers are left alone (values).
 """
 
 from __future__ import annotations
@@ -26,24 +26,23 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memvet.daemon.secret_assignments import (
-    MARKER_PREFIX,
+from memvet.store.redaction.assignments import (
     assignments,
     config_lines,
     credential_calls,
     k8s_secret_data,
     reversed_comparisons,
 )
-from memvet.daemon.secret_context import (
+from memvet.store.redaction.context import (
     CONTEXT_DETECTORS,
     LONG_RUN,
     aws_secret_pairs,
     long_tokens,
     nearby,
 )
-from memvet.daemon.secret_patterns import LONG_CANDIDATE, SHAPE_DETECTORS, Detector, gate_open
+from memvet.store.redaction.patterns import LONG_CANDIDATE, SHAPE_DETECTORS, Detector, gate_open
+from memvet.store.redaction.values import MARKER, MARKER_PREFIX
 
-MARKER = "[REDACTED:{}]"
 _MARKER = re.compile(r"\[redacted:[a-z\-]+\]")  # a marker in lower-cased text
 
 

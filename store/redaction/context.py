@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 
-from memvet.daemon.secret_assignments import MARKER_PREFIX, Span
-from memvet.daemon.secret_patterns import Detector, detector
-from memvet.daemon.secret_values import (
+from memvet.store.redaction.assignments import Span
+from memvet.store.redaction.patterns import Detector, detector
+from memvet.store.redaction.values import (
+    MARKER_PREFIX,
     char_classes,
     entropy,
     is_hash_like,

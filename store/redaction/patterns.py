@@ -15,7 +15,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memvet.daemon.secret_values import is_masked, is_placeholder, word_coverage
+from memvet.store.redaction.values import is_masked, is_placeholder, word_coverage
 
 
 @dataclass(frozen=True)

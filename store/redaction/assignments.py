@@ -8,7 +8,8 @@ import base64
 import binascii
 import re
 
-from memvet.daemon.secret_values import (
+from memvet.store.redaction.values import (
+    MARKER_PREFIX,
     char_classes,
     is_identifier_like,
     is_pathlike,
@@ -16,7 +17,6 @@ from memvet.daemon.secret_values import (
     looks_random,
 )
 
-MARKER_PREFIX = "[REDACTED:"
 Span = tuple[int, int]
 
 # Names that hold something *about* a secret, not the secret: password_length, token_url,

@@ -1,0 +1,1 @@
+"""Extraction parts: scope cues, adoption, clause merging, the learned scorer."""

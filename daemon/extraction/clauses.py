@@ -1,0 +1,216 @@
+"""One rule, one candidate: the clauses of one rule become one statement a reviewer can
+approve as it stands.
+
+The splitter cuts a message at sentence ends and also inside a sentence (before ", never",
+"; ", " — "), so one rule can come out as two or three clauses ("We use pnpm in this repo" +
+"never npm"). Here, in message order:
+
+- clauses of one sentence (nothing but , ; — between them) that are statements, or short
+  fragments beside a statement, are joined back into one statement;
+- a statement that depends on the sentence before it (it opens with a pronoun subject, "It must
+  run first", or is elliptical, "Never with heroku") is joined to that sentence; with none
+  before it, it cannot stand and is dropped;
+- a statement that only widens the scope of what came before ("That goes for all my repos") is
+  no statement: it is handed back as a scope cue;
+- a one-off task clause that shares its object with a rule of the same message gives way to it.
+
+A joined statement keeps every word of its clauses, so a "never" in one of them stays in it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from memvet.daemon.extraction.scope_cues import WIDENS_ANY
+
+_SENTENCE_GAP = re.compile(r"[.!?\n]")
+_DEPENDENT = re.compile(
+    r"(?i)^(?:it|it's|they|them|he|she|same|ditto)\b"
+    r"|^(?:this|that|these|those)\s+(?:is|are|was|were|goes|go|applies|apply|should|must|needs?|has|have|"
+    r"means|also|too|one|ones|includes|works|stays|can|will|'s)\b"
+    r"|^(?:never|not|no|always|only)\s+(?:with|on|in|for|at|to|from|via|through|over|under|by|after|before)\b")
+_SCOPE_ONLY = re.compile(
+    r"(?i)^(?:this|that|it|same|the same|these|those)\s+(?:also\s+)?(?:goes|applies|holds|is true|counts|stands)?\s*"
+    r"(?:for|to|in|across|on)?\b")
+_TASK_VERB = re.compile(
+    r"(?i)^(?:fix|rename|add|remove|delete|update|port|move|change|create|write|rewrite|refactor|bump|"
+    r"revert|drop|replace|implement|migrate|convert|split|merge|edit|make)\b")
+# Clauses that say nothing of their own: never glued to a statement.
+_FILLER = re.compile(r"(?i)^(?:also|and|but|so|ok|okay|yes|yeah|yep|no|nope|thanks|thank you|thx|ty|please|pls|"
+                     r"btw|oh|well|now|then|plus|hmm|right|sure|great|cool|perfect|nice|again|anyway|"
+                     r"wait|sorry|fine|good|lol|haha)(?:\W+(?:also|and|but|so|thanks|please|again|then|now))*\W*$")
+_NEGATION = re.compile(r"(?i)\b(?:never|not|no|don't|dont|do not|avoid|stop|without)\b|n't\b")
+_WORD = re.compile(r"[a-z0-9_./'\-]{2,}")
+_STOP = frozenset("the and for with that this from into onto not never always use uses only our your "
+                  "their them they its it's should must have has all any every".split())
+# Words that name nothing: a statement made only of them ("Don't do that from now on") points
+# at something said elsewhere.
+_EMPTY = _STOP | frozenset("don't dont does did doing done now going forward keep please again time "
+                           "more way like those these here there what which thing things stuff one on in to of is be do we so or "
+                           "at by as an up if no it me my us".split())
+FRAGMENT_WORDS = 5  # a clause this short without a statement of its own belongs to its neighbour
+
+
+def merge_clauses(text: str, parts: Sequence[tuple[str, Any]], max_chars: int) -> tuple[list[Any], list[str]]:
+    """`parts`: the message's sentences in order, each with its `Extracted` or None. Returns
+    the statements after merging and the sentences that are not statements (scope cues count)."""
+    raw = " ".join(text.split())
+    flat = raw.lower()
+    spans = _locate(flat, [sentence for sentence, _ in parts])
+    if len(flat) == len(raw):  # as typed: "…, never npm" goes on in lower case
+        parts = [(_as_typed(sentence, raw, span), result) for (sentence, result), span in zip(parts, spans, strict=True)]
+    found: list[Any] = []
+    others: list[str] = []
+    previous: tuple[str, Any, int] | None = None  # (sentence, its result, index in `found` or -1)
+    for index, (sentence, result) in enumerate(parts):
+        same_sentence = index > 0 and _joined_in_text(flat, spans[index - 1], spans[index])
+        if result is None:
+            if (same_sentence and previous is not None and previous[2] >= 0
+                    and len(sentence.split()) <= FRAGMENT_WORDS and not _FILLER.match(sentence)):
+                found[previous[2]] = _join(found[previous[2]], sentence, ", ", None, max_chars)
+                previous = (sentence, None, previous[2])
+                continue
+            others.append(sentence)
+            previous = (sentence, None, -1)
+            continue
+        if _SCOPE_ONLY.match(sentence) and WIDENS_ANY.search(sentence) and len(sentence.split()) <= 10:
+            others.append(sentence)  # "That goes for all my projects": a scope cue, not a rule
+            previous = (sentence, None, -1)
+            continue
+        dependent = _DEPENDENT.match(sentence) is not None or not (_words(sentence) - _EMPTY)
+        if previous is not None and (same_sentence or dependent):
+            merged = _merged_with(previous, sentence, result, found, others, same_sentence, max_chars)
+            if merged is not None:
+                previous = (sentence, result, merged)
+                continue
+        if dependent:
+            previous = (sentence, None, -1)  # a clause nobody can approve on its own
+            continue
+        found.append(result)
+        previous = (sentence, result, len(found) - 1)
+    return _rules_over_tasks(found), others
+
+
+def _merged_with(previous: tuple[str, Any, int], sentence: str, result: Any, found: list[Any],
+                 others: list[str], same_sentence: bool, max_chars: int) -> int | None:
+    """Join `result` to the sentence before it; the index in `found` of the joined statement,
+    or None when they stay apart."""
+    prev_sentence, _, at = previous
+    glue = ", " if same_sentence else " "
+    if at >= 0:
+        merged = _join(found[at], sentence, glue, result, max_chars)
+        if merged is found[at]:
+            return None
+        found[at] = merged
+        return at
+    if _FILLER.match(prev_sentence):
+        return None
+    if same_sentence and _DEPENDENT.match(sentence) is None and (
+            len(prev_sentence.split()) > FRAGMENT_WORDS or _TASK_VERB.match(prev_sentence)):
+        return None  # a task clause before a rule in one sentence: the rule stands alone
+    merged = _join(result, prev_sentence, glue, None, max_chars, before=sentence)
+    if merged is result:
+        return None
+    if others and others[-1] == prev_sentence:
+        others.pop()
+    found.append(merged)
+    return len(found) - 1
+
+
+def _join(base: Any, clause: str, glue: str, clause_result: Any, max_chars: int, *, before: str = "") -> Any:
+    """`base` with `clause` after it (or before it: `before` is then the base's sentence as
+    typed), or `base` itself when too long."""
+    if before:
+        statement = f"{_end_sentence(clause, glue)}{glue}{_later(before, glue)}"
+    else:
+        statement = f"{_end_sentence(base.statement, glue)}{glue}{_later(clause, glue)}"
+    if len(statement) > max_chars:
+        return base
+    kind, confidence, polarity = base.kind, base.confidence, base.polarity
+    reasons = list(base.reasons)
+    if clause_result is None and before and base.polarity == "deny" and not _NEGATION.search(clause):
+        polarity = "assert"  # "Deploy to fly.io. Never with heroku." asserts fly.io
+    if clause_result is not None:
+        if clause_result.confidence > confidence:
+            kind, confidence = clause_result.kind, clause_result.confidence
+        if base.polarity == "deny" and clause_result.polarity == "assert":
+            polarity = "assert"  # "X, never Y" asserts X; the "never Y" stays in the words
+        reasons += [r for r in clause_result.reasons if r not in reasons]
+    if "clauses.merged" not in reasons:
+        reasons.append("clauses.merged")
+    return replace(base, statement=statement, kind=kind, confidence=confidence, polarity=polarity,
+                   reasons=tuple(reasons), user_global=base.user_global or bool(
+                       clause_result is not None and clause_result.user_global))
+
+
+def _later(text: str, glue: str) -> str:
+    return text[0].upper() + text[1:] if glue == " " and text[:1].islower() else text
+
+
+def _end_sentence(text: str, glue: str) -> str:
+    text = text.rstrip()
+    if glue == " " and text[-1:] not in ".!?":
+        return text + "."
+    return text.rstrip(",;") if glue != " " else text
+
+
+def _as_typed(sentence: str, raw: str, span: tuple[int, int] | None) -> str:
+    """The sentence with its first letter as the person typed it (the splitter capitalises)."""
+    if span is None or not sentence or not raw[span[0]:span[0] + 1].islower():
+        return sentence
+    return sentence[0].lower() + sentence[1:]
+
+
+def _locate(flat: str, sentences: list[str]) -> list[tuple[int, int] | None]:
+    """Where each sentence lies in the flattened, case-folded message (None: not found)."""
+    spans: list[tuple[int, int] | None] = []
+    cursor = 0
+    for sentence in sentences:
+        needle = " ".join(sentence.split()).casefold()
+        at = flat.find(needle, cursor)
+        if at < 0:
+            spans.append(None)
+            continue
+        spans.append((at, at + len(needle)))
+        cursor = at + len(needle)
+    return spans
+
+
+def _joined_in_text(flat: str, left: tuple[int, int] | None, right: tuple[int, int] | None) -> bool:
+    """Are two consecutive sentences clauses of one sentence of the message? Only , ; : — or a
+    connective between them, no sentence end and no line break."""
+    if left is None or right is None or right[0] < left[1]:
+        return False
+    if flat[left[1] - 1:left[1]] in (".", "!", "?"):
+        return False
+    gap = flat[left[1]:right[0]]
+    return not _SENTENCE_GAP.search(gap) and len(gap) <= 24
+
+
+def _words(statement: str) -> set[str]:
+    return {w.strip("./-") for w in _WORD.findall(statement.casefold())} - _STOP
+
+
+def _is_rule(item: Any) -> bool:
+    return any(r.startswith(("durable.", "constraint.", "correction.")) for r in item.reasons)
+
+
+def _rules_over_tasks(found: list[Any]) -> list[Any]:
+    """A task clause ("Rename utils.py to helpers.py") beside a rule about the same object
+    ("helpers modules always go under src/lib") is the task of this turn, not a memory."""
+    if len(found) < 2:
+        return found
+    rules = [item for item in found if _is_rule(item)]
+    if not rules:
+        return found
+    kept = []
+    for item in found:
+        if not _is_rule(item) and _TASK_VERB.match(item.statement):
+            words = _words(item.statement)
+            if any(words & _words(rule.statement) for rule in rules):
+                continue
+        kept.append(item)
+    return kept

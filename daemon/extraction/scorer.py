@@ -1,0 +1,120 @@
+"""The learned scorer: is this candidate a lasting statement a reviewer would approve, of which
+kind, for which scope — and why.
+
+INTERFACE (for the other extraction parts: adoption, clause merging, scope cues, the reviewer's
+learning). Build a `Context` (features.py) and ask:
+
+    scorer = default_scorer()                      # loaded once, lazily (no work at import)
+    score, reasons = scorer.score(statement, context)
+    verdict = scorer.judge(statement, context)     # score, kind, kind_p, global_p, reasons
+
+* `statement` is the candidate text as it would be queued (a sentence, a merged rule, or the
+  assistant's proposal for an adopted rule).
+* `Context(message=, index=, count=, previous_assistant=, rules=, adopted=, host=)`: fill what
+  you know; the defaults mean "not known". `rules` are the names of every rule that fired on the
+  sentence (`Extractor.rule_hits`), reject rules included: they are features, not vetoes.
+  `adopted=True` says the statement was built from the previous assistant turn.
+* `score` is a probability in [0, 1]; the keep lines (from the weights file, tuned on the dev
+  split) are `threshold_proposed` for a candidate the rules (or adoption) proposed and
+  `threshold` for any other sentence. `reasons` are `score:0.912` and the top features by contribution
+  (`feature:+1.31:w:never`), what `memvet extract --json` shows.
+
+The weights (assets/extraction/scorer.json + .bin) are a linear model over hashed features,
+trained by tests/corpus/extraction/train.py; the runtime is pure Python (a sparse dot product
+over the features of one candidate), no numpy, no download.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from array import array
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from memvet.daemon.extraction.features import BUCKETS, Context, hashed, sentence_features
+
+KINDS = ("decision", "procedure", "constraint", "preference", "fact")
+__all__ = ["KINDS", "Context", "Scorer", "Verdict", "default_scorer"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    score: float  # probability that a reviewer would approve it
+    kind: str
+    kind_p: float
+    global_p: float  # probability that it is user-global rather than about this workspace
+    reasons: tuple[str, ...]
+
+
+class Scorer:
+    def __init__(self, header: dict, blob: bytes) -> None:
+        if header.get("buckets") != BUCKETS or header.get("outputs") != ["keep", *KINDS, "global"]:
+            raise ValueError("extraction weights do not match this version's features")
+        n, width = header["features"], len(header["outputs"])
+        indices = array("I")
+        indices.frombytes(blob[: 4 * n])
+        self._weights = array("f")
+        self._weights.frombytes(blob[4 * n: 4 * n + 4 * n * width])
+        if len(indices) != n or len(self._weights) != n * width:
+            raise ValueError("extraction weights file is truncated")
+        self._row = dict(zip(indices, range(0, n * width, width), strict=True))
+        self._width = width
+        self._bias = header["intercepts"]
+        self.threshold: float = header["threshold"]  # a sentence only the scorer read
+        self.threshold_proposed: float = header.get("threshold_proposed", self.threshold)  # a rule candidate
+        self.chars: bool = header.get("chars", True)
+        self.header = header
+
+    def _sums(self, features: list[str]) -> list[float]:
+        sums = list(self._bias)
+        weights, row, width = self._weights, self._row, self._width
+        for index, value in hashed(features).items():
+            at = row.get(index)
+            if at is not None:
+                for k in range(width):
+                    sums[k] += weights[at + k] * value
+        return sums
+
+    def score(self, statement: str, context: Context) -> tuple[float, tuple[str, ...]]:
+        verdict = self.judge(statement, context)
+        return verdict.score, verdict.reasons
+
+    def judge(self, statement: str, context: Context, *, explain: int = 3) -> Verdict:
+        features = sentence_features(statement, context, chars=self.chars)
+        sums = self._sums(features)
+        score = _sigmoid(sums[0])
+        kind_logits = sums[1:1 + len(KINDS)]
+        top = max(kind_logits)
+        exps = [math.exp(v - top) for v in kind_logits]
+        best = max(range(len(KINDS)), key=kind_logits.__getitem__)
+        reasons = (f"score:{score:.3f}", *self._top_features(features, explain))
+        return Verdict(score=score, kind=KINDS[best], kind_p=exps[best] / sum(exps),
+                       global_p=_sigmoid(sums[-1]), reasons=reasons)
+
+    def _top_features(self, features: list[str], count: int) -> list[str]:
+        """The features that pushed the keep score most, either way (for the reviewer)."""
+        if count <= 0:
+            return []
+        from zlib import crc32
+
+        pushes: dict[str, float] = {}
+        for name in set(features):
+            at = self._row.get(crc32(name.encode()) & (BUCKETS - 1))
+            if at is not None:
+                pushes[name] = self._weights[at] * features.count(name)
+        ranked = sorted(pushes.items(), key=lambda item: -abs(item[1]))[:count]
+        return [f"feature:{weight:+.2f}:{name}" for name, weight in ranked]
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+@lru_cache(maxsize=1)
+def default_scorer() -> Scorer:
+    """The packaged weights, read once per process."""
+    folder = resources.files("memvet.assets").joinpath("extraction")
+    header = json.loads(folder.joinpath("scorer.json").read_text(encoding="utf-8"))
+    return Scorer(header, folder.joinpath("scorer.bin").read_bytes())

@@ -1,0 +1,93 @@
+"""The canonical form of a statement that content keys and tombstones are computed over.
+
+`norm2` (the current one): NFKC, case-fold, Unicode format characters (category Cf: soft
+hyphen, zero-width space and joiners, bidi marks) dropped, whitespace collapsed, quotes of any
+script around the statement and trailing sentence punctuation (ASCII, CJK, full-width, …)
+dropped, and every character mapped to its Unicode TR39 confusable prototype (the "skeleton"),
+so a Cyrillic `о` reads as a Latin `o`. The TR39 data comes from the `confusable-homoglyphs`
+package, loaded on first use.
+
+`norm1` (the first version) was NFKC, case-fold, whitespace collapsed, trailing punctuation
+dropped; keys made with it are re-derived by migration m004_norm2_keys.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from functools import cache
+from importlib import resources
+
+NAME = "norm2"
+# Sentence punctuation that ends a statement without changing what it says: ASCII, the
+# ellipsis, CJK and half-width ideographic stops and commas, Arabic, Devanagari, Armenian,
+# Ethiopic and Greek terminators. (Full-width ！？．；：，become ASCII under NFKC.)
+TRAILING = frozenset(".!?;:,…‥。、｡､؟،؛۔।॥։።፧·")
+# Quote-like marks that are not in the Pi/Pf categories: ASCII, CJK corner brackets and
+# double primes, the low-9 quotes (category Ps).
+QUOTES = frozenset("\"'`´「」『』〝〞〟„‚﹁﹂﹃﹄")
+
+
+def is_quote(char: str) -> bool:
+    return char in QUOTES or unicodedata.category(char) in ("Pi", "Pf")
+
+
+@cache
+def _skeleton_table() -> dict[int, str]:
+    """Each confusable character -> its TR39 prototype. The package stores the TR39 map in both
+    directions: a prototype lists its sources, a source lists its one prototype. A source whose
+    prototype lists only it back is a pair whose direction the data does not tell; both of
+    them then map to the lower code point, which gives the pair one skeleton all the same."""
+    data = json.loads(resources.files("confusable_homoglyphs").joinpath(
+        "confusables.json").read_text(encoding="utf-8"))
+
+    def clean(text: str) -> str:  # the data wraps right-to-left characters in LRM marks
+        return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+    table: dict[int, str] = {}
+    for key, entries in data.items():
+        char = clean(key)
+        if len(char) != 1 or len(entries) != 1:
+            continue  # a prototype (it lists several sources) maps to itself
+        target = clean(entries[0]["c"])
+        back = data.get(entries[0]["c"], [])
+        if not target or target == char:
+            continue
+        if len(back) == 1 and len(target) == 1 and ord(target) > ord(char):
+            continue  # an undirected pair: the lower code point is the pair's skeleton
+        table[ord(char)] = target
+    return table
+
+
+def skeleton(text: str) -> str:
+    """TR39's skeleton: NFD, every character to its prototype, NFD again."""
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).translate(
+        _skeleton_table()))
+
+
+def _trim(text: str) -> str:
+    """Drop surrounding whitespace and quotes, and trailing sentence punctuation, until stable."""
+    start, end = 0, len(text)
+    while True:
+        before = (start, end)
+        while start < end and (text[start].isspace() or is_quote(text[start])):
+            start += 1
+        while end > start and (text[end - 1].isspace() or is_quote(text[end - 1])
+                               or text[end - 1] in TRAILING):
+            end -= 1
+        if (start, end) == before:
+            return text[start:end]
+
+
+def _fold(text: str) -> str:
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    visible = "".join(c for c in folded if unicodedata.category(c) != "Cf")
+    return " ".join(visible.split())
+
+
+def norm2(text: str) -> str:
+    """The statement's canonical form (see the module's docstring)."""
+    first = _trim(_fold(text))
+    # The skeleton can turn a character into punctuation or a quote (an Armenian full stop
+    # into a colon): fold and trim once more on the far side of it.
+    return _trim(_fold(skeleton(first)))

@@ -1,0 +1,56 @@
+"""Recall's negative-evidence pass on slots (issue 13): two memories contradict each other only
+when they are of one subject in one scope and slots.rivalry says their values clash — a negated
+value is a rival, never support ("5433, not the default 5432" against "5432"). Word overlap alone
+never makes a contradiction. Memories kept both (one compatible mark) are not rivals, unless one
+denies what the other asserts: that cannot be made compatible.
+
+recall.py keeps ranking and relevance; it asks this module whether two memories clash and what
+the caller must decide."""
+
+from __future__ import annotations
+
+from memvet.store.records import Memory
+from memvet.store.slots import Claim, claim_of, normalise_subject, rivalry
+
+
+class SlotJudge:
+    """Caches each memory's subject form and claim for one recall."""
+
+    def __init__(self) -> None:
+        self._claims: dict[str, Claim] = {}
+        self._subjects: dict[str, str] = {}
+
+    def subject(self, m: Memory) -> str:
+        found = self._subjects.get(m.id)
+        if found is None:
+            found = self._subjects[m.id] = normalise_subject(m.subject)
+        return found
+
+    def claim(self, m: Memory) -> Claim:
+        found = self._claims.get(m.id)
+        if found is None:
+            found = self._claims[m.id] = claim_of(m.statement, m.polarity, m.subject)
+        return found
+
+    def same_slot(self, a: Memory, b: Memory) -> bool:
+        """One subject, and the same scope or one of them user-global (which the workspace's
+        own memory then overrides, recall.py)."""
+        near = a.scope.workspace == b.scope.workspace or None in (a.scope.workspace,
+                                                                  b.scope.workspace)
+        return near and bool(self.subject(a)) and self.subject(a) == self.subject(b)
+
+    def clash(self, a: Memory, b: Memory) -> str | None:
+        """"negation", "different_value" or None for two memories of one slot."""
+        if not self.same_slot(a, b):
+            return None
+        relation = rivalry(self.claim(a), self.claim(b), a.kind, b.kind)
+        if relation == "different_value" and a.compatible_key and (
+                a.compatible_key == b.compatible_key):
+            return None  # the operator kept both: two answers that are both true
+        return relation
+
+
+def decide_which(best: Memory, rivals: list[Memory]) -> str:
+    """The missing condition of a conflict, naming what the operator has to settle."""
+    names = ", ".join(f"{m.id} \"{m.statement[:60]}\"" for m in [best, *rivals][:4])
+    return f"decide which is current: {names}"

@@ -1,0 +1,112 @@
+"""How well a memory answers a question: the ranking half of recall (recall.py decides).
+
+A question's terms (context_pack.terms: stemmed content words, tool concepts) are expanded with
+synonyms.py's curated vocabulary, less words that say nothing about the subject: question
+noise ("remember", "before", month names) and the words of the workspace's own name (every
+memory of `shop-api` is about shop-api). A memory's relevance is the idf-weighted share of the
+question's terms it holds, rarity measured over the scope's memories and candidates; a question
+word nothing in scope uses weighs in full, so a question about something memvet was never told
+is not answered by the one common word it shares with a memory. A memory whose subject (the slot
+it fills, slots.py) the question names gets SUBJECT_BONUS of its subject's share on top: a
+subject match counts over plain word overlap.
+
+FLOOR is the relevance below which a memory is no answer (recall then says UNKNOWN /
+insufficient_evidence). It was calibrated on the development split of the user-side evaluation
+(tests/eval/user, never on its frozen test split): see docs/benchmarks.md, "Relevance".
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from memvet.store import context_pack as cp
+from memvet.store.synonyms import compile_groups
+
+FLOOR = 0.35  # calibrated on the dev split (docs/benchmarks.md, "Relevance")
+SUBJECT_BONUS = 0.4  # added times the share of the memory's subject the question names
+ABSENT_WEIGHT = 1.0  # weight of a question word nothing in scope uses, times its idf
+# Question words that say nothing about the subject; time words too (as_of carries the time).
+QUERY_NOISE = cp.terms(
+    "tell know remember recall said say told memory memories okay ok anything something whether "
+    "back old before earlier previous previously ago last formerly currently nowadays today "
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec still")
+
+_GROUPS, _GROUP_PHRASES = compile_groups(cp._plain_terms)
+_PHRASES = (*cp._CONCEPT_PHRASES, *_GROUP_PHRASES)
+
+
+def expanded(text: str) -> frozenset[str]:
+    """context_pack.terms plus the synonym groups the text names (single words or phrases)."""
+    base = cp.terms(text)
+    groups = {g for term in base for g in _GROUPS.get(term, ())}
+    groups.update(token for phrase, token in _GROUP_PHRASES if phrase <= base)
+    return base | groups
+
+
+def units(text: str, noise: frozenset[str]) -> list[frozenset[str]]:
+    """What a question asks about, one unit per word or named phrase: each unit is the set of
+    terms that would show a memory speaks of it (the word, its concepts, its synonym groups).
+    A phrase ("front matter", "go live") is one unit in place of its words."""
+    base = cp._plain_terms(text) - noise
+    out: list[frozenset[str]] = []
+    used: set[str] = set()
+    for phrase, token in _PHRASES:
+        if phrase <= base:
+            out.append(frozenset({token}))
+            used |= phrase
+    for term in sorted(base - used):
+        out.append(frozenset({term, *cp._CONCEPTS.get(term, ()), *_GROUPS.get(term, ())}))
+    return out
+
+
+def name_terms(workspaces: Iterable[str | None]) -> frozenset[str]:
+    """The terms of the workspaces' own folder names (noise inside their scope)."""
+    out: set[str] = set()
+    for path in workspaces:
+        if path:
+            out |= cp.terms(os.path.basename(path.rstrip("/")))
+    return frozenset(out)
+
+
+class Relevance:
+    """One question scored against one scope's memories (and candidates, for rarity)."""
+
+    def __init__(self, query: str, memories: Sequence[Any], candidate_texts: Iterable[str] = ()):
+        noise = QUERY_NOISE | name_terms({m.scope.workspace for m in memories})
+        self.noise = noise
+        self.units = units(query, noise)
+        self.q = frozenset().union(*self.units) if self.units else frozenset()
+        self.terms = {m.id: expanded(m.statement) - noise for m in memories}
+        self.subjects = {m.id: expanded(subject) - noise for m in memories
+                         if (subject := getattr(m, "subject", ""))}
+        texts = [*self.terms.values(), *(expanded(t) - noise for t in candidate_texts)]
+        self.n = len(texts)
+        # A unit's rarity is that of its meaning: the texts that speak of it in any of its words.
+        self.weights = [cp.idf_of(sum(1 for words in texts if unit & words), self.n) *
+                        (1.0 if any(unit & words for words in texts) else ABSENT_WEIGHT)
+                        for unit in self.units]
+        self.total = sum(self.weights)
+
+    def overlap(self, words: frozenset[str]) -> float:
+        """The weighted share of the question's units that `words` speaks of."""
+        if not self.total:
+            return 0.0
+        return sum(w for unit, w in zip(self.units, self.weights, strict=True)
+                   if unit & words) / self.total
+
+    def of_text(self, text: str) -> float:
+        return self.overlap(expanded(text) - self.noise)
+
+    def of(self, memory_id: str) -> float:
+        """The memory's relevance: word overlap, plus the bonus for a subject the question names."""
+        score = self.overlap(self.terms[memory_id])
+        subject = self.subjects.get(memory_id)
+        if subject:
+            score += SUBJECT_BONUS * len(subject & self.q) / len(subject)
+        return min(1.0, score)
+
+    def scores(self) -> dict[str, float]:
+        return {mid: self.of(mid) for mid in self.terms}

@@ -1,0 +1,191 @@
+"""Subjects and slots (issue 13): what a statement is about, which values it asserts or denies,
+and when two memories of one slot are rival answers.
+
+A subject is a short normalised phrase ("package manager", "staging postgres port", "deploy"),
+derived from the statement and kind at admission and editable at approval. Memories of one subject
+in one scope form a slot; a slot has one current answer unless its memories are marked compatible.
+Two memories of a slot are rivals when one negates a value the other asserts ("5433, not the
+default 5432" against "5432"; a denial against the thing it denies), or when both assert values
+of one type (numbers and versions, tool names, paths, code) and those sets share nothing. Word
+overlap never makes a rival: values are compared only within one subject.
+
+Deterministic and dictionary-free apart from lexicon.py; nothing here is on the hook's path.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memvet.store import context_pack as cp
+from memvet.store.lexicon import CONCEPTS
+from memvet.store.subjects import STOPWORDS
+
+SUBJECT_WORDS = 3  # words at most in a derived subject
+MAX_SUBJECT = 80  # characters of an operator-typed subject
+CONCEPT_LABELS = {"package-manager": "package manager", "lint": "linter", "format": "formatter",
+                  "container": "containers", "test-framework": "test framework"}
+# Lexicon words that name the concept, not one of its values ("database" is not a rival of "uv").
+GENERIC = frozenset("""package manager dependency dependencies deps lockfile database db sql orm ci
+style styling shell indent indentation test framework lint linter linting format formatter
+formatting async concurrent concurrently concurrency warehouse container containers""".split())
+# Words that end the leading noun phrase of a subject (verbs and prepositions a statement links
+# its subject to its value with), and words never part of a subject.
+BOUNDARY = frozenset("""is are was be go goes went through with via using uses use in on at to for
+from into listens listen lives live runs run located sits called named set has have should must
+can will lives points point means and or but by""".split())
+FILLER = frozenset("""listens listen lives located called named default set value currently
+straight really always never please don't dont do does""".split())
+SCOPE_PHRASE = re.compile(r"\b(?:in|for|across|on)\s+(?:all\s+|every\s+|each\s+)?(?:of\s+)?"
+                          r"(?:this|the|my|our|these)?\s*(?:projects?|repos?|repositor(?:y|ies)|"
+                          r"codebases?|workspaces?)\b")
+TOKEN = re.compile(r"`[^`]+`|[a-z0-9][a-z0-9_.+/#:-]*[a-z0-9+#]|[a-z0-9]")
+NUMBER = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
+CLAUSE = re.compile(r"[,;:()\[\]!?]|\.(?:\s|$)|\bbut\b|\bso\b|\bthen\b")
+NEGATION_CUE = re.compile(r"\b(?:not|no longer|never|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|"
+                          r"cannot|can'?t|without|instead of|rather than|avoid|stop using|"
+                          r"no more)\b")
+CHANGE_FROM = re.compile(r"\b(?:moved|switched|migrated|changed|went|move|switch|migrate|"
+                         r"replaced)\b.*?\bfrom\s+(.+?)\s+(?:to|for|with)\b")
+TOOLS = frozenset(w for name, words in CONCEPTS.items() for w in words
+                  if " " not in w and w not in GENERIC)
+CONCEPT_OF = {w: name for name, words in CONCEPTS.items() for w in words if " " not in w}
+COMPATIBLE_KINDS = ("procedure",)  # two procedures of one subject are two tasks unless they clash
+
+
+def normalise_subject(text: str) -> str:
+    """The comparable form of a subject: case-folded words, light-stemmed, single spaces. Two
+    subjects are the same slot when their normal forms are equal."""
+    words = re.findall(r"[a-z0-9][a-z0-9_.+/#-]*", text.casefold())
+    return " ".join(cp.stem(w) for w in words)[:MAX_SUBJECT]
+
+
+def clean_subject(text: str) -> str:
+    """An operator-typed subject as stored: one line, trimmed, bounded."""
+    return " ".join(text.split())[:MAX_SUBJECT].strip()
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.strip("`").strip() for t in TOKEN.findall(text.casefold().replace("’", "'"))]
+
+
+def derive_subject(statement: str, kind: str) -> str:
+    """The slot a statement fills, e.g. "The staging postgres listens on port 5433" -> "staging
+    postgres port", "We use pnpm in this repo" -> "package manager", "Deploys go through Heroku"
+    -> "deploys". A statement naming a number keeps its own words (a port, a version); otherwise a
+    tool family in the lexicon names it; otherwise its leading noun phrase does."""
+    text = SCOPE_PHRASE.sub(" ", statement.casefold().replace("’", "'"))
+    tokens = _tokens(text)
+    has_number = any(NUMBER.fullmatch(t) for t in tokens)
+    if not has_number:
+        for token in tokens:
+            for word in (token, *token.split()):
+                name = CONCEPT_OF.get(word) or CONCEPT_OF.get(cp.stem(word))
+                if name is not None:
+                    return CONCEPT_LABELS.get(name, name.replace("-", " "))
+    words: list[str] = []
+    for i, token in enumerate(tokens):
+        if " " in token or NUMBER.fullmatch(token):
+            if has_number and i and tokens[i - 1] not in words and _content(tokens[i - 1]):
+                words.append(tokens[i - 1])  # "port 5433", "python 3.11": the number's noun
+            if words:
+                break
+            continue
+        if words and token in BOUNDARY:
+            if not has_number:
+                break
+            continue
+        if _content(token) and token not in FILLER and len(words) < SUBJECT_WORDS:
+            words.append(token)
+    return " ".join(words[:SUBJECT_WORDS]) or kind
+
+
+def _content(token: str) -> bool:
+    return (token not in STOPWORDS and token not in BOUNDARY and not NUMBER.fullmatch(token)
+            and len(token) > 1)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What one statement says about its subject: the values it asserts and those it denies,
+    each as (type, value) with type one of number, tool, path, code, word."""
+
+    asserted: frozenset[tuple[str, str]]
+    negated: frozenset[tuple[str, str]]
+
+    def of_type(self, kind: str) -> frozenset[str]:
+        return frozenset(v for t, v in self.asserted if t == kind)
+
+    def typed(self) -> frozenset[str]:
+        return frozenset(t for t, _ in self.asserted if t != "word")
+
+
+def _values(segment: str, subject_words: frozenset[str]) -> set[tuple[str, str]]:
+    out: set[tuple[str, str]] = set()
+    for token in _tokens(segment):
+        if " " in token:
+            out.add(("code", " ".join(token.split())))
+            out.update(("tool", w) for w in token.split() if w in TOOLS)
+        elif NUMBER.fullmatch(token):
+            out.add(("number", token.lstrip("v")))
+        elif token in TOOLS or cp.stem(token) in TOOLS:
+            out.add(("tool", token))
+        elif "/" in token or re.fullmatch(r"\.?[a-z0-9_-]+\.[a-z0-9]{1,8}", token):
+            out.add(("path", token.rstrip("/")))
+        elif _content(token) and token not in FILLER and cp.stem(token) not in subject_words:
+            out.add(("word", cp.stem(token)))
+    return out
+
+
+def claim_of(statement: str, polarity: str, subject: str) -> Claim:
+    """Split a statement into what it asserts and what it denies. A value after a negation cue in
+    the same clause is denied ("not the default 5432", "(not pip)", "don't run npm install"), so
+    is the old value of a change ("moved from poetry to uv"); a denial denies everything."""
+    text = statement.casefold().replace("’", "'")
+    subject_words = frozenset(normalise_subject(subject).split())
+    negated: set[tuple[str, str]] = set()
+    asserted: set[tuple[str, str]] = set()
+    change = CHANGE_FROM.search(text)
+    if change:
+        negated |= _values(change.group(1), subject_words)
+        text = text[:change.start(1)] + " " + text[change.end(1):]
+    for clause in CLAUSE.split(text):
+        cue = NEGATION_CUE.search(clause)
+        if cue:
+            asserted |= _values(clause[:cue.start()], subject_words)
+            negated |= _values(clause[cue.end():], subject_words)
+        else:
+            asserted |= _values(clause, subject_words)
+    if polarity == "deny":
+        negated, asserted = negated | asserted, set()
+    asserted -= negated
+    return Claim(frozenset(asserted), frozenset(negated))
+
+
+def rivalry(a: Claim, b: Claim, kind_a: str, kind_b: str) -> str | None:
+    """How two claims of one subject clash: "negation" (one denies what the other asserts),
+    "different_value" (both assert values of one type with nothing in common), or None."""
+    if (kind_a == "constraint") != (kind_b == "constraint"):
+        return None  # a rule limits a fact or a habit ("never tabs in YAML"): a boundary
+    if (a.asserted & b.negated) or (b.asserted & a.negated):
+        return "negation"
+    if kind_a != kind_b:
+        return None  # a decision and a procedure of one subject differ in what they say
+    if kind_a in COMPATIBLE_KINDS and not (a.typed() & b.typed()) - {"word"}:
+        return None
+    types = a.typed() & b.typed()
+    if not types and not (a.typed() or b.typed()):
+        types = frozenset({"word"})  # neither names a typed value: compare the plain words
+    for kind in types:
+        if kind == "code" and types - {"code"}:
+            continue  # commands differ in flags; their tools and numbers decide
+        mine, theirs = a.of_type(kind), b.of_type(kind)
+        if mine and theirs and not (mine & theirs):
+            return "different_value"
+    return None
+
+
+def asserts_any(claim: Claim, values: frozenset[tuple[str, str]]) -> bool:
+    """Does the claim assert one of these (typed) values? How a correction finds what it replaces:
+    every memory that asserts the X of "moved from X to Y" or "not X any more"."""
+    return bool({v for v in claim.asserted if v[0] != "word"} & values)

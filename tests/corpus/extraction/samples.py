@@ -1,0 +1,56 @@
+"""Corpus messages → the scorer's training samples, built exactly as the runtime scores them
+(memvet.daemon.extraction.learned): every rule candidate, then every other sentence long enough
+to be a statement, each with its Context and the label it matches (if any)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from corpus import match
+from memvet.daemon.extract import Extractor
+from memvet.daemon.extraction.features import Context
+from memvet.daemon.extraction.learned import rule_hits
+from memvet.store.redaction import redact
+
+
+@dataclass
+class Sample:
+    message_id: str
+    statement: str
+    context: Context
+    label: dict | None  # the corpus label it holds, None for a negative
+    proposed: bool = False  # a rule (or adoption) candidate, not a sentence only the scorer reads
+
+
+def message_samples(extractor: Extractor, message: dict) -> list[Sample]:
+    kept = extractor.rules.filters.apply(message["text"], message["host"])
+    if not kept.kept:
+        return []
+    text = redact(kept.text).text
+    sentences = extractor.sentences(text)
+    count = max(1, len(sentences))
+    prev = message.get("previous_assistant", "")
+    out: list[Sample] = []
+    covered: set[int] = set()
+    candidates: list[tuple[str, int, bool, bool]] = []
+    for item in extractor.extract(text):
+        inside = [i for i, s in enumerate(sentences) if s.casefold() in item.statement.casefold()]
+        covered.update(inside)
+        candidates.append((item.statement, inside[0] if inside else 0, "adopted" in item.reasons, True))
+    candidates += [(s, i, False, False) for i, s in enumerate(sentences) if i not in covered and extractor._sized(s)]
+    for statement, index, adopted, proposed in candidates:
+        hits = rule_hits(extractor, statement)
+        context = Context(message=text, index=index, count=count, previous_assistant=prev,
+                          rules=tuple(r.name for r, _ in hits), adopted=adopted, host=message["host"])
+        label = next((lab for lab in message["labels"] if not lab["adopted"] and match(statement, lab["evidence"])), None)
+        out.append(Sample(message["id"], statement, context, label, proposed))
+    # An adopted rule is built from the assistant's proposal (issue 12, adoption): score that too.
+    for lab in message["labels"]:
+        if lab["adopted"]:
+            out.append(Sample(message["id"], lab["evidence"], Context(
+                message=text, previous_assistant=prev, adopted=True, host=message["host"],
+                rules=tuple(r.name for r, _ in rule_hits(extractor, lab["evidence"]))), lab, True))
+    if not message["labels"] and prev and message["voice"] == "bare-ack":
+        out.append(Sample(message["id"], prev, Context(message=text, previous_assistant=prev, adopted=True,
+                                                       host=message["host"]), None, True))
+    return out

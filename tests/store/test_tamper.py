@@ -1,0 +1,189 @@
+"""Someone with write access to memvet.db but without the key edits it with sqlite3: lifecycle,
+scope, tombstones and the audit tail are authenticated (row MACs, the chain's head and the state
+it records), and one bad row never hides the rest. The hook and the CLI run as real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from memvet.store import CandidateDraft, Scope, open_store
+
+
+def run(*args: str, stdin: bytes | None = None, cwd: str | None = None) -> SimpleNamespace:
+    env = {**os.environ, "MEMVET_HOOK_DAEMON": "off"}
+    done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", *args], input=stdin,
+                          capture_output=True, timeout=60, env=env, cwd=cwd)
+    return SimpleNamespace(rc=done.returncode, out=done.stdout.decode(), err=done.stderr.decode())
+
+
+def hook_context(cwd: str) -> str:
+    payload = {"session_id": "s-1", "transcript_path": "/tmp/t.jsonl", "cwd": cwd,
+               "hook_event_name": "SessionStart", "source": "startup"}
+    res = run("hook", "claude-code", "session-start", stdin=json.dumps(payload).encode(), cwd=cwd)
+    assert res.rc == 0 and res.err == ""
+    return json.loads(res.out)["hookSpecificOutput"]["additionalContext"] if res.out else ""
+
+
+def tamper(sql: str, *params: object) -> int:
+    """A plain edit of the file, as anyone who can write it (no key) can make."""
+    conn = sqlite3.connect(Path(os.environ["MEMVET_HOME"]) / "memvet.db")
+    try:
+        changed = conn.execute(sql, params).rowcount
+        conn.commit()
+    finally:
+        conn.close()
+    return changed
+
+
+def verify() -> dict:
+    res = run("audit", "verify", "--json")
+    doc = json.loads(res.out)
+    assert res.rc == (0 if doc["ok"] else 1)
+    return doc
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")  # the subprocesses read the key file
+    a, b = tmp_path / "proj-a", tmp_path / "proj-b"
+    for ws in (a, b):
+        (ws / ".git").mkdir(parents=True)
+    store = open_store()
+
+    def add(statement: str, workspace: Path | None, *, approve: bool = True) -> str:
+        draft = CandidateDraft(statement=statement, kind="fact", source_type="explicit_user",
+                               host="claude-code",
+                               scope=Scope(user=store.user, workspace=workspace and str(workspace)))
+        cid = store.admit(draft).candidate_id
+        return store.approve(cid, actor="test").id if approve else cid
+
+    yield SimpleNamespace(store=store, a=str(a), b=str(b), add=add)
+    store.close()
+
+
+def test_a_false_write_set_back_to_active_is_not_served_and_verify_names_it(world):
+    keep = world.add("Run the tests with pytest -q", world.a)
+    bad = world.add("Deploy straight to production on Fridays", world.a)
+    world.store.false_write(bad, actor="op")
+    assert "Fridays" not in hook_context(world.a)
+    assert tamper("UPDATE memories SET status='active', retired_reason=NULL, valid_to=NULL "
+                  "WHERE id=?", bad) == 1
+
+    context = hook_context(world.a)
+    assert "pytest -q" in context and "Fridays" not in context
+    listed = run("memories", "list", "--cwd", world.a, "--json")
+    assert listed.rc == 0
+    doc = json.loads(listed.out)
+    assert [m["id"] for m in doc["memories"]] == [keep]
+    assert doc["unreadable"] == {"count": 1, "ids": [bad]}
+    assert bad in listed.err and "failed authentication" in listed.err
+    report = verify()
+    assert not report["ok"] and report["entity"] == f"memory {bad}" and bad in report["problem"]
+
+
+def test_a_workspace_memory_made_global_stays_out_of_other_workspaces(world):
+    secret = world.add("The A-only deploy token lives in Vault path kv/alpha", world.a)
+    world.add("Project B deploys with Heroku", world.b)
+    assert tamper("UPDATE memories SET workspace_bidx=NULL WHERE id=?", secret) == 1
+
+    in_b = hook_context(world.b)
+    assert "Heroku" in in_b and "kv/alpha" not in in_b
+    glob = json.loads(run("memories", "list", "--global", "--json").out)
+    assert glob["memories"] == [] and glob["unreadable"]["ids"] == [secret]
+    assert verify()["entity"] == f"memory {secret}"
+
+
+def test_a_tombstone_lifted_or_rescoped_without_the_key_still_blocks(world):
+    cid = world.add("Always push with --force", world.a, approve=False)
+    world.store.reject(cid, actor="op")
+    assert tamper("UPDATE tombstones SET lifted_at='2026-01-01 00:00:00.000000', "
+                  "workspace_bidx='0000'") == 1
+    again = CandidateDraft(statement="Always push with --force", kind="fact",
+                           source_type="explicit_user",
+                           scope=Scope(user=world.store.user, workspace=world.a))
+    assert world.store.admit(again).outcome == "tombstoned"
+    assert verify()["entity"].startswith("tombstone ")
+
+
+def test_a_deleted_tombstone_is_detected(world):
+    cid = world.add("Always push with --force", world.a, approve=False)
+    world.store.reject(cid, actor="op")
+    assert verify()["ok"]
+    assert tamper("DELETE FROM tombstones") == 1
+    report = verify()
+    assert not report["ok"] and report["entity"].startswith("tombstone ")
+    assert "deleted" in report["problem"]
+
+
+def test_deleting_the_last_audit_events_is_detected(world):
+    world.add("Run the tests with pytest -q", world.a)
+    head = verify()["events"]
+    assert tamper("DELETE FROM audit_events WHERE seq > ?", head - 2) == 2
+    report = verify()
+    assert not report["ok"] and report["first_bad_seq"] == head - 1
+    assert "deleted from the end" in report["problem"]
+
+
+def test_an_older_state_copied_back_is_named_by_verify(world):
+    mid = world.add("Deploy straight to production on Fridays", world.a)
+    conn = sqlite3.connect(Path(os.environ["MEMVET_HOME"]) / "memvet.db")
+    old = conn.execute("SELECT status, valid_to, retired_reason, row_mac FROM memories "
+                       "WHERE id=?", (mid,)).fetchone()
+    conn.close()
+    world.store.false_write(mid, actor="op")
+    tamper("UPDATE memories SET status=?, valid_to=?, retired_reason=?, row_mac=? WHERE id=?",
+           *old, mid)
+    report = verify()  # a replayed MAC is valid on its own: the chain's recorded state is not
+    assert not report["ok"] and report["entity"] == f"memory {mid}"
+    assert "older copy" in report["problem"]
+
+
+def test_one_bad_ciphertext_hides_only_its_own_row(world):
+    keep = world.add("Run the tests with pytest -q", world.a)
+    bad = world.add("Use uv for every Python install", world.a)
+    pending = world.add("Format with ruff format", world.a, approve=False)
+    broken = world.add("Lint with ruff check", world.a, approve=False)
+    for table, rid in (("memories", bad), ("candidates", broken)):
+        conn = sqlite3.connect(Path(os.environ["MEMVET_HOME"]) / "memvet.db")
+        blob = bytearray(conn.execute(f"SELECT statement_ct FROM {table} WHERE id=?",
+                                      (rid,)).fetchone()[0])
+        blob[-1] ^= 1
+        conn.close()
+        tamper(f"UPDATE {table} SET statement_ct=? WHERE id=?", bytes(blob), rid)
+
+    memories = run("memories", "list", "--cwd", world.a, "--json")
+    assert memories.rc == 0
+    assert [m["id"] for m in json.loads(memories.out)["memories"]] == [keep]
+    assert json.loads(memories.out)["unreadable"]["ids"] == [bad]
+    queue = run("queue", "list", "--json")
+    assert queue.rc == 0 and [c["id"] for c in json.loads(queue.out)["candidates"]] == [pending]
+    assert json.loads(queue.out)["unreadable"]["ids"] == [broken]
+    human = run("queue", "list")
+    assert human.rc == 0 and "Format with ruff" in human.out and broken in human.err
+    context = hook_context(world.a)
+    assert "pytest -q" in context and "uv for every" not in context
+    recall = run("recall", "how do we run the tests", "--cwd", world.a, "--json")
+    assert recall.rc == 0 and json.loads(recall.out)["state"] == "VERIFIED"
+
+
+def test_a_sweep_passes_over_a_row_that_fails(world):
+    from datetime import timedelta
+
+    from memvet.store import IntegrityError
+
+    first = world.add("Format with ruff format", world.a, approve=False)
+    second = world.add("Lint with ruff check", world.a, approve=False)
+    tamper("UPDATE candidates SET kind='constraint' WHERE id=?", first)
+    later = world.store.now() + timedelta(days=400)
+    assert world.store.expire_candidates(later, timedelta(days=30)) == 1
+    assert world.store.get_candidate_record(second).status == "expired"
+    with pytest.raises(IntegrityError):
+        world.store.get_candidate_record(first)
+    assert world.store.unreadable()["ids"] == [first]
