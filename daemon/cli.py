@@ -61,7 +61,17 @@ def _candidate_json(draft) -> dict:
     evidence = doc.get("evidence") or {}
     doc["evidence"] = {k: evidence.get(k) for k in ("path", "line", "message_id", "timestamp", "excerpt")}
     doc["supersedes_hint"] = draft.supersedes_hint
+    doc["score"] = doc["confidence"]  # the learned scorer's probability (the rules' confidence when it is off)
+    doc["explanation"] = _explanation(draft.reasons)
     return doc
+
+
+def _explanation(reasons: tuple[str, ...]) -> dict:
+    """The reasons split for a reader: the rules that fired, the scorer's top features."""
+    features = [r.removeprefix("feature:") for r in reasons if r.startswith("feature:")]
+    scored = next((r.removeprefix("score:") for r in reasons if r.startswith("score:")), None)
+    rules = [r for r in reasons if not r.startswith(("feature:", "score:"))]
+    return {"rules": rules, "features": features, "scorer": scored is not None}
 
 
 def _print_table(payload: dict) -> None:

@@ -38,6 +38,10 @@ Clock = Callable[[], datetime]
 SCREENS_GROUP = Binding.Group("Screens", compact=True)
 ALWAYS = {"quit", "help", "command_palette"}
 CONFIRM_QUIET = 1.5  # seconds
+UNDONE = {"false_write": "False write undone: active again, tombstone lifted",
+          "forget": "Forget undone: active again, tombstone lifted",
+          "dispute": "Dispute undone: active again", "resolve": "Resolve undone: disputed again",
+          "restore": "Restore undone: retired again"}
 
 
 def _utcnow() -> datetime:
@@ -184,11 +188,13 @@ class ReviewApp(App[int]):
         self._last_confirm = now
 
     def action_undo(self) -> None:
-        if not self.decisions:
-            self.notify("Nothing to undo in this session.")
+        """The last decision made on this screen, never another screen's."""
+        screen = self.current_mode
+        mine = [i for i, d in enumerate(self.decisions) if d.screen == screen]
+        if not mine:
+            self.notify(f"Nothing to undo on the {screen.capitalize()} screen.")
             return
-        decision = self.decisions.pop()
-        self._undo(decision)
+        self._undo(self.decisions.pop(mine[-1]))
 
     @work(thread=True, group="store", exit_on_error=False)
     def _undo(self, decision: Decision) -> None:
@@ -196,13 +202,18 @@ class ReviewApp(App[int]):
 
     @on(UndoFinished)
     def _undone(self, message: UndoFinished) -> None:
-        what = one_line(message.decision.statement, 48)
+        decision = message.decision
+        what = one_line(decision.statement, 48)
         if not message.outcome.ok:
             self.notify(f"Could not undo: {message.outcome.error}", severity="error")
-        elif message.decision.action == "reject":
+        elif decision.action == "reject":
             self.notify(f"Reject undone: back in the queue: {what}")
+        elif decision.action == "approve":
+            _, restored = message.outcome.value
+            back = f"; {len(restored)} superseded memory put back" if restored else ""
+            self.notify(f"Approval undone: back in the queue{back}: {what}")
         else:
-            self.notify(f"Approval undone: memory {message.decision.memory_id} retired: {what}")
+            self.notify(f"{UNDONE[decision.action]}: {what}")
         self.check_store()
 
     # --- keys, help and the command palette -------------------------------------------------------

@@ -8,7 +8,7 @@ held elsewhere, who holds it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memvet.inspector.filters import SortOrder
@@ -122,30 +122,55 @@ def decide(store: Store, action: str, candidate_id: str, *, actor: str,
     if action == "reject":
         return attempt(store.reject, candidate_id, actor=actor, reason=reason or None)
     edits = edits or Edits()
-    if edits.supersede is None and edits.supersede_id is None:
+    note = None
+    if edits.conflict is None and edits.supersede is None and edits.supersede_id is None:
         checked = attempt(store.candidate_detail, candidate_id)
         if checked.ok and checked.value.conflicts:
             return Outcome(False, checked.value, code="conflict",
-                           error="it conflicts with an active memory: press s to supersede it "
-                                 "or keep both")
-    return attempt(store.approve, candidate_id, actor=actor, edits=edits)
+                           error="it conflicts with memories of its slot: press s to supersede, "
+                                 "keep both or dispute")
+        if checked.ok and checked.value.correction and not checked.value.preselect:
+            note = "a correction, but nothing in its scope says what it replaces"
+        edits = replace(edits, conflict="ask")  # the store re-checks inside the commit
+    done = attempt(store.approve, candidate_id, actor=actor, edits=edits)
+    if done.code == "conflict":  # a rival arrived meanwhile: show it, ask again
+        checked = attempt(store.candidate_detail, candidate_id)
+        return Outcome(False, checked.value, code="conflict", error=done.error)
+    return replace(done, status=note) if done.ok and note else done
 
 
 @dataclass(frozen=True)
 class Decision:
-    """One decision of this session, kept so `u` can take it back."""
+    """One decision of this session, kept so `u` on the screen it was made on can take it back.
+    `statement` is the text as committed (after an edit), for the toasts."""
 
-    action: str  # approve | reject
-    candidate_id: str
+    action: str  # approve | reject (queue); false_write | forget | dispute | resolve | restore
+    candidate_id: str | None
     statement: str
     memory_id: str | None = None
+    screen: str = "queue"
+    reason: str | None = None  # restore: the retirement it took back
 
 
 def undo(store: Store, decision: Decision, *, actor: str) -> Outcome:
-    """A reject goes back to pending (tombstone lifted); an approval's memory is retired."""
-    if decision.action == "reject":
+    """Take one decision back (store/undo.py): a reject goes back to pending, tombstone lifted;
+    an approval goes back to pending with every memory it superseded put back; a false write or
+    forget is restored with its tombstone lifted; a dispute is resolved (and the reverse); a
+    restore retires the memory again as it was."""
+    action, mid = decision.action, decision.memory_id
+    if action == "reject":
         return attempt(store.undo_reject, decision.candidate_id, actor=actor)
-    return attempt(store.retire, decision.memory_id, actor=actor, reason="operator")
+    if action == "approve":
+        return attempt(store.undo_approval, decision.candidate_id, actor=actor)
+    if action in ("false_write", "forget"):
+        return attempt(store.undo_retirement, mid, actor=actor)
+    if action == "dispute":
+        return attempt(store.resolve_dispute, mid, actor=actor)
+    if action == "resolve":
+        return attempt(store.dispute, mid, actor=actor)
+    if decision.reason in ("false_write", "forget"):
+        return attempt(getattr(store, decision.reason), mid, actor=actor)
+    return attempt(store.retire, mid, actor=actor, reason=decision.reason or "operator")
 
 
 def change_memory(store: Store, memory_id: str, action: str, *, actor: str,
@@ -156,6 +181,11 @@ def change_memory(store: Store, memory_id: str, action: str, *, actor: str,
         return attempt(store.forget, memory_id, actor=actor)
     if action == "dispute":
         return attempt(store.dispute, memory_id, actor=actor)
+    if action == "restore":  # a forget or false write also lifts its tombstone (undo.py)
+        memory = attempt(store.get_memory, memory_id)
+        if memory.ok and memory.value.retired_reason in ("false_write", "forget"):
+            return attempt(store.undo_retirement, memory_id, actor=actor)
+        return attempt(store.restore, memory_id, actor=actor)
     return attempt(store.resolve_dispute, memory_id, actor=actor)
 
 

@@ -89,6 +89,7 @@ class MemoryChanged(Message):
     memory_id: str
     action: str
     outcome: Outcome
+    reason: str | None = None  # restore: the retirement reason it took back
 
 
 @dataclass

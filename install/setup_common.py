@@ -105,6 +105,7 @@ class FileEdit:
     created: list[tuple[str, ...]] = field(default_factory=list)
 
     def plan(self) -> None:
+        refuse_foreign(self.path)
         self.before = read_text(self.path)
         planned = self.transform(self.before)
         self.after, self.notes, self.created = planned.text, planned.notes, planned.created
@@ -116,6 +117,26 @@ class FileEdit:
         if self.before is None:
             return "created"
         return "removed" if self.after is None else "updated"
+
+
+def refuse_foreign(path: Path) -> None:
+    """Only files of the user running setup are written. Setup as root with a host file that is
+    a symlink into another user's files (or a folder linked there) would write as root into
+    them: refused, before anything is written. Links to the user's own files (dotfile managers)
+    are followed as before."""
+    real = Path(os.path.realpath(path))
+    probe = real
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent  # a file to be created: the folder it would be created in
+    owner, me = probe.stat().st_uid, os.geteuid()
+    if owner == me:
+        return
+    via = f" (it resolves to {real})" if real != Path(os.path.abspath(path)) else ""
+    what = "belongs" if probe == real else f"would be created in {probe}, which belongs"
+    raise ConfigFileError(
+        f"{path}{via} {what} to another user (uid {owner}), not to you (uid {me}); memvet "
+        "writes only your own files, so nothing was written. Point the link at a file you own, "
+        "or run setup as that user.", path=str(path), owner_uid=owner)
 
 
 def read_text(path: Path) -> str | None:

@@ -15,7 +15,9 @@ import sqlalchemy as sa
 from memvet.store.audit import append_events
 from memvet.store.core import CAND, MEM
 from memvet.store.errors import IntegrityError, UsageError
+from memvet.store.evidence_identity import held_identities, identity_key
 from memvet.store.models import EvidenceRow, TombstoneRow
+from memvet.store.near_duplicates import NearDuplicateMixin
 from memvet.store.records import (
     EXCERPT_LIMIT,
     KINDS,
@@ -77,7 +79,7 @@ class _Batch:
     events: list[tuple] = field(default_factory=list)
 
 
-class AdmissionMixin(TombstoneMixin):
+class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
     def content_key_of(self, draft: CandidateDraft) -> str:
         # The agent part is the memory's agent restriction; memories apply to every agent in v1.
         return self.cipher.content_key(draft.scope.user, draft.scope.workspace, None, draft.kind,
@@ -107,7 +109,7 @@ class AdmissionMixin(TombstoneMixin):
             except (UsageError, ValueError):  # UnicodeError is a ValueError
                 dropped.add(i)
         with self._write() as conn:
-            admitted = iter(self._admit_batch(conn, ready, actor))
+            admitted = iter(self._admit_batch(conn, ready, actor, near=True))
             self._save_checkpoint(conn, checkpoint)  # type: ignore[attr-defined]
         return [AdmissionResult("dropped") if i in dropped else next(admitted)
                 for i in range(len(drafts))]
@@ -126,15 +128,25 @@ class AdmissionMixin(TombstoneMixin):
         return pending, known
 
     def _admit_batch(self, conn: Connection, drafts: list[CandidateDraft],
-                     actor: str) -> list[AdmissionResult]:
+                     actor: str, *, near: bool = False) -> list[AdmissionResult]:
+        """`near`: a restatement of a pending candidate merges into it (the daemon's sessions;
+        what an operator types or imports is queued as typed)."""
         if not drafts:
             return []
         keys = [self.content_key_of(d) for d in drafts]
         # Tombstones by statement, whatever the kind, at this scope or a wider or narrower one.
         tombs = self.tombstone_hits(conn, [(d.scope, d.statement) for d in drafts])
         pending, known = self._existing(conn, sorted(set(keys)))
+        idents = [identity_key(self.cipher, d.evidence, k) for d, k in zip(drafts, keys, strict=True)]
+        held = held_identities(conn, [i for i in idents if i is not None])
         now, batch, results = self.now(), _Batch(), []
-        for draft, key, tomb in zip(drafts, keys, tombs, strict=True):
+        fresh: set[str] = set()  # candidates queued by this batch (written at its end)
+        for draft, key, tomb, ident in zip(drafts, keys, tombs, idents, strict=True):
+            if ident is not None and ident in held:  # the same line read again: absorbed
+                results.append(AdmissionResult("repeat", content_key=key))
+                continue
+            if ident is not None:
+                held.add(ident)
             if tomb is not None:
                 hit = tomb.content_key
                 batch.tomb_hits[hit] = batch.tomb_hits.get(hit, 0) + 1
@@ -143,15 +155,25 @@ class AdmissionMixin(TombstoneMixin):
             elif key in pending:
                 cid = pending[key]
                 batch.merges[cid] = batch.merges.get(cid, 0) + 1
-                self._evidence_row(batch, cid, draft.evidence, now)
+                self._evidence_row(batch, cid, draft.evidence, now, ident)
                 batch.events.append((now, actor, "candidate.merged", "candidate", cid, None))
                 results.append(AdmissionResult("merged", candidate_id=cid, content_key=key))
             elif key in known:
                 batch.events.append((now, actor, "admission.known", "memory", known[key], None))
                 results.append(AdmissionResult("known", memory_id=known[key], content_key=key))
+            elif near and (found := self.near_duplicate_of(conn, draft, fresh)) is not None:
+                cid, row = found  # the same rule in other words: one candidate, both evidences
+                merged_key = self.narrow_to(conn, row, draft) if row is not None else key
+                batch.merges[cid] = batch.merges.get(cid, 0) + 1
+                self._evidence_row(batch, cid, draft.evidence, now, ident)
+                batch.events.append((now, actor, "candidate.merged_near", "candidate", cid, None))
+                results.append(AdmissionResult("merged", candidate_id=cid, content_key=merged_key))
             else:
                 cid = self._candidate_row(conn, batch, draft, key, now)
                 pending[key] = cid  # a repeat later in this batch merges into it
+                if near:
+                    fresh.add(cid)
+                    self.remember_pending(cid, draft)
                 batch.events.append((now, actor, "candidate.queued", "candidate", cid,
                                      draft.statement))
                 results.append(AdmissionResult("queued", candidate_id=cid, content_key=key))
@@ -175,15 +197,18 @@ class AdmissionMixin(TombstoneMixin):
             **self._subject_columns("candidates", cid, derive_subject(draft.statement, draft.kind),
                                     draft.scope.workspace, draft.scope.user))
         batch.candidates.append({**values, "row_mac": seal(c, "candidates", values)})
-        self._evidence_row(batch, cid, draft.evidence, now)
+        self._evidence_row(batch, cid, draft.evidence, now,
+                           identity_key(c, draft.evidence, key))
         return cid
 
-    def _evidence_row(self, batch: _Batch, candidate_id: str, ev: Evidence | None, now) -> None:  # noqa: ANN001
+    def _evidence_row(self, batch: _Batch, candidate_id: str, ev: Evidence | None, now,  # noqa: ANN001
+                      identity: str | None) -> None:
         if ev is None:
             return
         c, rid = self.cipher, "e_" + secrets.token_hex(8)
         batch.evidence.append({
             "id": rid, "candidate_id": candidate_id, "line": ev.line, "timestamp": ev.timestamp,
+            "identity_key": identity,
             "created_at": now, "path_ct": c.encrypt("evidence", "path", rid, ev.path),
             "message_id_ct": c.encrypt("evidence", "message_id", rid, ev.message_id),
             "session_ct": c.encrypt("evidence", "session", rid, ev.session),

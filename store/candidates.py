@@ -9,6 +9,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from memvet.store.core import CAND, MEM, StoreCore
 from memvet.store.errors import IntegrityError, NotFoundError
+from memvet.store.leases import shown_status_column, status_clause
 from memvet.store.models import EvidenceRow, TombstoneRow
 from memvet.store.records import Candidate, CandidateDetail, Evidence, Reader
 
@@ -36,7 +37,7 @@ class CandidateReadMixin(StoreCore):
     def _queue_where(self, reader: Reader, flt: QueueFilter) -> list[sa.ColumnElement[bool]]:
         clauses = [self.scope_clause(CAND, reader)]
         if flt.statuses:
-            clauses.append(CAND.c.status.in_(flt.statuses))
+            clauses.append(status_clause(CAND, flt.statuses, self.now()))
         if flt.hosts:
             clauses.append(CAND.c.host.in_(flt.hosts))
         if flt.kinds:
@@ -124,8 +125,9 @@ class CandidateReadMixin(StoreCore):
 
     def queue_counts(self, reader: Reader) -> dict[str, int]:
         with self._read() as conn:
-            rows = conn.execute(sa.select(CAND.c.status, sa.func.count()).where(
-                self.scope_clause(CAND, reader)).group_by(CAND.c.status)).all()
+            shown = shown_status_column(CAND, self.now())
+            rows = conn.execute(sa.select(shown, sa.func.count()).where(
+                self.scope_clause(CAND, reader)).group_by(shown)).all()
         return {status: n for status, n in rows}
 
     def get_candidate(self, candidate_id: str, reader: Reader | None = None) -> Candidate:

@@ -82,8 +82,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--status", action="append", choices=MEMORY_STATUSES)
     p.add_argument("--as-of", metavar="T", help="valid at time T (ISO 8601)")
     p.add_argument("--recorded-as-of", metavar="T", help="as recorded at time T (ISO 8601)")
+    p.add_argument("--review", action="store_true",
+                   help='active memories due for a "still true?" look (review.py)')
     add_json_flag(p)
     p.set_defaults(handler=h.memories_list)
+    p = mem.add_parser("confirm", help="it is still true: looked at now (clears the review flag)")
+    p.add_argument("id")
+    add_json_flag(p)
+    p.set_defaults(handler=h.memories_confirm)
     for name, text in (("false-write", "it should never have been written: retire + tombstone"),
                        ("forget", "retire and tombstone"), ("dispute", "exclude from recall"),
                        ("restore", "make a retired or disputed memory active again")):
@@ -101,6 +107,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(handler=h.key_status)
     p = key.add_parser("rotate", help="re-wrap the data key under a new key-encryption key")
+    p.add_argument("--finish", action="store_true",
+                   help="only remove the keys an interrupted rotation left behind")
     add_json_flag(p)
     p.set_defaults(handler=h.key_rotate)
 

@@ -189,6 +189,8 @@ def memories_list(args: argparse.Namespace) -> int:
         reader = store.reader_for(None)
     else:
         reader = store.reader_for(resolve_workspace(args.cwd or os.getcwd()))
+    if getattr(args, "review", False):
+        return _memories_review(args, store, reader)
     memories = store.list_memories(reader, statuses=tuple(args.status or ("active",)),
                                    as_of=parse_time(args.as_of),
                                    recorded_as_of=parse_time(args.recorded_as_of))
@@ -204,6 +206,34 @@ def memories_list(args: argparse.Namespace) -> int:
 
     emit(args, with_unreadable(store, {"memories": [{k: m.to_json()[k] for k in keys}
                                                     for m in memories]}), human)
+    return 0
+
+
+def _memories_review(args: argparse.Namespace, store, reader) -> int:  # noqa: ANN001
+    if args.status or args.as_of or args.recorded_as_of:
+        raise UsageError("--review lists active memories now; it takes no --status or as-of")
+    flags = store.review_due(reader)
+
+    def human() -> None:
+        if not flags:
+            print("nothing is due for review in this scope")
+        for f in flags:
+            why = ", ".join(REVIEW_WHY[r] for r in f.reasons)
+            print(f"{f.memory.id}  still true? {_short(f.memory.statement)}  ({why})")
+
+    emit(args, with_unreadable(store, {"memories": [f.to_json() for f in flags]}), human)
+    return 0
+
+
+REVIEW_WHY = {"unconfirmed_for_days": "not confirmed or edited for a long time",
+              "newer_session_on_subject": "a later session talks about its subject"}
+
+
+def memories_confirm(args: argparse.Namespace) -> int:
+    store = _open()
+    m = store.confirm(args.id, actor=default_owner("cli"))
+    emit(args, {"id": m.id, "status": m.status, "confirmed": True},
+         lambda: print(f"{m.id}: confirmed, still true"))
     return 0
 
 
@@ -242,13 +272,25 @@ def key_status(args: argparse.Namespace) -> int:
         print(f"key-encryption key version {info['kek_version']}, data key {info.get('dek_id')}")
         if warning:
             print(f"warning: {warning}")
+        if info.get("leftover_versions"):
+            print("leftover: key-encryption key version(s) "
+                  f"{', '.join(f'v{v}' for v in info['leftover_versions'])} from an interrupted "
+                  "rotation; `memvet key rotate --finish` removes them")
 
     emit(args, info, human)
     return 0
 
 
 def key_rotate(args: argparse.Namespace) -> int:
-    version = _open().rotate_key()
+    store = _open()
+    if args.finish:
+        removed = store.finish_key_rotation()
+        listed = ", ".join(f"v{v}" for v in removed)
+        emit(args, {"finished": True, "removed_versions": removed},
+             lambda: print(f"removed leftover key version(s) {listed}" if removed
+                           else "nothing to finish: no leftover keys"))
+        return 0
+    version = store.rotate_key()
     emit(args, {"kek_version": version, "rotated": True},
          lambda: print(f"rotated: the data key is now wrapped by key-encryption key v{version}"))
     return 0

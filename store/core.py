@@ -14,6 +14,7 @@ from memvet.store.audit import append_event
 from memvet.store.crypto import FieldCipher
 from memvet.store.engine import read_transaction, write_transaction
 from memvet.store.errors import IntegrityError
+from memvet.store.leases import shown_status
 from memvet.store.models import CandidateRow, MemoryRow
 from memvet.store.records import Candidate, Lease, Memory, Reader, Scope
 from memvet.store.row_mac import SEALED
@@ -131,7 +132,8 @@ class StoreCore:
             lease = Lease(row.lease_owner or "unknown", row.lease_token, row.reserved_at,
                           row.lease_expires_at)
         return Candidate(
-            id=rid, status=row.status, kind=row.kind, source_type=row.source_type, host=row.host,
+            id=rid, status=shown_status(row.status, row.lease_expires_at, self.now()),
+            kind=row.kind, source_type=row.source_type, host=row.host,
             statement=self._dec("candidates", "statement", rid, row.statement_ct) or "",
             scope=self._scope_of("candidates", row), confidence=row.confidence,
             reasons=tuple(json.loads(reasons)) if reasons else (),

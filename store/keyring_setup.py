@@ -12,7 +12,13 @@ from cryptography.exceptions import InvalidTag
 from memvet.store.crypto import FieldCipher, new_key, unwrap_dek, wrap_dek
 from memvet.store.engine import read_transaction, write_transaction
 from memvet.store.errors import KeyWrongError
-from memvet.store.keys import KeyProvider, choose_provider, missing_key_error, provider_named
+from memvet.store.keys import (
+    FileKeyProvider,
+    KeyProvider,
+    choose_provider,
+    missing_key_error,
+    provider_named,
+)
 from memvet.store.models import KeyMaterialRow
 from sqlalchemy import Engine
 
@@ -73,8 +79,38 @@ def rotate_kek(engine: Engine, home: Path, now: datetime) -> tuple[int, KeyProvi
         provider.save(version, kek)
         conn.execute(KM.update().where(KM.c.dek_id == row.dek_id).values(
             kek_version=version, wrapped_dek=wrap_dek(kek, dek, row.dek_id), rotated_at=now))
-    provider.delete(version - 1)  # only after the new wrap is durable
+    # Only after the new wrap is durable; older leftovers of interrupted rotations go too. Never
+    # a newer one here, outside the lock: it may be another rotation's, not yet committed.
+    for old in [v for v in leftover_versions(provider, version) if v < version]:
+        provider.delete(old)
     return version, provider
+
+
+def leftover_versions(provider: KeyProvider, current: int) -> list[int]:
+    """Key versions the provider holds besides the current one. A rotation killed after its
+    commit leaves the old key behind; one killed before it, a new key nothing uses."""
+    if isinstance(provider, FileKeyProvider):
+        found = {int(p.name[5:]) for p in provider.directory().glob("kek-v*")
+                 if p.name[5:].isdigit()}
+    else:  # a keyring cannot be listed: ask for every version this store can have made
+        found = {v for v in range(1, current + 2) if v != current and provider.load(v)}
+    return sorted(found - {current})
+
+
+def finish_rotation(engine: Engine, home: Path) -> tuple[int, list[int]]:
+    """Remove what an interrupted rotation left behind; returns (current version, removed).
+    Under the write lock, so no rotation is half-done meanwhile, and only once the current key
+    is known to open the store."""
+    with write_transaction(engine) as conn:
+        row = _current(conn)
+        if row is None:
+            raise missing_key_error(choose_provider(home), 1)
+        provider = provider_named(row.provider, home)
+        _unwrap(provider, row)
+        removed = leftover_versions(provider, row.kek_version)
+        for version in removed:
+            provider.delete(version)
+    return row.kek_version, removed
 
 
 def key_info(engine: Engine, home: Path) -> dict[str, object]:
@@ -84,4 +120,5 @@ def key_info(engine: Engine, home: Path) -> dict[str, object]:
         return {"provider": None, "kek_version": None}
     provider = provider_named(row.provider, home)
     return {"provider": row.provider, "where": provider.describe(), "kek_version": row.kek_version,
-            "dek_id": row.dek_id, "created_at": row.created_at, "rotated_at": row.rotated_at}
+            "dek_id": row.dek_id, "created_at": row.created_at, "rotated_at": row.rotated_at,
+            "leftover_versions": leftover_versions(provider, row.kek_version)}

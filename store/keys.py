@@ -82,6 +82,9 @@ class FileKeyProvider:
     def path(self, version: int) -> Path:
         return self._dir / f"kek-v{version}"
 
+    def directory(self) -> Path:
+        return self._dir
+
     def load(self, version: int) -> bytes | None:
         path = self.path(version)
         try:

@@ -20,6 +20,7 @@ CANDIDATE_TRANSITIONS: dict[tuple[str, str], str] = {
     ("pending", "rejected"): "reject: compare-and-set, tombstone written",
     ("pending", "expired"): "sweep: older than the configured age",
     ("rejected", "pending"): "operator undo of a reject: tombstone lifted",
+    ("committed", "pending"): "operator undo of an approval (undo.py)",
 }
 
 MEMORY_TRANSITIONS: dict[tuple[str | None, str], str] = {
@@ -31,6 +32,7 @@ MEMORY_TRANSITIONS: dict[tuple[str | None, str], str] = {
     ("disputed", "retired"): "false write or forget while disputed",
     ("disputed", "superseded"): "a newer memory settles the dispute",
     ("retired", "active"): "operator restore",
+    ("superseded", "active"): "the approval that superseded it was undone (undo.py)",
 }
 
 

@@ -13,6 +13,7 @@ from memvet.store.audit import events_after, recent_events, verify_chain
 from memvet.store.core import CAND, MEM, StoreCore
 from memvet.store.errors import IntegrityError
 from memvet.store.integrity import sqlite_check, verify_state
+from memvet.store.leases import expired_clause
 from memvet.store.lifecycle import check_candidate
 from memvet.store.models import SweepRunRow, TombstoneRow
 from memvet.store.records import AuditEvent, AuditReport
@@ -25,12 +26,16 @@ DECAY_FLOOR = 0.05
 
 
 class MaintenanceMixin(StoreCore):
-    def mark_stale_leases(self, now: datetime) -> int:
-        """reserved → stale once the lease has expired (the approver died). Never retried."""
+    def mark_stale_leases(self, now: datetime, *, only: str | None = None,
+                          actor: str = "sweep") -> int:
+        """reserved → stale once the lease has expired (the approver died). Never retried.
+        `only`: just that candidate (recovery settles one without waiting for the sweep)."""
         check_candidate("reserved", "stale")
         with self._write() as conn:
-            ids = [r.id for r in conn.execute(sa.select(CAND.c.id).where(
-                CAND.c.status == "reserved", CAND.c.lease_expires_at < now))]
+            query = sa.select(CAND.c.id).where(expired_clause(CAND, now))
+            if only is not None:
+                query = query.where(CAND.c.id == only)
+            ids = [r.id for r in conn.execute(query)]
             for cid in list(ids):  # a copy: rows that fail are dropped from `ids`
                 mac = self._sweep_mac(conn, cid, "stale")
                 if mac is None:
@@ -38,7 +43,7 @@ class MaintenanceMixin(StoreCore):
                     continue
                 conn.execute(CAND.update().where(CAND.c.id == cid, CAND.c.status == "reserved")
                              .values(status="stale", updated_at=now, row_mac=mac))
-                self._audit(conn, "sweep", "candidate.stale", "candidate", cid)
+                self._audit(conn, actor, "candidate.stale", "candidate", cid)
         return len(ids)
 
     def expire_candidates(self, now: datetime, max_age: timedelta) -> int:

@@ -219,8 +219,16 @@ def m004_norm2_keys(conn: Connection, cipher) -> None:  # noqa: ANN001
     rekey_norm2(conn, cipher)
 
 
-# Still reserved here, before m006:
-#   m005_evidence_identity— issue 9: evidence identified by (file identity, line, message id)
+@migration
+@keyed
+def m005_evidence_identity(conn: Connection, cipher) -> None:  # noqa: ANN001
+    """Issue 9: evidence identified by (file identity, line, message id), so that a transcript
+    read again adds none (evidence_identity.py); keys for existing rows are computed here."""
+    _add_column(conn, 'evidence', sa.Column('identity_key', sa.String(length=64)), index=True)
+    if cipher is not None:
+        from memvet.store.evidence_identity import backfill_identities
+
+        backfill_identities(conn, cipher)
 
 
 def _add_column(conn: Connection, table: str, column: sa.Column, *, index: bool = False) -> None:

@@ -80,6 +80,8 @@ class EvidenceRow(SQLModel, table=True):
     message_id_ct: bytes | None = _ct()
     session_ct: bytes | None = _ct()
     excerpt_ct: bytes | None = _ct(False)
+    # (file identity, line, message id) of one statement, keyed (evidence_identity.py)
+    identity_key: str | None = Field(default=None, index=True, max_length=64)
 
 
 class MemoryRow(SQLModel, table=True):

@@ -186,7 +186,12 @@ class ReservationMixin(TombstoneMixin):
             return self.candidate_from_row(row)
 
     def recover(self, candidate_id: str, action: str, *, actor: str) -> Candidate | Memory:
-        """Settle a stale reservation: commit, release or reject."""
+        """Settle a stale reservation: commit, release or reject. A lease that ran out is
+        recorded as stale first, so no daemon sweep is needed for it."""
+        if action not in ("commit", "release", "reject"):
+            raise UsageError(f"unknown recovery action {action!r}: commit, release or reject")
+        self.mark_stale_leases(self.now(), only=candidate_id,  # type: ignore[attr-defined]
+                               actor=actor)
         if action == "commit":
             return self.commit(candidate_id, None, actor=actor, recovery=True)
         if action == "release":

@@ -39,6 +39,9 @@ straight really always never please don't dont do does""".split())
 SCOPE_PHRASE = re.compile(r"\b(?:in|for|across|on)\s+(?:all\s+|every\s+|each\s+)?(?:of\s+)?"
                           r"(?:this|the|my|our|these)?\s*(?:projects?|repos?|repositor(?:y|ies)|"
                           r"codebases?|workspaces?)\b")
+# Nouns a number names rather than measures ("service number 3", but "port 5433", "python 3.11").
+NAMING = frozenset("""number no id node server service worker replica shard instance host region
+step phase stage item case issue ticket pr job queue cluster env environment""".split())
 TOKEN = re.compile(r"`[^`]+`|[a-z0-9][a-z0-9_.+/#:-]*[a-z0-9+#]|[a-z0-9]")
 NUMBER = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
 CLAUSE = re.compile(r"[,;:()\[\]!?]|\.(?:\s|$)|\bbut\b|\bso\b|\bthen\b")
@@ -85,6 +88,10 @@ def derive_subject(statement: str, kind: str) -> str:
                     return CONCEPT_LABELS.get(name, name.replace("-", " "))
     words: list[str] = []
     for i, token in enumerate(tokens):
+        if NUMBER.fullmatch(token) and i and tokens[i - 1] in NAMING and words[-1:] == [
+                tokens[i - 1]] and len(words) < SUBJECT_WORDS:
+            words.append(token)  # "service number 3", "worker 2": the number names the thing
+            continue
         if " " in token or NUMBER.fullmatch(token):
             if has_number and i and tokens[i - 1] not in words and _content(tokens[i - 1]):
                 words.append(tokens[i - 1])  # "port 5433", "python 3.11": the number's noun
@@ -127,7 +134,8 @@ def _values(segment: str, subject_words: frozenset[str]) -> set[tuple[str, str]]
             out.add(("code", " ".join(token.split())))
             out.update(("tool", w) for w in token.split() if w in TOOLS)
         elif NUMBER.fullmatch(token):
-            out.add(("number", token.lstrip("v")))
+            if token not in subject_words:  # a number that names the subject is no value
+                out.add(("number", token.lstrip("v")))
         elif token in TOOLS or cp.stem(token) in TOOLS:
             out.add(("tool", token))
         elif "/" in token or re.fullmatch(r"\.?[a-z0-9_-]+\.[a-z0-9]{1,8}", token):
@@ -174,8 +182,10 @@ def rivalry(a: Claim, b: Claim, kind_a: str, kind_b: str) -> str | None:
     if kind_a in COMPATIBLE_KINDS and not (a.typed() & b.typed()) - {"word"}:
         return None
     types = a.typed() & b.typed()
-    if not types and not (a.typed() or b.typed()):
-        types = frozenset({"word"})  # neither names a typed value: compare the plain words
+    if not types:
+        # No value type in common ("fly.io" against "render"): compare every value as a word.
+        mine, theirs = {v for _, v in a.asserted}, {v for _, v in b.asserted}
+        return "different_value" if mine and theirs and not mine & theirs else None
     for kind in types:
         if kind == "code" and types - {"code"}:
             continue  # commands differ in flags; their tools and numbers decide

@@ -1,12 +1,13 @@
 """Approved memories of every scope of the user: active, disputed, superseded and retired, each
-with its history, and the whole list as of a past time. False write, forget and dispute here."""
+with its history, and the whole list as of a past time. False write, forget, dispute and restore
+here; `u` takes back the last of them (never a decision made on another screen)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from memvet.inspector.formatting import age, kind_label, one_line, when, workspace_name
-from memvet.inspector.jobs import Changes, attempt, change_memory, load_memory_history
+from memvet.inspector.jobs import Changes, Decision, attempt, change_memory, load_memory_history
 from memvet.inspector.messages import HistoryLoaded, MemoriesLoaded, MemoryChanged
 from memvet.inspector.screens.as_of_dialog import AsOf, AsOfDialog
 from memvet.inspector.screens.confirm_dialog import ConfirmDialog
@@ -35,6 +36,7 @@ class MemoriesScreen(RecordScreen):
         Binding("f", "false_write", "False write", id="memories-false-write"),
         Binding("x", "forget", "Forget", id="memories-forget"),
         Binding("d", "dispute", "Dispute", id="memories-dispute"),
+        Binding("R", "restore", "Restore", key_display="R", id="memories-restore"),
         Binding("t", "as_of", "As of", id="memories-as-of"),
         Binding("v", "view", "View", id="memories-view"),
         Binding("tab", "app.focus_next", "Pane", id="memories-pane"),
@@ -187,14 +189,26 @@ class MemoriesScreen(RecordScreen):
             return
         self._change(memory.id, "resolve" if memory.status == "disputed" else "dispute")
 
+    def action_restore(self) -> None:
+        memory = self._current()
+        if memory is None:
+            return
+        if memory.status != "retired":
+            self.notify(f"Only a retired memory can be restored (this one is {memory.status}).",
+                        severity="warning")
+            return
+        self._change(memory.id, "restore", memory.retired_reason)
+
     def _change(self, memory_id: str, action: str, reason: str | None = None) -> None:
         self._run_change(memory_id, action, reason)
 
     @work(thread=True, group="store", exit_on_error=False)
     def _run_change(self, memory_id: str, action: str, reason: str | None) -> None:
         app = self.app
-        outcome = change_memory(app.store, memory_id, action, actor=app.owner, reason=reason)
-        self.post_message(MemoryChanged(memory_id, action, outcome))
+        # restore: `reason` is the retirement it takes back (kept for undo), not a note
+        note = None if action == "restore" else reason
+        outcome = change_memory(app.store, memory_id, action, actor=app.owner, reason=note)
+        self.post_message(MemoryChanged(memory_id, action, outcome, reason))
 
     @on(MemoryChanged)
     def _changed(self, message: MemoryChanged) -> None:
@@ -203,6 +217,9 @@ class MemoriesScreen(RecordScreen):
             self.notify(f"Could not {label}: {message.outcome.error}", severity="error")
             return
         memory = message.outcome.value.memory
+        self.app.record_decision(Decision(message.action, memory.candidate_id, memory.statement,
+                                          memory.id, screen="memories",
+                                          reason=message.reason))
         self._put(memory, self.app.now())
         self.notify(f"{label.capitalize()}: {one_line(memory.statement, 48)} → {memory.status}")
         if message.memory_id == self.shown:

@@ -55,7 +55,7 @@ class QueueChanges:
             return
         detail = self.details.get(key)
         if detail is not None and not detail.conflicts and detail.supersedes is None:
-            self.notify("It conflicts with no active memory: a approves it as it is.")
+            self.notify("It conflicts with no memory of its slot: a approves it as it is.")
             return
         self._ask_supersede(key, Edits())
 
@@ -67,7 +67,9 @@ class QueueChanges:
         def edited(edits: Edits | None) -> None:
             if edits is None or key not in self.table.records:
                 return
-            if self._conflicted(key) and edits.supersede is None and edits.supersede_id is None:
+            undecided = edits.conflict is None and edits.supersede is None and (
+                edits.supersede_id is None)
+            if self._conflicted(key) and undecided:
                 self._ask_supersede(key, edits)
             else:
                 self.start("approve", [key], edits=edits)
@@ -122,10 +124,15 @@ class QueueChanges:
         verb = "Approved" if message.action == "approve" else "Rejected"
         if outcome.ok:
             memory_id = outcome.value.id if message.action == "approve" else None
-            self.app.record_decision(Decision(message.action, key, message.statement, memory_id))
+            if message.action == "approve":  # the toast shows the statement as committed
+                what = one_line(outcome.value.statement, 48)
+            self.app.record_decision(Decision(message.action, key, outcome.value.statement
+                                              if memory_id else message.statement, memory_id))
             table.drop(key)
             self.total = None if self.total is None else max(self.total - 1, 0)
             self.app.confirm(f"{verb}: {what}")
+            if outcome.status:  # a correction that replaced nothing says so
+                self.notify(f"{outcome.status}: nothing was superseded", severity="warning")
         elif outcome.code in ("already_decided", "not_found"):
             table.drop(key)
             self.notify(f"Already decided elsewhere ({outcome.status or 'gone'}): {what}",

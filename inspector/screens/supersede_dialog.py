@@ -1,5 +1,7 @@
-"""The candidate conflicts with active memories: replace one of them, or keep both.
-Dismisses with the Edits to approve with, or None to decide later."""
+"""The candidate competes with memories of its slot: supersede any number of them, keep both as
+compatible, or dispute (both leave recall until settled). Every rival of the slot is
+pre-selected; for a correction ("moved from X to Y") so is every memory of the scope that
+asserts X. Dismisses with the Edits to approve with, or None to decide later."""
 
 from __future__ import annotations
 
@@ -7,57 +9,86 @@ from dataclasses import replace
 
 from memvet.inspector.formatting import one_line, workspace_name
 from memvet.inspector.widgets.key_footer import KeyFooter
-from memvet.store import CandidateDetail, Edits
+from memvet.store import CandidateDetail, Edits, Memory
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
-KEEP_BOTH = "keep-both"
+SUPERSEDE, KEEP_BOTH, DISPUTE = "supersede", "keep-both", "dispute"
 
 
 class SupersedeDialog(ModalScreen[Edits | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="supersede-cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="supersede-cancel"),
+                Binding("k", "keep_both", "Keep both", id="supersede-keep"),
+                Binding("d", "dispute", "Dispute", id="supersede-dispute")]
 
     def __init__(self, detail: CandidateDetail, edits: Edits) -> None:
         super().__init__(classes="dialog-screen")
         self.detail = detail
         self.edits = edits
 
+    def memories(self) -> list[Memory]:
+        """The correction's link, its rivals, then the rest of its slot; each once."""
+        d = self.detail
+        found = [m for m in (d.supersedes, *d.conflicts, *d.slot) if m is not None]
+        return list({m.id: m for m in found}.values())
+
+    def preselected(self) -> set[str]:
+        d = self.detail
+        chosen = set(d.preselect) or {m.id for m in d.conflicts}
+        return chosen | ({d.supersedes.id} if d.supersedes is not None else set())
+
     def compose(self) -> ComposeResult:
-        options: list[Option] = []
-        linked = self.detail.supersedes
-        if linked is not None:
-            options.append(Option(Content(f"Supersede (suggested) {linked.id}: "
-                                          f"{one_line(linked.statement, 60)}"), id=linked.id))
-        for memory in self.detail.conflicts:
-            if linked is None or memory.id != linked.id:
-                options.append(Option(Content(
-                    f"Supersede {memory.id} ({workspace_name(memory.scope)}): "
-                    f"{one_line(memory.statement, 60)}"), id=memory.id))
-        options.append(Option("Keep both: approve it beside the memories above", id=KEEP_BOTH))
+        d, chosen = self.detail, self.preselected()
+        rows = [(Content(f"{m.id} ({workspace_name(m.scope)}, {m.status}): "
+                         f"{one_line(m.statement, 56)}"), m.id, m.id in chosen)
+                for m in self.memories()]
+        title = "A correction: what does it replace?" if d.correction else (
+            "It disagrees with memories of its slot")
         with Vertical(classes="dialog dialog-wide"):
-            yield Static("Supersede or keep both?", classes="dialog-title")
-            yield Static(one_line(self.detail.candidate.statement, 200), classes="dialog-body",
-                         markup=False)
-            yield OptionList(*options, id="supersede-options", compact=True)
-            yield Static("enter: approve with this choice · esc: not now", classes="dialog-hint")
+            yield Static(title, classes="dialog-title")
+            yield Static(f"{one_line(d.candidate.statement, 160)}\nslot: {d.candidate.subject}",
+                         classes="dialog-body", markup=False)
+            yield SelectionList[str](*rows, id="supersede-memories", compact=True)
+            yield OptionList(
+                Option("Supersede the selected memories (valid until it was said)", id=SUPERSEDE),
+                Option("Keep both: they are all true (compatible)", id=KEEP_BOTH),
+                Option("Dispute: none of them is used until settled", id=DISPUTE),
+                id="supersede-options", compact=True)
+            yield Static("enter: choose · tab, space: change the selection · k keep both · "
+                         "d dispute · esc: not now", classes="dialog-hint")
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        self.query_one("#supersede-options", OptionList).focus()  # SelectionList is one too
 
-    @on(OptionList.OptionSelected)
+    def selected(self) -> tuple[str, ...]:
+        return tuple(self.query_one(SelectionList).selected)
+
+    @on(OptionList.OptionSelected, "#supersede-options")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
-        choice = event.option.id
-        if choice == KEEP_BOTH:
-            self.dismiss(replace(self.edits, supersede=False, supersede_id=None))
-        else:
-            self.dismiss(replace(self.edits, supersede=True, supersede_id=choice))
+        {SUPERSEDE: self.action_supersede, KEEP_BOTH: self.action_keep_both,
+         DISPUTE: self.action_dispute}[event.option.id or SUPERSEDE]()
+
+    def action_supersede(self) -> None:
+        ids = self.selected()
+        if not ids:
+            self.notify("Select the memories it replaces (space), or choose keep both or dispute.",
+                        severity="warning")
+            return
+        self.dismiss(replace(self.edits, conflict="supersede", supersede_ids=ids,
+                             supersede=True, supersede_id=ids[0]))
+
+    def action_keep_both(self) -> None:
+        self.dismiss(replace(self.edits, conflict="keep_both", supersede=False, supersede_id=None))
+
+    def action_dispute(self) -> None:
+        self.dismiss(replace(self.edits, conflict="dispute", supersede=False, supersede_id=None))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -87,7 +87,7 @@ async def test_undo_reject_puts_the_candidate_back_and_lifts_the_tombstone(seede
         assert [t.key_at(i) for i in range(3)] == ["c_0001", "c_0002", "c_0003"]  # in place
 
 
-async def test_undo_approve_retires_the_memory(seeded, clock):
+async def test_undo_approve_returns_the_candidate_to_the_queue(seeded, clock):
     app = app_for(seeded, clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -95,8 +95,9 @@ async def test_undo_approve_retires_the_memory(seeded, clock):
         await settle(pilot)
         await pilot.press("u")
         await settle(pilot)
-        memory = seeded.get_memory("m_0001")
-        assert memory.status == "retired" and memory.retired_reason == "operator"
+        assert seeded.get_candidate("c_0001").status == "pending"
+        assert seeded.list_memories(seeded.reader_for(None, all_scopes=True),
+                                    statuses=("active", "retired")) == []
         await pilot.press("u")  # nothing left to undo
         await settle(pilot)
         assert app.decisions == []

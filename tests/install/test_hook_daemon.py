@@ -117,7 +117,8 @@ sys.stderr.write(" ".join(sorted(set(sys.modules) - before)))
 
 def _imports(world, env: dict[str, str]) -> set[str]:
     done = subprocess.run([sys.executable, "-c", PROBE], input=json.dumps(start(world.a)).encode(),
-                          capture_output=True, env={**os.environ, **env}, timeout=30)
+                          capture_output=True, env={**os.environ, **env}, timeout=30,
+                          cwd=world.a)  # where the hosts run hooks: the session's folder
     assert b"Docker" in done.stdout
     return set(done.stderr.decode().split())
 

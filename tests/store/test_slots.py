@@ -220,3 +220,48 @@ def test_recorded_as_of_answers_history_never_current(store, clock):
     assert out["state"] == "VERIFIED_HISTORICAL" and [m["id"] for m in out["memories"]] == [old.id]
     now = recall(store, "what are packages managed with?", workspace=APP)
     assert old.id not in {m["id"] for m in now["memories"]}
+
+
+# --- the context pack ------------------------------------------------------------------------------
+def _pack(store, event: str = "session-start", prompt: str | None = None) -> str:
+    import json
+    import sqlite3
+
+    from memvet.store import context_pack as cp
+    from memvet.store import fast_read as fr
+    from memvet.store import hook_reply as reply
+
+    conn = sqlite3.connect(str(store.path))
+    try:
+        source = fr.DirectSource(conn, store.cipher, "dana", APP)
+        payload = {"session_id": None, **({"prompt": prompt} if prompt else {})}
+        out = reply.respond(source, event, payload, str(store.home), cp.stamp(store.now()))
+    finally:
+        conn.close()
+    return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
+
+
+@pytest.mark.parametrize("decision", [None, "dispute"])
+def test_the_pack_never_hands_both_sides_and_names_the_slot(store, clock, decision):
+    a = approve(store, said(store, clock, "The staging postgres listens on port 5433, "
+                                          "not the default 5432"))
+    approve(store, said(store, clock, "The staging postgres listens on port 5432"),
+            conflict=decision)
+    keep = approve(store, said(store, clock, "Deploys go through Heroku"))
+    for text in (_pack(store), _pack(store, "user-prompt-submit", "staging postgres port?")):
+        assert "5432" not in text and "5433" not in text
+        slot = [line for line in text.splitlines() if "ask the user which is current" in line]
+        assert len(slot) == 1 and slot[0].endswith(store.get_memory(a.id).subject)
+    assert "Heroku" in _pack(store) and keep.id
+
+
+def test_the_pack_drops_superseded_lines(store, clock):
+    approve(store, said(store, clock, "This repo uses poetry"))
+    approve(store, said(store, clock, "Run `poetry install` after pulling (not pip)",
+                        kind="procedure"))
+    clock.advance(days=1)
+    approve(store, said(store, clock, "We moved from poetry to uv, use `uv sync` now",
+                        kind="decision"), conflict="supersede")
+    text = _pack(store)
+    assert "uv sync" in text and "This repo uses poetry" not in text
+    assert "poetry install" not in text

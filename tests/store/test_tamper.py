@@ -9,10 +9,12 @@ import os
 import sqlite3
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import sqlalchemy as sa
 from memvet.store import CandidateDraft, Scope, open_store
 
 
@@ -187,3 +189,78 @@ def test_a_sweep_passes_over_a_row_that_fails(world):
     with pytest.raises(IntegrityError):
         world.store.get_candidate_record(first)
     assert world.store.unreadable()["ids"] == [first]
+
+
+def test_a_store_from_before_row_macs_is_sealed_by_the_upgrade(tmp_path):
+    """A schema-2 store (rows written by the old code, without MACs) upgraded by `migrate`: every
+    row is sealed, the old chain still verifies and gains its head, and tampering afterwards is
+    caught."""
+    from memvet.store.audit import GENESIS, _digest
+    from memvet.store.engine import create_store_engine
+    from memvet.store.keyring_setup import load_cipher
+    from memvet.store.schema import migrate
+
+    home = tmp_path / "old-home"
+    home.mkdir(mode=0o700)
+    engine = create_store_engine(home / "memvet.db")
+    migrate(engine, target=2)
+    at = "2026-03-01 09:00:00.000000"
+    cipher, _ = load_cipher(engine, home, datetime.now(UTC))
+    user, ws = "dana", "/home/dana/src/app"
+    cid, mid, rid = "c_old1", "m_old1", "c_old2"
+    rows = {"candidates": [], "memories": []}
+    for table, row_id, statement, status in (("candidates", cid, "we use uv here", "committed"),
+                                             ("candidates", rid, "never run make clean",
+                                              "rejected"),
+                                             ("memories", mid, "we use uv here", "active")):
+        rows[table].append({
+            "id": row_id, "status": status, "kind": "fact", "source_type": "explicit_user",
+            "user_bidx": cipher.blind_index("user", user),
+            "workspace_bidx": cipher.blind_index("workspace", ws),
+            "content_key": cipher.content_key(user, ws, None, "fact", statement),
+            "statement_ct": cipher.encrypt(table, "statement", row_id, statement),
+            "user_ct": cipher.encrypt(table, "user", row_id, user),
+            "workspace_ct": cipher.encrypt(table, "workspace", row_id, ws)})
+    with engine.begin() as conn:
+        for row in rows["candidates"]:
+            conn.execute(sa.text(
+                "INSERT INTO candidates (id, status, kind, source_type, user_bidx, workspace_bidx, "
+                "content_key, polarity, confidence, importance, evidence_count, created_at, "
+                "updated_at, statement_ct, user_ct, workspace_ct) VALUES (:id, :status, :kind, "
+                ":source_type, :user_bidx, :workspace_bidx, :content_key, 'assert', 0.8, 1, 1, "
+                f"'{at}', '{at}', :statement_ct, :user_ct, :workspace_ct)"), row)
+        conn.execute(sa.text(
+            "INSERT INTO memories (id, candidate_id, status, kind, source_type, user_bidx, "
+            "workspace_bidx, content_key, polarity, confidence, importance, approved_by, "
+            "valid_from, recorded_at, updated_at, conflict_state, statement_ct, user_ct, "
+            "workspace_ct) VALUES (:id, 'c_old1', :status, :kind, :source_type, :user_bidx, "
+            ":workspace_bidx, :content_key, 'assert', 1.0, 1, 'op', "
+            f"'{at}', '{at}', '{at}', 'none', :statement_ct, :user_ct, :workspace_ct)"),
+            rows["memories"][0])
+        conn.execute(sa.text(
+            "INSERT INTO tombstones (content_key, reason, source_id, created_at, seen_again) "
+            f"VALUES (:k, 'rejected', :s, '{at}', 0)"),
+            {"k": rows["candidates"][1]["content_key"], "s": rid})
+        digest = _digest(cipher.audit_key, 1, datetime(2026, 3, 1, 9, tzinfo=UTC), "op",
+                         "memory.created", "memory", mid, None, GENESIS)
+        conn.execute(sa.text(
+            "INSERT INTO audit_events (seq, at, actor, action, entity_type, entity_id, "
+            f"prev_hash, hash) VALUES (1, '{at}', 'op', 'memory.created', 'memory', :m, :g, :h)"),
+            {"m": mid, "g": GENESIS, "h": digest})
+    engine.dispose()
+
+    store = open_store(home, schema="upgrade", user=user)
+    try:
+        assert [m.id for m in store.list_memories(store.reader_for(ws))] == [mid]
+        assert store.get_candidate_record(rid).status == "rejected"
+        report = store.verify_audit()
+        assert report.ok, report.problem
+        again = CandidateDraft(statement="never run make clean", kind="fact",
+                               source_type="explicit_user", scope=Scope(user=user, workspace=ws))
+        assert store.admit(again).outcome == "tombstoned"
+        with store.engine.begin() as conn:  # as an attacker would, after the upgrade
+            conn.execute(sa.text("UPDATE memories SET status='retired' WHERE id=:m"), {"m": mid})
+        assert store.list_memories(store.reader_for(ws), statuses=("retired",)) == []
+        assert store.verify_audit().entity == f"memory {mid}"
+    finally:
+        store.close()

@@ -17,8 +17,15 @@ sys.path.insert(0, str(HERE))
 from corpus import deal, split_of  # noqa: E402
 from handwritten import read_handwritten  # noqa: E402
 from slots import WORKSPACES  # noqa: E402
-from templates import (ACK_REPLIES, ADOPT_REPLIES, NEGATIVES, ONE_OFF_PROPOSALS, POSITIVES,  # noqa: E402
-                       PROPOSALS, draw)
+from templates import (  # noqa: E402
+    ACK_REPLIES,
+    ADOPT_REPLIES,
+    NEGATIVES,
+    ONE_OFF_PROPOSALS,
+    POSITIVES,
+    PROPOSALS,
+    draw,
+)
 
 SEED = 20261201
 OPENERS = ["", "", "", "btw ", "also, ", "oh and ", "quick note: ", "fyi ", "one more thing: ", "heads up, "]

@@ -10,9 +10,27 @@ from __future__ import annotations
 
 import random
 
-from slots import (BRANCH_STYLES, BRANCHES, CITIES, COMMANDS, DIRS, EDITORS, FILES, LANGS, MACHINES,
-                   MODULES, NOUNS, PEOPLE, PLATFORMS, PORTS, SERVICES, SHELLS, STYLE_RULES, TASKS,
-                   TOOL_PAIRS)
+from slots import (
+    BRANCH_STYLES,
+    BRANCHES,
+    CITIES,
+    COMMANDS,
+    DIRS,
+    EDITORS,
+    FILES,
+    LANGS,
+    MACHINES,
+    MODULES,
+    NOUNS,
+    PEOPLE,
+    PLATFORMS,
+    PORTS,
+    SERVICES,
+    SHELLS,
+    STYLE_RULES,
+    TASKS,
+    TOOL_PAIRS,
+)
 
 
 def draw(rng: random.Random) -> dict[str, str]:

@@ -1,0 +1,46 @@
+"""The one rule for an approval lease that ran out: a `reserved` candidate whose lease has
+expired is `stale` — shown and filtered as such at read time, so a crashed approval is visible
+(and recoverable) without a daemon to run the sweep that records it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+
+
+def lease_expired(expires_at: datetime | None, now: datetime) -> bool:
+    if expires_at is None:
+        return False
+    if expires_at.tzinfo is None:  # SQLite hands back naive UTC
+        expires_at = expires_at.replace(tzinfo=UTC)
+    return expires_at < now
+
+
+def shown_status(status: str, expires_at: datetime | None, now: datetime) -> str:
+    return "stale" if status == "reserved" and lease_expired(expires_at, now) else status
+
+
+def expired_clause(table: sa.Table, now: datetime) -> sa.ColumnElement[bool]:
+    return sa.and_(table.c.status == "reserved", table.c.lease_expires_at < now)
+
+
+def status_clause(table: sa.Table, statuses: Iterable[str],
+                  now: datetime) -> sa.ColumnElement[bool]:
+    """`status IN (…)` by shown status, kept index-friendly: an expired reservation counts as
+    stale, not as reserved."""
+    wanted = set(statuses)
+    if {"reserved", "stale"} <= wanted or not wanted & {"reserved", "stale"}:
+        return table.c.status.in_(sorted(wanted))
+    plain = sorted(wanted - {"reserved"})
+    if "stale" in wanted:
+        return sa.or_(table.c.status.in_(plain), expired_clause(table, now))
+    return sa.or_(table.c.status.in_(plain), sa.and_(
+        table.c.status == "reserved",
+        sa.or_(table.c.lease_expires_at.is_(None), table.c.lease_expires_at >= now)))
+
+
+def shown_status_column(table: sa.Table, now: datetime) -> sa.ColumnElement[str]:
+    """The shown status as a SQL expression, for counts grouped by status."""
+    return sa.case((expired_clause(table, now), "stale"), else_=table.c.status)
