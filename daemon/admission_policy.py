@@ -11,6 +11,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from memvet.daemon.hosts.provenance import is_unverified
 from memvet.daemon.settings import ConfigError
 from memvet.store import SOURCE_TYPES, CandidateDraft
 
@@ -38,7 +39,8 @@ class Policy:
         if action != "auto_commit":
             return action
         eligible = (self.mode == "selective" and draft.source_type in AUTO_SOURCES
-                    and draft.confidence >= self.selective_threshold)
+                    and draft.confidence >= self.selective_threshold
+                    and not is_unverified(draft))  # failed the host's structural checks
         return "auto_commit" if eligible else "queue"
 
 

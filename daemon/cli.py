@@ -1,5 +1,6 @@
-"""The daemon's subcommands: `memvet extract` (a dry run of the ingest pipeline on files) and
-`memvet daemon run [--once]` / `memvet daemon status [--json]` (the daemon process)."""
+"""The daemon's subcommands: `memvet extract` (a dry run of the ingest pipeline on files),
+`memvet daemon run [--once]` / `memvet daemon status [--json]` (the daemon process) and
+`memvet rules reset-learning` (forget what the reviewer's decisions taught the scorer)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,33 @@ HOST_CHOICES = ("claude-code", "codex")  # keep in sync with memvet.daemon.hosts
 def register(subparsers: argparse._SubParsersAction) -> None:
     _add_extract(subparsers)
     _add_daemon(subparsers)
+    _add_rules(subparsers)
+
+
+def _add_rules(subparsers: argparse._SubParsersAction) -> None:
+    from memvet.store.console import add_json_flag
+
+    rules = subparsers.add_parser("rules", help="what extraction learned from your reviews")
+    sub = rules.add_subparsers(dest="rules_command", metavar="ACTION", required=True)
+    p = sub.add_parser("reset-learning", help="forget what your approvals and rejections taught the "
+                                               "scorer (the packaged model stays)")
+    add_json_flag(p)
+    p.set_defaults(handler=_run_reset_learning)
+
+
+def _run_reset_learning(args: argparse.Namespace) -> int:
+    from memvet.store import open_store
+    from memvet.store.console import emit
+    from memvet.store.learning import reset_learning
+
+    store = open_store(create=False)
+    try:
+        forgotten = reset_learning(store, actor="operator:cli")
+    finally:
+        store.close()
+    payload = {"reset": True, "decisions_forgotten": forgotten}
+    emit(args, payload, lambda: print(f"forgot what {forgotten} review decision(s) taught the scorer"))
+    return 0
 
 
 def _add_daemon(subparsers: argparse._SubParsersAction) -> None:

@@ -22,14 +22,22 @@ from memvet.store.console import emit
 from memvet.store.paths import config_path, log_dir, memvet_home, run_dir
 
 
-def pipeline_factory(user: str) -> Any:
-    """The parsing engineer's FilePipeline, with the rules loaded once per process."""
+def pipeline_factory(user: str, store: Any = None) -> Any:
+    """The parsing engineer's FilePipeline, with the rules loaded once per process. With a
+    store, the learned scorer is the one adapted to the reviewer's decisions (unless
+    `learn_from_reviewer` is off)."""
     from memvet.daemon.pipeline import FilePipeline, load_rules
 
     rules = load_rules()
+    learning = None
+    if store is not None and rules.policy.learned_scorer and rules.policy.learn_from_reviewer:
+        from memvet.daemon.extraction.reviewer import ReviewerLearning
+
+        learning = ReviewerLearning(store)
 
     def make(host: str, path: str, state: dict[str, Any] | None) -> Any:
-        return FilePipeline(host, path, rules=rules, user=user, state=state)
+        scorer = learning.scorer() if learning is not None else None
+        return FilePipeline(host, path, rules=rules, user=user, state=state, scorer=scorer)
 
     return make
 
@@ -70,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         store = open_store(home, schema="upgrade")  # the daemon is the one that upgrades
         try:
             daemon = Daemon(store, settings, policy, roots,
-                            pipeline_factory=pipeline_factory(store.user), run_dir=run_dir(),
+                            pipeline_factory=pipeline_factory(store.user, store), run_dir=run_dir(),
                             context_server=None if args.once else default_context_server,
                             progress=BackfillProgress())
             stop = threading.Event()

@@ -150,7 +150,12 @@ class Ingestor:
         if reason:
             self.stats.resets[reason] += 1
             log.info("%s file %s: reading it again from the start", reason, self.file_id(path))
-        run = _Pass(path, host, opened, start, line_no, self._factory(host, path, state))
+        pipeline = self._factory(host, path, state)
+        if self.policy.mode == "selective":  # auto-commit only what the host itself wrote
+            from memvet.daemon.selective import VettedPipeline
+
+            pipeline = VettedPipeline(pipeline, host, state)
+        run = _Pass(path, host, opened, start, line_no, pipeline)
         s = self.settings
         feed, pending = run.pipeline.feed, run.drafts
         batch_lines, batch_bytes = s.batch_lines, s.batch_bytes
@@ -229,6 +234,9 @@ class Ingestor:
             path=run.path, host=run.host, device=f.device, inode=f.inode,
             fingerprint=fingerprint_of(f.head), offset=run.offset, line_no=run.line_no,
             size_seen=max(f.size, run.offset), extra=self._extra(run))
+        flush = getattr(run.pipeline, "flush", None)
+        if flush is not None:
+            run.drafts.extend(flush())
         admit, auto = self._apply_policy(run.drafts)
         if admit:
             results = self.store.ingest(checkpoint, admit)

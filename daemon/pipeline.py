@@ -55,7 +55,10 @@ _SKIPPED_LINES = ERROR_REASONS | {"unknown_type"}  # reasons that count as a ski
 class FilePipeline:
     """Feeds one transcript file's lines, in order, through the whole pipeline."""
 
-    def __init__(self, host: str, path: str, *, rules: Rules, user: str, state: dict | None = None) -> None:
+    def __init__(self, host: str, path: str, *, rules: Rules, user: str, state: dict | None = None,
+                 scorer: Any = None) -> None:
+        """`scorer`: the learned scorer to decide with (default: the packaged one; the daemon
+        passes the one adapted to this user's reviewer decisions)."""
         if host not in HOSTS:
             raise UsageError(f"unknown host {host!r}; expected one of {', '.join(HOSTS)}")
         self.host, self.path, self.rules, self.user = host, path, rules, user
@@ -64,7 +67,7 @@ class FilePipeline:
         self._parser = parser_for(host, path, self._session, want_assistant=rules.policy.assistant_inference)
         self._parse = self._parser.parse
         self._extractor = Extractor(rules)
-        self._learned = LearnedExtractor(self._extractor) if rules.policy.learned_scorer else None
+        self._learned = LearnedExtractor(self._extractor, scorer) if rules.policy.learned_scorer else None
         self._stats = PipelineStats(host_version=self._session.host_version)
 
     @property

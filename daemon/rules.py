@@ -66,6 +66,7 @@ class Policy:
     correction_kind: str = "preference"  # the kind of a correction no kind rule classified
     correction_confidence: float = 0.6
     learned_scorer: bool = True  # false: the rules alone decide (daemon/extraction/learned.py)
+    learn_from_reviewer: bool = True  # false: approvals and rejections teach nothing (extraction/reviewer.py)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ class DaemonSettings:
     decay_half_life_days: float = 90.0
     audit_verify_interval: int = 86400
     optimize_interval: int = 86400  # refresh the query planner's statistics
+    review_interval: int = 86400  # count memories due for a "still true?" look (review.py)
     log_level: str = "INFO"
     unknown_keys: tuple[str, ...] = field(default=(), compare=False)
 
@@ -51,6 +52,7 @@ class DaemonSettings:
             "sweep.verify_audit": self.audit_verify_interval,
             "sweep.rescan": self.rescan_interval,
             "sweep.optimize_store": self.optimize_interval,
+            "sweep.review_flags": self.review_interval,
         }[job_id]
 
 

@@ -72,6 +72,13 @@ def sweep_optimize_store(store: Store, now: datetime) -> SweepResult:
     return SweepResult(0, detail="statistics refreshed")
 
 
+def sweep_review_flags(store: Store, now: datetime) -> SweepResult:
+    """Memories due for a "still true?" look (store/review.py derives the flags when read, so
+    they are never stale; this counts them for the log and `daemon status`, ids only)."""
+    due = store.review_due(store.reader_for(None, all_scopes=True))
+    return SweepResult(0, detail=f"{len(due)} memories due for review")
+
+
 def sweep_rescan(store: Store, now: datetime, *, scan: Callable[[], int]) -> SweepResult:
     """Walk every root for anything a file event missed; `scan` returns files with new data."""
     return SweepResult(scan())
@@ -88,6 +95,7 @@ def store_sweeps(settings: DaemonSettings) -> dict[str, Sweep]:
             sweep_decay_confidence, half_life=timedelta(days=settings.decay_half_life_days)),
         "sweep.verify_audit": sweep_verify_audit,
         "sweep.optimize_store": sweep_optimize_store,
+        "sweep.review_flags": sweep_review_flags,
     }
 
 

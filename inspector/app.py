@@ -18,6 +18,7 @@ from functools import partial
 from memvet.inspector.formatting import one_line
 from memvet.inspector.jobs import Changes, Decision, attempt, read_changes, undo
 from memvet.inspector.messages import StoreChanged, UndoFinished
+from memvet.inspector.palette import RecordSearch
 from memvet.inspector.screens.audit import AuditScreen
 from memvet.inspector.screens.help import HelpScreen
 from memvet.inspector.screens.memories import MemoriesScreen
@@ -59,6 +60,7 @@ class ReviewApp(App[int]):
     CSS_PATH = "inspector.tcss"
     TITLE = "memvet"
     ENABLE_COMMAND_PALETTE = True
+    COMMANDS = App.COMMANDS | {RecordSearch}  # the app's actions, and records by statement
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app-quit"),
         Binding("question_mark", "help", "Help", key_display="?", id="app-help"),

@@ -74,6 +74,7 @@ class MemoriesLoaded(Message):
     recorded: bool
     error: str | None = None
     partial: bool = False  # only the memories the change feed named, not the whole view
+    review: frozenset[str] | None = None  # ids due for a "still true?" look (None: not read)
 
 
 @dataclass

@@ -94,6 +94,8 @@ def register_read_side(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(handler=_lazy("memvet.install.status", "status_command"))
     p = sub.add_parser("doctor", help="the status checks as ok/warn/fail lines with fixes")
+    p.add_argument("--deep", action="store_true",
+                   help="SQLite's full integrity_check instead of its quick_check")
     add_json_flag(p)
     p.set_defaults(handler=_lazy("memvet.install.status", "doctor_command"))
 

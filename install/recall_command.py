@@ -10,6 +10,7 @@ import os
 def run(args: argparse.Namespace) -> int:
     from memvet.store.cli_handlers import parse_time
     from memvet.store.console import emit
+    from memvet.store.integrity import with_unreadable
     from memvet.store.recall import recall
     from memvet.store.store import open_store
     from memvet.store.workspace import resolve_workspace
@@ -19,6 +20,7 @@ def run(args: argparse.Namespace) -> int:
         result = recall(store, args.query, workspace=resolve_workspace(args.cwd or os.getcwd()),
                         as_of=parse_time(args.as_of),
                         recorded_as_of=parse_time(getattr(args, "recorded_as_of", None)))
+        result = with_unreadable(store, result)  # records that failed authentication: ids
     finally:
         store.close()
 

@@ -174,7 +174,9 @@ def _service() -> dict[str, Any]:
             "installed": path.exists()}
 
 
-def _store() -> dict[str, Any]:
+def _store(integrity: str | None = None) -> dict[str, Any]:
+    """integrity: "quick" or "deep" (doctor): also SQLite's check of the file and every row's
+    MAC and ciphertexts."""
     from memvet.store import MemvetError, NoStoreError, iso, open_store
 
     path = db_path()
@@ -184,6 +186,7 @@ def _store() -> dict[str, Any]:
         store = open_store(schema="never")
         try:
             status = store.status()
+            scan = store.integrity_scan(deep=integrity == "deep") if integrity else None
         finally:
             store.close()
     except NoStoreError:  # an empty file an older memvet left behind
@@ -195,7 +198,7 @@ def _store() -> dict[str, Any]:
             "schema_version": status.schema_version, "key_provider": status.key_provider,
             "queue": status.counts, "memories": status.memory_counts,
             "files_tracked": status.files_tracked, "last_ingest_at": iso(status.last_ingest_at),
-            "sweeps": status.sweeps}
+            "sweeps": status.sweeps, **({"integrity": scan} if scan is not None else {})}
 
 
 def _hook_log() -> dict[str, Any]:
@@ -211,9 +214,9 @@ def _hook_log() -> dict[str, Any]:
     return {"last": lines[-1] if lines else None, "recent_failures": failures}
 
 
-def collect() -> dict[str, Any]:
+def collect(integrity: str | None = None) -> dict[str, Any]:
     report = {"hosts": {"claude-code": _claude(), "codex": _codex()}, "daemon": _daemon(),
-              "service": _service(), "store": _store(), "hook": _hook_log()}
+              "service": _service(), "store": _store(integrity), "hook": _hook_log()}
     report["checks"] = checks(report)
     report["warnings"] = [c["message"] for c in report["checks"] if c["level"] != "ok"]
     return report
@@ -261,7 +264,7 @@ def _any_failure(report: dict[str, Any]) -> bool:
 def doctor_command(args: argparse.Namespace) -> int:
     from memvet.store.console import emit
 
-    report = collect()
+    report = collect("deep" if getattr(args, "deep", False) else "quick")
     failed = _any_failure(report)
 
     def human() -> None:

@@ -25,6 +25,8 @@ def store_checks(store: dict[str, Any]) -> list[dict[str, str]]:
                        f"{error['message']}", "see the message; `memvet key status` names the "
                        "key provider")]
     out = [_check("store", "ok", f"store {store['path']} (schema {store['schema_version']})")]
+    if "integrity" in store:
+        out.extend(integrity_checks(store["integrity"]))
     if store["key_provider"] == "file":
         out.append(_check("key", "warn", "the store's key is in a file (no usable OS keyring): "
                           "anyone who can read your files can read the store",
@@ -38,6 +40,28 @@ def store_checks(store: dict[str, Any]) -> list[dict[str, str]]:
                           "settle each with `memvet queue recover ID --commit|--release|--reject`"))
     else:
         out.append(_check("queue", "ok", f"{store['queue'].get('pending', 0)} pending candidate(s)"))
+    return out
+
+
+def integrity_checks(scan: dict[str, Any]) -> list[dict[str, str]]:
+    """doctor's look at the file (SQLite's check) and at every record's authentication."""
+    out = []
+    if scan["sqlite"]:
+        out.append(_check("store.file", "fail", "the database file is damaged (SQLite: "
+                          f"{'; '.join(scan['sqlite'])[:200]})", "restore memvet.db from a "
+                          "backup (the key still opens it), or move it aside and run `memvet up`"))
+    else:
+        out.append(_check("store.file", "ok", "the database file passed SQLite's check"))
+    bad = scan["unreadable"]
+    if bad["count"]:
+        shown = ", ".join(bad["ids"][:10]) + (" …" if bad["count"] > 10 else "")
+        out.append(_check("store.records", "fail", f"{bad['count']} record(s) failed "
+                          f"authentication and are left out everywhere: {shown}",
+                          "`memvet audit verify` names the change; `memvet memories "
+                          "false-write ID` retires a memory for good, or restore memvet.db from "
+                          "a backup"))
+    else:
+        out.append(_check("store.records", "ok", "every record passed authentication"))
     return out
 
 

@@ -147,7 +147,10 @@ class CandidateReadMixin(StoreCore):
         with self._read() as conn:
             row = conn.execute(sa.select(CAND.c.content_key).where(CAND.c.id == candidate_id)).one()
             evidence = tuple(self._evidence(conn, candidate_id))
-            tomb = conn.execute(sa.select(TOMB).where(TOMB.c.content_key == row.content_key)).first()
+            # The tombstone admission would hit now (by statement, at this scope or one around
+            # it), else this candidate's own, lifted or not.
+            tomb = self.blocking_tombstone(conn, cand.scope, cand.statement) or conn.execute(  # type: ignore[attr-defined]
+                sa.select(TOMB).where(TOMB.c.content_key == row.content_key)).first()
             supersedes = None
             if cand.supersedes_id:
                 srow = conn.execute(sa.select(MEM).where(MEM.c.id == cand.supersedes_id)).first()

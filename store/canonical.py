@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 NAME = "norm2"
@@ -85,6 +85,7 @@ def _fold(text: str) -> str:
     return " ".join(visible.split())
 
 
+@lru_cache(maxsize=4096)  # a content key and a statement key are taken of each statement
 def norm2(text: str) -> str:
     """The statement's canonical form (see the module's docstring)."""
     first = _trim(_fold(text))

@@ -74,7 +74,7 @@ def queue_list(args: argparse.Namespace) -> int:
     cands = store.list_candidates(store.reader_for(None, all_scopes=True),
                                   QueueFilter(statuses=statuses), limit=args.limit)
     keys = ("id", "status", "statement", "kind", "source_type", "host", "scope", "confidence",
-            "evidence_count", "created_at")
+            "evidence_count", "created_at", "subject")
 
     def human() -> None:
         if not cands:
@@ -97,6 +97,7 @@ def queue_show(args: argparse.Namespace) -> int:
         print(f"{c.id}  {c.status}  {c.kind}  confidence {c.confidence:.2f}  ({c.source_type})")
         print(f"  {c.statement}")
         print(f"  scope: {c.scope.workspace or 'user-global'}  host: {c.host}")
+        print(f"  subject: {c.subject}  (slot: {len(detail.slot)} memories)")
         print(f"  reasons: {', '.join(c.reasons) or '-'}")
         if c.lease:
             print(f"  held by {c.lease.owner} since {iso(c.lease.reserved_at)}")
@@ -106,6 +107,9 @@ def queue_show(args: argparse.Namespace) -> int:
             print(f"  evidence {e.path}:{e.line} {iso(e.timestamp) or ''}\n    {e.excerpt}")
         for m in detail.conflicts:
             print(f"  conflicts with {m.id}: {m.statement}")
+        if detail.conflicts or detail.supersedes:
+            print("  approve with --supersede MEMORY…, --keep-both or --dispute "
+                  f"(--supersede alone: {' '.join(detail.preselect)})")
         if detail.supersedes:
             print(f"  would supersede {detail.supersedes.id}: {detail.supersedes.statement}")
         if detail.tombstone:
@@ -190,12 +194,14 @@ def memories_list(args: argparse.Namespace) -> int:
     else:
         reader = store.reader_for(resolve_workspace(args.cwd or os.getcwd()))
     if getattr(args, "review", False):
-        return _memories_review(args, store, reader)
+        from memvet.store.cli_review import memories_review
+
+        return memories_review(args, store, reader)
     memories = store.list_memories(reader, statuses=tuple(args.status or ("active",)),
                                    as_of=parse_time(args.as_of),
                                    recorded_as_of=parse_time(args.recorded_as_of))
     keys = ("id", "statement", "kind", "status", "scope", "source_type", "candidate_id",
-            "valid_from", "valid_to", "recorded_at")
+            "valid_from", "valid_to", "recorded_at", "subject", "conflict_state")
 
     def human() -> None:
         if not memories:
@@ -209,32 +215,10 @@ def memories_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _memories_review(args: argparse.Namespace, store, reader) -> int:  # noqa: ANN001
-    if args.status or args.as_of or args.recorded_as_of:
-        raise UsageError("--review lists active memories now; it takes no --status or as-of")
-    flags = store.review_due(reader)
-
-    def human() -> None:
-        if not flags:
-            print("nothing is due for review in this scope")
-        for f in flags:
-            why = ", ".join(REVIEW_WHY[r] for r in f.reasons)
-            print(f"{f.memory.id}  still true? {_short(f.memory.statement)}  ({why})")
-
-    emit(args, with_unreadable(store, {"memories": [f.to_json() for f in flags]}), human)
-    return 0
-
-
-REVIEW_WHY = {"unconfirmed_for_days": "not confirmed or edited for a long time",
-              "newer_session_on_subject": "a later session talks about its subject"}
-
-
 def memories_confirm(args: argparse.Namespace) -> int:
-    store = _open()
-    m = store.confirm(args.id, actor=default_owner("cli"))
-    emit(args, {"id": m.id, "status": m.status, "confirmed": True},
-         lambda: print(f"{m.id}: confirmed, still true"))
-    return 0
+    from memvet.store.cli_review import memories_confirm as confirm
+
+    return confirm(args)
 
 
 def memories_action(args: argparse.Namespace) -> int:

@@ -43,6 +43,15 @@ HEADERS = {
     "user-prompt-submit": "Approved memories from memvet that match this prompt (not shown earlier "
                           "in this session):",
 }
+# When a chosen memory was auto-admitted (selective mode), the header claims no review of all,
+# and that memory's line says it was not reviewed.
+AUTO_HEADERS = {
+    "session-start": "Memories from memvet, most important first (each reviewed by the user "
+                     "unless marked auto-admitted):",
+    "user-prompt-submit": "Memories from memvet that match this prompt (not shown earlier in "
+                          "this session; reviewed by the user unless marked auto-admitted):",
+}
+AUTO = "auto-admitted, not reviewed by the user: "
 FOOTER = "(+{n} more approved memories not shown; `memvet recall QUESTION` looks them up.)"
 FOOTER_RESERVE = len(FOOTER.format(n=9_999_999).encode()) + 1
 DISPUTED = "disputed, not settled (do not rely on it either way): "
@@ -58,7 +67,7 @@ class PackItem:
 
     __slots__ = ("id", "kind", "status", "source_type", "importance", "recorded_at", "valid_from",
                  "valid_to", "expires_at", "statement", "boundary", "statement_len",
-                 "boundary_len", "terms", "conflict", "slot", "subject", "subject_len")
+                 "boundary_len", "terms", "conflict", "slot", "subject", "subject_len", "auto")
 
     def __init__(self, id: str, kind: str, status: str, source_type: str, importance: int,
                  recorded_at: str, valid_from: str, valid_to: str | None,
@@ -74,6 +83,7 @@ class PackItem:
         self.slot: str | None = None  # the subject's blind index: one slot, one key
         self.subject: str | None = None  # decrypted only for a contested item
         self.subject_len = 0
+        self.auto = False  # approved by the admission policy (selective mode), not by a person
 
 
 def stamp(value: datetime) -> str:
@@ -116,7 +126,8 @@ def contested(item: PackItem) -> bool:
 def _prefix(item: PackItem) -> str:
     if contested(item):
         return f"- [{item.kind}] " + CONTESTED
-    return f"- [{item.kind}] " + (DISPUTED if item.status == "disputed" else "")
+    return (f"- [{item.kind}] " + (DISPUTED if item.status == "disputed" else "")
+            + (AUTO if item.auto else ""))
 
 
 def line_bytes(item: PackItem) -> int:
@@ -134,6 +145,7 @@ def choose(items: Iterable[PackItem], budget_tokens: int, event: str,
     room = budget_tokens * TOKEN_BYTES - len(HEADERS[event].encode()) - 1 - FOOTER_RESERVE
     chosen: list[PackItem] = []
     named: set[str] = set()  # contested slots already named: one line per slot
+    auto_header = False
     skips = 0
     if room < MIN_ROOM_BYTES:
         return chosen
@@ -145,7 +157,11 @@ def choose(items: Iterable[PackItem], budget_tokens: int, event: str,
                 continue
             named.add(item.slot or item.id)
         cost = line_bytes(item)
+        header_extra = item.auto and not auto_header  # the longer header comes with it
+        if header_extra:
+            cost += len(AUTO_HEADERS[event].encode()) - len(HEADERS[event].encode())
         if cost <= room:
+            auto_header = auto_header or header_extra
             chosen.append(item)
             room -= cost
             skips = 0
@@ -162,7 +178,7 @@ def left_out(total_active: int, chosen: list[PackItem]) -> int:
 
 
 def render(event: str, chosen: list[PackItem], left_out: int) -> str:
-    lines = [HEADERS[event]]
+    lines = [(AUTO_HEADERS if any(item.auto for item in chosen) else HEADERS)[event]]
     for item in chosen:
         if contested(item):
             lines.append(_prefix(item) + (item.subject or ""))

@@ -30,16 +30,19 @@ if TYPE_CHECKING:
         row_key: bytes
 
 
-SCHEMA_VERSION = 5  # the store schema this SQL was written for; a test pins it to migrations'
+SCHEMA_VERSION = 6  # the store schema this SQL was written for; a test pins it to migrations'
 CT_OVERHEAD = 2 + 1 + 8 + 12 + 16  # MV1 ciphertext: magic, version, dek id, nonce, tag
 BUSY_TIMEOUT_S = 0.5
+# records.Memory.auto_admitted in SQL: approved by the admission policy, not by a person.
+AUTO_SQL = "approved_by LIKE 'policy:%'"
 COLUMNS = ("id, kind, status, source_type, importance, recorded_at, valid_from, valid_to, "
            f"expires_at, length(statement_ct), length(usage_boundary_ct), {row_mac.MEMORY_SQL}, "
-           "conflict_state, subject_bidx, length(subject_ct)")
+           f"conflict_state, subject_bidx, length(subject_ct), {AUTO_SQL}")
 SEALED_AT = 11  # where the row MAC's columns start in COLUMNS
 ROW_MAC_AT = SEALED_AT + len(row_mac.SEALED["memories"][1])
 SLOT_AT = ROW_MAC_AT + 1  # conflict state, subject index, subject length (issue 13)
-TEXTS_AT = SLOT_AT + 3  # statement_ct, usage_boundary_ct, subject_ct, when selected after COLUMNS
+AUTO_AT = SLOT_AT + 3  # auto-admitted (selective mode), issue 9
+TEXTS_AT = AUTO_AT + 1  # statement_ct, usage_boundary_ct, subject_ct, when selected after COLUMNS
 TIER_SQL = "CASE source_type {} ELSE {} END".format(
     " ".join(f"WHEN '{k}' THEN {v}" for k, v in cp.SOURCE_TIER.items()), cp.LAST_TIER)
 SCOPE_SQL = "user_bidx = ? AND (workspace_bidx IS NULL OR workspace_bidx = ?)"
@@ -172,6 +175,7 @@ def _item(row: tuple) -> cp.PackItem:
                        row[9] - CT_OVERHEAD, (row[10] or CT_OVERHEAD) - CT_OVERHEAD)
     item.conflict, item.slot = row[SLOT_AT] or "none", row[SLOT_AT + 1]
     item.subject_len = (row[SLOT_AT + 2] or CT_OVERHEAD) - CT_OVERHEAD
+    item.auto = bool(row[AUTO_AT])
     return item
 
 

@@ -18,6 +18,9 @@ RETIRE_REASONS = ("false_write", "operator", "expired", "ttl", "forget")
 POLARITIES = ("assert", "deny")
 ADOPTED = "adopted"  # the reason an adopted proposal carries (daemon/extraction/adoption.py)
 EXCERPT_LIMIT = 280  # characters; evidence excerpts are cut to this before encryption
+# Approvers that are not a person (selective mode's "policy:selective"): their memories are
+# auto-admitted, never called reviewed. fast_read.AUTO_SQL is the twin of this test in SQL.
+AUTO_APPROVER_PREFIX = "policy:"
 
 
 NEVER_VALID = ("false_write", "forget")  # retired so: never an answer, not even in history
@@ -193,6 +196,11 @@ class Memory:
     updated_at: datetime | None = None
     subject: str = ""  # the slot it fills (slots.py)
     compatible_key: str | None = None  # memories of one slot kept both share this mark
+
+    @property
+    def auto_admitted(self) -> bool:
+        """Committed by the admission policy, not by a person who read it."""
+        return self.approved_by.startswith(AUTO_APPROVER_PREFIX)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "statement": self.statement, "kind": self.kind, "status": self.status,

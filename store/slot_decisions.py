@@ -174,7 +174,9 @@ class SlotMixin(StoreCore):
                 raise ConflictError(
                     "they cannot both be true: it denies what "
                     + ", ".join(m.id for m in clash) + " says; supersede or dispute instead",
-                    code="conflict_not_compatible", memories=[m.id for m in clash])
+                    code="conflict_not_compatible", status="pending",
+                    memories=[{"id": m.id, "statement": m.statement, "relation": "negation",
+                               "status": m.status} for m in clash])
             mark = next((m.compatible_key for m, _ in rivals.values() if m.compatible_key),
                         None) or secrets.token_hex(8)
             ids = [new_id, *rivals]
@@ -246,4 +248,4 @@ def conflict_error(found: SlotConflicts) -> ConflictError:
         f"of its slot {found.subject!r}: {names}. Choose --supersede MEMORY…, --keep-both or "
         "--dispute", memories=[{"id": m.id, "statement": m.statement, "relation": relation,
                                 "status": m.status} for m, relation in found.rivals],
-        subject=found.subject, preselect=list(found.preselect))
+        subject=found.subject, preselect=list(found.preselect), status="pending")

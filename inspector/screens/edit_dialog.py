@@ -3,7 +3,7 @@ and validity. Dismisses with the Edits to approve with, or None."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from memvet.inspector.formatting import clean, parse_when, workspace_label
 from memvet.inspector.widgets.key_footer import KeyFooter
@@ -52,11 +52,15 @@ class EditDialog(ModalScreen[Edits | None]):
                                           id="edit-global")
             with Horizontal(classes="dialog-row"):
                 with Vertical():
-                    yield Label("Valid from (blank: now)", classes="dialog-label")
+                    yield Label("Valid from (blank: when said)", classes="dialog-label")
                     yield Input(id="edit-from", placeholder="2026-03-01 or 3d", compact=True)
                 with Vertical():
                     yield Label("Valid until (blank: open)", classes="dialog-label")
                     yield Input(id="edit-to", placeholder="2026-12-31", compact=True)
+                with Vertical():
+                    yield Label("Subject (its slot)", classes="dialog-label")
+                    yield Input(clean(c.subject), id="edit-subject", compact=True,
+                                placeholder="e.g. package manager")
             yield Static("", id="edit-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Approve", id="edit-approve-button", variant="primary", compact=True)
@@ -76,13 +80,25 @@ class EditDialog(ModalScreen[Edits | None]):
         make_global = self.query_one("#edit-global", RadioButton).value
         start = self._time("#edit-from")
         end = self._time("#edit-to")
-        if start and end and end <= start:
-            raise ValueError("valid until must be after valid from")
+        # A blank "valid from" is when the user said it (no later than the candidate's arrival).
+        begins = start or min(self._aware(c.created_at), self.now)
+        if end and end <= begins:
+            raise ValueError("valid until must be after valid from"
+                             + ("" if start else f" ({begins:%Y-%m-%d %H:%M}, when it was said)"))
         return Edits(statement=None if statement == c.statement.strip() else statement,
                      kind=None if kind == c.kind else kind,
                      polarity=None if polarity == c.polarity else polarity,
                      make_global=make_global and c.scope.workspace is not None,
-                     valid_from=start, valid_to=end)
+                     valid_from=start, valid_to=end, subject=self._subject())
+
+    def _subject(self) -> str | None:
+        """None keeps the derived subject (re-derived for an edited statement)."""
+        text = " ".join(self.query_one("#edit-subject", Input).value.split())
+        return None if not text or text == self.candidate.subject else text
+
+    @staticmethod
+    def _aware(value: datetime) -> datetime:
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
 
     def _time(self, selector: str) -> datetime | None:
         text = self.query_one(selector, Input).value.strip()

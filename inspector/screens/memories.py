@@ -37,6 +37,7 @@ class MemoriesScreen(RecordScreen):
         Binding("x", "forget", "Forget", id="memories-forget"),
         Binding("d", "dispute", "Dispute", id="memories-dispute"),
         Binding("R", "restore", "Restore", key_display="R", id="memories-restore"),
+        Binding("c", "confirm", "Still true", id="memories-confirm"),
         Binding("t", "as_of", "As of", id="memories-as-of"),
         Binding("v", "view", "View", id="memories-view"),
         Binding("tab", "app.focus_next", "Pane", id="memories-pane"),
@@ -49,6 +50,7 @@ class MemoriesScreen(RecordScreen):
         self.records: dict[str, Memory] = {}
         self.generation = 0
         self.shown: str | None = None
+        self.review: frozenset[str] = frozenset()  # "still true?" (store/review.py)
 
     def compose(self) -> ComposeResult:
         yield ScreenTabs("memories")
@@ -76,8 +78,10 @@ class MemoriesScreen(RecordScreen):
         kwargs = {"recorded_as_of": at} if recorded else {"as_of": at}
         outcome = attempt(app.store.list_memories, app.reader, statuses=statuses,
                           limit=MEMORY_LIMIT, **kwargs)
+        due = attempt(app.store.review_due, app.reader) if at is None else None
+        review = frozenset(f.memory.id for f in due.value) if due and due.ok else None
         self.post_message(MemoriesLoaded(generation, outcome.value or [], at, recorded,
-                                         outcome.error))
+                                         outcome.error, review=review))
 
     @on(MemoriesLoaded)
     def _loaded(self, message: MemoriesLoaded) -> None:
@@ -87,6 +91,8 @@ class MemoriesScreen(RecordScreen):
             self.query_one(MemoryView).message(f"Cannot list memories: {message.error}", "$error")
             return
         now = self.app.now()
+        if message.review is not None:
+            self.review = message.review
         statuses, user = VIEWS[self.view][1], self.app.store.user
         mine = [m for m in message.memories if m.scope.user == user]
         if not message.partial:
@@ -104,10 +110,14 @@ class MemoriesScreen(RecordScreen):
         self._status()
         self._show_current()
 
-    @staticmethod
-    def _row(m: Memory, now: datetime) -> Row:
-        return (m.id, [m.status, kind_label(m.kind, short=True), one_line(m.statement, 240),
-                       workspace_name(m.scope), age(now, m.recorded_at)], TONES.get(m.status))
+    def _row(self, m: Memory, now: datetime) -> Row:
+        due = m.status == "active" and m.id in self.review
+        # Selective mode committed it: say so, it was never reviewed by a person (issue 9).
+        auto = m.status == "active" and m.auto_admitted
+        status = "still true?" if due else ("auto" if auto else m.status)
+        return (m.id, [status, kind_label(m.kind, short=True),
+                       one_line(m.statement, 240), workspace_name(m.scope),
+                       age(now, m.recorded_at)], "warn" if due or auto else TONES.get(m.status))
 
     def _put(self, m: Memory, now: datetime) -> None:
         self.records[m.id] = m
@@ -121,8 +131,11 @@ class MemoriesScreen(RecordScreen):
         at, recorded = self.as_of
         when_text = "now" if at is None else (
             f"{'recorded' if recorded else 'valid'} as of {when(at)}")
+        due = sum(1 for k in self.records if k in self.review and
+                  self.records[k].status == "active")
+        review = f" · {due} still true?" if due else ""
         self.query_one(ScreenTabs).set_status(
-            f"{len(self.records):,} {VIEWS[self.view][0]} · {when_text}")
+            f"{len(self.records):,} {VIEWS[self.view][0]}{review} · {when_text}")
 
     # --- detail and history ---------------------------------------------------------------------
     @on(LineTable.Highlighted, "#memories-table")
@@ -189,6 +202,21 @@ class MemoriesScreen(RecordScreen):
             return
         self._change(memory.id, "resolve" if memory.status == "disputed" else "dispute")
 
+    def action_confirm(self) -> None:
+        memory = self._current()
+        if memory is None:
+            return
+        if memory.status != "active":
+            self.notify(f"Only an active memory is confirmed (this one is {memory.status}).",
+                        severity="warning")
+            return
+        self._confirm(memory.id)
+
+    @work(thread=True, group="store", exit_on_error=False)
+    def _confirm(self, memory_id: str) -> None:
+        outcome = attempt(self.app.store.confirm, memory_id, actor=self.app.owner)
+        self.post_message(MemoryChanged(memory_id, "confirm", outcome))
+
     def action_restore(self) -> None:
         memory = self._current()
         if memory is None:
@@ -215,6 +243,11 @@ class MemoriesScreen(RecordScreen):
         label = message.action.replace("_", " ")
         if not message.outcome.ok:
             self.notify(f"Could not {label}: {message.outcome.error}", severity="error")
+            return
+        if message.action == "confirm":  # looked at now: no longer due, nothing to undo
+            self.review = self.review - {message.memory_id}
+            self._put(message.outcome.value, self.app.now())
+            self.notify(f"Still true: {one_line(message.outcome.value.statement, 48)}")
             return
         memory = message.outcome.value.memory
         self.app.record_decision(Decision(message.action, memory.candidate_id, memory.statement,

@@ -34,8 +34,9 @@ class QueueChanges:
             self.start("approve", keys)
 
     def _conflicted(self, key: str) -> bool:
-        detail = self.details.get(key)
-        return detail is not None and bool(detail.conflicts)
+        detail = self.details.get(key)  # a correction asks too: what it replaces is a choice
+        return detail is not None and bool(detail.conflicts or (detail.correction
+                                                                and detail.preselect))
 
     def _ask_supersede(self, key: str, edits: Edits) -> None:
         detail = self.details.get(key)

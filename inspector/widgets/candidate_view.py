@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from memvet.inspector.formatting import age, clean, clip_excerpt, one_line, when, workspace_label
+from memvet.inspector.widgets.screen_tabs import SCREENS
 from memvet.store import Candidate, CandidateDetail, Memory
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -14,6 +15,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 LABEL = "$text-muted"
+RECOVERY_KEY = 1 + [name for name, _ in SCREENS].index("recovery")  # the app binds 1-5 in order
 
 
 def _field(label: str, *parts: str | tuple[str, str]) -> Content:
@@ -36,8 +38,8 @@ def state_note(candidate: Candidate, flag: str | None, error: str | None) -> Con
                               f"{when(candidate.lease.reserved_at)}", "$warning bold")
     if candidate.status == "stale":
         holder = candidate.lease.owner if candidate.lease else "an approver that stopped"
-        return Content.styled(f"◷ stale reservation by {clean(holder)}: settle it in Recovery (4)",
-                              "$warning bold")
+        return Content.styled(f"◷ stale reservation by {clean(holder)}: settle it in Recovery "
+                              f"(press {RECOVERY_KEY})", "$warning bold")
     if candidate.last_error:
         return Content.styled(f"last attempt failed: {one_line(candidate.last_error, 200)}",
                               "$warning")
@@ -62,7 +64,8 @@ def render_detail(detail: CandidateDetail, now: datetime, note: Content | None) 
     for memory in detail.conflicts:
         lines.append(Content.styled(f"⚠ conflicts with {_memory_line(memory)}", "$warning"))
     if detail.conflicts:
-        lines.append(Content.styled("  s: supersede it or keep both", LABEL))
+        lines.append(Content.styled(f"  s: supersede, keep both or dispute (slot: "
+                                    f"{one_line(c.subject, 40)})", LABEL))
     if detail.supersedes is not None:
         lines.append(Content.styled(f"↻ would supersede {_memory_line(detail.supersedes)}",
                                     "$accent"))

@@ -27,6 +27,9 @@ def render_memory(memory: Memory, history: list[Transition], now: datetime) -> C
                          ("   approved by ", LABEL), clean(m.approved_by),
                          (f" {age(now, m.recorded_at)} ago", LABEL)),
     ]
+    if m.auto_admitted:  # selective mode: no person read it before it became memory
+        lines.append(Content.styled("auto-admitted by the admission policy: not reviewed by "
+                                    "a person", "$warning"))
     if m.retired_reason:
         lines.append(Content.assemble(("retired ", LABEL), m.retired_reason))
     links = [f"supersedes {m.supersedes_id}"] if m.supersedes_id else []

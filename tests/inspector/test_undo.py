@@ -116,3 +116,20 @@ async def test_the_toast_shows_the_statement_as_edited(seeded, clock):
         await settle(pilot)
         assert any(m.startswith("Approved: Use uv for Python commands.") for m in messages(app))
         assert app.decisions[-1].statement == "Use uv for Python commands."
+
+
+async def test_an_old_memory_asks_still_true_and_c_confirms_it(history, store, clock):
+    clock.advance(days=120)  # every approval of the history is now unconfirmed for 120 days
+    app = app_for(store, clock)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_memories(pilot, history["pinned"])
+        screen = app.screen
+        assert history["pinned"] in screen.review
+        assert screen._row(screen.records[history["pinned"]], clock.now)[1][0] == "still true?"
+        await pilot.press("c")
+        await settle(pilot)
+        assert history["pinned"] not in screen.review
+        assert screen._row(screen.records[history["pinned"]], clock.now)[1][0] == "active"
+        assert "confirmed" in [t.reason for t in store.transitions(history["pinned"])]
+        due = {f.memory.id for f in store.review_due(store.reader_for(None, all_scopes=True))}
+        assert history["pinned"] not in due and history["old"] in due

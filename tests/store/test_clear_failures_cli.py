@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -40,7 +38,7 @@ def one_line_error(proc: subprocess.CompletedProcess) -> str:
 
 # --- invalid UTF-8 and lone surrogates in argv -------------------------------------------------
 
-LONE_SURROGATE = "we use uv".encode() + b"\xed\xa0\x80"  # how \ud800 would be "encoded"
+LONE_SURROGATE = b"we use uv\xed\xa0\x80"  # how \ud800 would be "encoded"
 INVALID_BYTE = b"deploy with \xff make"
 
 

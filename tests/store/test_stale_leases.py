@@ -12,8 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from memvet.store import QueueFilter, open_store
+from memvet.store import QueueFilter
 
 LAUNCHER = [sys.executable, "-m", "memvet.install.launcher"]
 HANGING_APPROVER = Path(__file__).parent / "helpers" / "approve_then_hang.py"

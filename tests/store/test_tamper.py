@@ -173,6 +173,7 @@ def test_one_bad_ciphertext_hides_only_its_own_row(world):
     assert "pytest -q" in context and "uv for every" not in context
     recall = run("recall", "how do we run the tests", "--cwd", world.a, "--json")
     assert recall.rc == 0 and json.loads(recall.out)["state"] == "VERIFIED"
+    assert bad in json.loads(recall.out)["unreadable"]["ids"]
 
 
 def test_a_sweep_passes_over_a_row_that_fails(world):

@@ -111,8 +111,18 @@ def test_store_sweeps_use_the_configured_ages(store, clock) -> None:
     sweeps = store_sweeps(DaemonSettings(candidate_max_age_days=1))
     assert set(sweeps) == {"sweep.stale_leases", "sweep.expire_candidates",
                            "sweep.retire_memories", "sweep.decay_confidence", "sweep.verify_audit",
-                           "sweep.optimize_store"}
+                           "sweep.optimize_store", "sweep.review_flags"}
     cid = queue(store, "we use uv")
     clock.advance(days=2)
     assert sweeps["sweep.expire_candidates"](store, clock.now).changed == 1
     assert store.get_candidate_record(cid).status == "expired"
+
+
+def test_the_review_sweep_counts_memories_due_for_a_look(store, clock) -> None:
+    sweep = store_sweeps(DaemonSettings())["sweep.review_flags"]
+    memory = store.approve(queue(store, "we use uv"), actor="op")
+    assert sweep(store, clock.now).detail == "0 memories due for review"
+    clock.advance(days=91)
+    assert sweep(store, clock.now).detail == "1 memories due for review"
+    store.confirm(memory.id, actor="op")
+    assert sweep(store, clock.now).detail == "0 memories due for review"
