@@ -32,7 +32,7 @@ from memvet.daemon.tailer import (
     read_lines,
     same_start,
 )
-from memvet.store import CandidateDraft, Checkpoint, MemvetError, Store
+from memvet.store import CandidateDraft, Checkpoint, Edits, MemvetError, Store
 from memvet.store.admission import validate_draft
 
 log = logging.getLogger("memvet.daemon")
@@ -293,7 +293,8 @@ class Ingestor:
     def _auto_commit(self, candidate_id: str) -> int:
         """Selective mode: through the same reservation protocol as a person's approval."""
         try:
-            self.store.approve(candidate_id, actor="policy:selective")
+            # "ask": a candidate with a rival in its slot stays queued for a person (issue 13)
+            self.store.approve(candidate_id, actor="policy:selective", edits=Edits(conflict="ask"))
         except MemvetError as exc:
             log.warning("auto-commit of %s left it queued (%s)", candidate_id, exc.code)
             return 0

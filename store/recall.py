@@ -98,7 +98,14 @@ class Recall:
         answers.sort(key=specific, reverse=True)
         answers.sort(key=lambda m: round(scores[m.id], 2), reverse=True)
         if not answers:
-            return self._unknown(matches, [])
+            # A disputed slot: its memories are the contradictions, none is an answer.
+            in_dispute = [m for m in matches if m.status == "disputed"]
+            out = self._unknown(matches, [{**self._item(m), "relation": "disputed",
+                                           "severity": "hard"}
+                                          for m in in_dispute[:MAX_CONTRADICTIONS]])
+            if in_dispute:
+                out["missing_conditions"].append(decide_which(in_dispute[0], in_dispute[1:]))
+            return out
         best = answers[0]
         found = self._contradictions(best)
         better = self._override(best, found)

@@ -109,6 +109,11 @@ class ReservationMixin(TombstoneMixin):
             if row is None:
                 raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
             check_candidate(row.status, "pending")
+            held = "stale" if recovery else "reserved"  # never a decided candidate (undo's job)
+            if row.status != held:
+                raise IllegalTransitionError(
+                    f"candidate {candidate_id} is {row.status}, not {held}", id=candidate_id,
+                    from_status=row.status, to_status="pending", status=row.status)
             if row.status == "reserved" and row.lease_token != lease_token:
                 raise LeaseMismatchError(f"the lease on {candidate_id} is held by {row.lease_owner}",
                                          id=candidate_id, holder=row.lease_owner)

@@ -23,7 +23,7 @@ from memvet.daemon.extraction.scorer import Scorer, default_scorer
 
 log = logging.getLogger("memvet.daemon")
 
-STEP = 0.3  # learning rate of one decision
+STEP = 2.0  # logit change of the decided statement per decision (dev split; see bench_learning.py)
 SHRINK = 0.002  # pull of every touched offset back toward zero, per step
 EDITED_WEIGHT = 0.5  # an edited approval says "worth keeping", less surely than a plain one
 REFRESH_SECONDS = 60.0  # how often the daemon looks for new decisions
@@ -48,7 +48,9 @@ class ReviewerModel:
         logit = base._sums(features)[0] + self.offset(buckets)
         probability = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))
         gradient = (1.0 if kept else 0.0) - probability
-        scale = STEP * weight / math.sqrt(max(1.0, sum(v * v for v in buckets.values())))
+        # Normalised by the squared norm: one decision moves the logit of the statement decided
+        # by at most STEP, and of another statement by its share of the same features.
+        scale = STEP * weight / max(1.0, sum(v * v for v in buckets.values()))
         weights = self.weights
         for index, value in buckets.items():
             current = weights.get(index, 0.0)

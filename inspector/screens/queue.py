@@ -135,6 +135,9 @@ class QueueScreen(QueueChanges, Screen[None]):
         if message.first:
             self._count(self.generation)
             self.show_current()
+            if getattr(self, "refocus", False):
+                self.refocus = False
+                self.call_after_refresh(self.table.focus)
 
     @on(QueueCounted)
     def _counted(self, message: QueueCounted) -> None:
@@ -261,7 +264,11 @@ class QueueScreen(QueueChanges, Screen[None]):
             self._apply_order(order)
 
     def _apply_order(self, order: SortOrder) -> None:
+        keep = self.app.focused is self.table
         self.order = order
         self.table.show_order(order)
         self.reload()
+        if keep:  # the reload's emptied table lets Textual move focus to the detail pane
+            self.refocus = True
+            self.call_after_refresh(self.table.focus)
 

@@ -102,6 +102,16 @@ def _near_keyword_value(value: str) -> bool:
     return len(value) >= 12 and any(c.isdigit() for c in value) and char_classes(value) >= 2 and entropy(value) >= 2.5
 
 
+_BLOB_CHARS = re.compile(r"[A-Za-z0-9+/=]*")
+BLOB_MIN = 48
+
+
+def _inside_blob(text: str, at: int) -> bool:
+    """`at` lies inside (not at the start of) a run of 48+ base64 characters."""
+    back = _BLOB_CHARS.match(text[max(0, at - BLOB_MIN):at][::-1]).end()
+    return back > 0 and back + _BLOB_CHARS.match(text, at).end() - at >= BLOB_MIN
+
+
 def nearby(text: str, starts: list[int]) -> list[Span]:
     spans, end = [], -1
     for start in starts:
@@ -112,6 +122,8 @@ def nearby(text: str, starts: list[int]) -> list[Span]:
             continue
         end = match.end()
         kw_start = match.start("kw")
+        if _inside_blob(text, kw_start):  # "…aKey…" inside a long base64 run: long_tokens takes it whole
+            continue
         owner = _IDENTIFIER_BEFORE.search(text, max(0, kw_start - 40), kw_start).group(0)
         if _NOT_SECRET_OWNER.search(owner + match.group("kw")):
             continue
@@ -132,7 +144,7 @@ def nearby(text: str, starts: list[int]) -> list[Span]:
 
 
 # Long generated-looking tokens anywhere (no context needed).
-LONG_TOKEN = re.compile(r"(?<![\w/\\.\-+=$%])(?P<v>[A-Za-z0-9][A-Za-z0-9_\-+/]{23,}+={0,2})"
+LONG_TOKEN = re.compile(r"(?<![\w/\\.\-+=$%])(?P<v>[A-Za-z0-9+/][A-Za-z0-9_\-+/]{23,}+={0,2})"
                         r"(?![\w/\\]|\.[A-Za-z0-9])")
 LONG_RUN = re.compile(r"[A-Za-z0-9_\-+/]{24}")
 
@@ -146,6 +158,10 @@ def long_tokens(text: str) -> list[Span]:
     spans = []
     for match in LONG_TOKEN.finditer(text):
         value = match.group("v")
+        if value[0] in "+/":  # base64 may start with / or +; a path is mostly names, a key is not
+            if is_pathlike(value.lstrip("/+")) or "//" in value[:2]:
+                continue
+            value = value.lstrip("/+")
         if is_publishable(value) or _NONCE_CONTEXT.search(text, max(0, match.start() - 60), match.start()):
             continue
         if (is_hash_like(value) or not looks_random(value, min_len=24) or reads_as_words(value)

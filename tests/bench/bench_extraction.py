@@ -27,6 +27,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import OUT_DIR as ROOT_OUT  # noqa: E402
 from benchlib import SHARED, write_result  # noqa: E402
 from extraction_corpus import bench_corpus_test, third_party_split  # noqa: E402
 from memvet.daemon.pipeline import FilePipeline, load_rules  # noqa: E402
@@ -354,6 +355,11 @@ def main() -> int:
                "ingest_throughput": bench_throughput(rules, fixture_corpus()),
                "ingest_throughput_prompt_heavy": bench_throughput(rules, prompt_heavy_corpus()),
                "seconds": round(time.perf_counter() - start, 1)}
+    previous = ROOT_OUT / "extraction.json"  # bench_learning.py writes this key: keep it
+    if previous.is_file():
+        learned = json.loads(previous.read_text()).get("figures", {}).get("reviewer_learning")
+        if learned is not None:
+            figures["reviewer_learning"] = learned
     write_result("extraction", figures,
                  budgets={"ingest": "pipeline_vs_json_loads >= 0.5 (architecture.md; whole daemon incl. admission)"},
                  notes="corpus_test_split: the frozen test split of tests/corpus/extraction, measured on data "

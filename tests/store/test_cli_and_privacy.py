@@ -81,6 +81,7 @@ def test_reject_recover_and_errors(tmp_path):
 
 def test_key_status_and_rotate(monkeypatch):
     monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
+    run_json("propose", "we deploy with make release", "--global")  # `key` never creates a store
     status = run_json("key", "status")
     assert status["provider"] == "file" and status["warning"]
     assert run_json("key", "rotate")["kek_version"] == 2

@@ -265,3 +265,13 @@ def test_the_pack_drops_superseded_lines(store, clock):
     text = _pack(store)
     assert "uv sync" in text and "This repo uses poetry" not in text
     assert "poetry install" not in text
+
+
+def test_a_disputed_slot_lists_both_as_contradictions(store, clock):
+    a = approve(store, said(store, clock, "The staging postgres listens on port 5433, "
+                                          "not the default 5432"))
+    b = approve(store, said(store, clock, "The staging postgres listens on port 5432"),
+                conflict="dispute")
+    out = recall(store, "what port does staging postgres listen on?", workspace=APP)
+    assert {c["id"] for c in out["contradictions"]} == {a.id, b.id}
+    assert any(m.startswith("decide which is current") for m in out["missing_conditions"])

@@ -103,3 +103,31 @@ def test_bulk_import_and_admission_redact_every_stored_text() -> None:
         assert_no_secret_anywhere(*texts)
     finally:
         store.close()
+
+
+@pytest.mark.slow
+def test_the_cli_escapes_what_an_older_row_still_holds(monkeypatch) -> None:
+    """A row written before the gate existed keeps its escape sequences: the CLI shows them as
+    visible escapes, in the human form and in --json (still the same JSON string)."""
+    import sqlalchemy as sa
+
+    raw = "Use uv \x1b]0;pwned\x07 for \x1b[2J Python \x9b31m here \u202e"
+    monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")  # shared with the CLI subprocess
+    store = open_store()
+    try:
+        cid = store.admit(CandidateDraft(statement="Use uv for Python", kind="preference",
+                                         source_type="operator",
+                                         scope=Scope(user=store.user))).candidate_id
+        with store.engine.begin() as conn:  # as an older memvet stored it
+            conn.execute(sa.text("UPDATE candidates SET statement_ct = :ct WHERE id = :id"),
+                         {"ct": store.cipher.encrypt("candidates", "statement", cid, raw),
+                          "id": cid})
+    finally:
+        store.close()
+    human = memvet("queue", "show", cid)
+    assert human.returncode == 0, human.stderr
+    assert not any(c in human.stdout for c in ("\x1b", "\x07", "\x9b", "\u202e"))
+    assert "\\x1b]0;pwned\\x07" in human.stdout and "\\u202e" in human.stdout
+    doc = memvet("queue", "show", cid, "--json").stdout
+    assert not any(c in doc for c in ("\x1b", "\x07", "\x9b", "\u202e"))
+    assert json.loads(doc)["statement"] == raw

@@ -73,6 +73,37 @@ def codex_user(text: str) -> bytes:
                       ).encode() + b"\n"
 
 
+class ClaudeSession:
+    """Claude Code lines as the host chains them: each line's parentUuid is the previous uuid."""
+
+    def __init__(self, cwd: str = WORKSPACE, session: str = "s-1") -> None:
+        self.cwd, self.session, self.parent, self.second = cwd, session, None, 0
+
+    def line(self, kind: str, message: dict, *, parent: str | None | bool = True,
+             **extra: Any) -> bytes:
+        me = str(uuid.uuid4())
+        self.second += 1
+        doc = {"parentUuid": self.parent if parent is True else parent, "isSidechain": False,
+               "userType": "external", "cwd": self.cwd, "sessionId": self.session,
+               "version": "2.1.38", "type": kind, "message": message, "uuid": me,
+               "timestamp": f"2026-03-01T09:{self.second // 60:02d}:{self.second % 60:02d}.000Z",
+               **extra}
+        if parent is True:
+            self.parent = me
+        return json.dumps(doc).encode() + b"\n"
+
+    def prompt(self, text: str, **kw) -> bytes:  # noqa: ANN003
+        return self.line("user", {"role": "user", "content": text}, **kw)
+
+    def tool_use(self, tool_id: str) -> bytes:
+        return self.line("assistant", {"id": f"msg_{tool_id}", "role": "assistant", "content": [
+            {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": "ls"}}]})
+
+    def tool_result(self, tool_id: str) -> bytes:
+        return self.line("user", {"role": "user", "content": [
+            {"tool_use_id": tool_id, "type": "tool_result", "content": "ok"}]})
+
+
 # --- the recording pipeline --------------------------------------------------------------
 class RecordingPipeline:
     """An instrument, not a parser: every JSON line with a `"say"` key becomes one draft, and

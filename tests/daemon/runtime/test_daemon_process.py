@@ -15,6 +15,7 @@ from memvet.store import QueueFilter, open_store
 from memvet.store.paths import memvet_home
 
 from .conftest import (
+    ClaudeSession,
     claude_tool_result,
     claude_user,
     codex_meta,
@@ -193,8 +194,9 @@ def test_selective_mode_commits_only_explicit_statements_above_threshold(
     home = memvet_home()
     home.mkdir(parents=True, exist_ok=True)
     (home / "policy.toml").write_text('mode = "selective"\nselective_threshold = 0.88\n')
+    s = ClaudeSession()  # chained as the host writes it: selective mode checks (issue 9)
     (claude_project / "s-1.jsonl").write_bytes(
-        session_bytes(STATEMENTS)  # the real extractor rates these 0.90, 0.90 and 0.80
+        b"".join(s.prompt(text) for text in STATEMENTS)
         + claude_assistant("We always use Docker for every service in this repo."))
     assert memvet("daemon", "run", "--once").returncode == 0
     store = open_store(schema="never")

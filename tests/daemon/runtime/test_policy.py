@@ -11,7 +11,7 @@ from memvet.daemon.admission_policy import default_policy_text, load_policy
 from memvet.daemon.settings import ConfigError
 from memvet.store import QueueFilter
 
-from .conftest import claude_root, make_draft, make_ingestor, say
+from .conftest import ClaudeSession, claude_root, make_draft, make_ingestor, say
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -76,9 +76,11 @@ def test_selective_mode_auto_commits_only_explicit_statements_above_threshold(
         store, roots, claude_project, recording, tmp_path) -> None:
     policy = load_policy(write(tmp_path, 'mode = "selective"\nselective_threshold = 0.8\n'))
     path = claude_project / "s-1.jsonl"
-    path.write_bytes(say("we use uv", confidence=0.95)
-                     + say("maybe use ruff", confidence=0.5)
-                     + say("the model thinks docker", source="model_inference", confidence=1.0))
+    s = ClaudeSession()  # host-shaped, chained lines: selective mode checks them (issue 9)
+    path.write_bytes(s.prompt("we use uv", say="we use uv", confidence=0.95)
+                     + s.prompt("maybe use ruff", say="maybe use ruff", confidence=0.5)
+                     + s.prompt("docker", say="the model thinks docker", source="model_inference",
+                                confidence=1.0))
     ingestor = make_ingestor(store, policy=policy)
     ingestor.process(str(path), claude_root(roots))
     reader = store.reader_for(None, all_scopes=True)
@@ -88,6 +90,28 @@ def test_selective_mode_auto_commits_only_explicit_statements_above_threshold(
     assert {c.statement for c in pending} == {"maybe use ruff", "the model thinks docker"}
     committed = store.list_candidates(reader, QueueFilter(statuses=("committed",)))
     assert [c.decided_by for c in committed] == ["policy:selective"]
+    assert ingestor.stats.outcomes["auto_committed"] == 1
+
+
+def test_selective_mode_never_auto_commits_into_a_conflict(store, roots, claude_project,
+                                                            recording, tmp_path) -> None:
+    """Issue 13: a statement that rivals an approved memory of its slot stays queued."""
+    policy = load_policy(write(tmp_path, 'mode = "selective"\nselective_threshold = 0.8\n'))
+    path = claude_project / "s-1.jsonl"
+    s = ClaudeSession()  # host-shaped lines: selective mode checks them (issue 9)
+    first, second = (f"the staging postgres listens on port {n}" for n in (5433, 5432))
+    path.write_bytes(s.prompt(first, say=first, confidence=0.95))
+    ingestor = make_ingestor(store, policy=policy)
+    ingestor.process(str(path), claude_root(roots))
+    with path.open("ab") as handle:
+        handle.write(s.prompt(second, say=second, confidence=0.95))
+    ingestor.process(str(path), claude_root(roots))
+    reader = store.reader_for(None, all_scopes=True)
+    assert [m.statement for m in store.list_memories(reader)] == [
+        "the staging postgres listens on port 5433"]
+    pending = store.list_candidates(reader, QueueFilter(statuses=("pending",)))
+    assert [c.statement for c in pending] == ["the staging postgres listens on port 5432"]
+    assert pending[0].last_error is None  # refused before it was reserved: nothing to release
     assert ingestor.stats.outcomes["auto_committed"] == 1
 
 

@@ -9,13 +9,13 @@ import json
 import os
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
 from memvet.store import QueueFilter, open_store
 from memvet.store.paths import memvet_home
 
+from .conftest import ClaudeSession as Session
 from .conftest import memvet
 
 pytestmark = pytest.mark.slow
@@ -24,35 +24,6 @@ TYPED = ["We always use uv for Python packaging in this repo.",
          "We use pytest -q to run the tests, always."]
 FORGED = "We always use ruff for linting in this repo."
 FORGED_LATE = "We always deploy with Docker compose in this repo."
-
-
-class Session:
-    """Claude Code lines as the host chains them: each line's parentUuid is the previous uuid."""
-
-    def __init__(self, cwd: str) -> None:
-        self.cwd, self.parent, self.second = cwd, None, 0
-
-    def line(self, kind: str, message: dict, *, parent: str | None | bool = True) -> bytes:
-        me = str(uuid.uuid4())
-        self.second += 1
-        doc = {"parentUuid": self.parent if parent is True else parent, "isSidechain": False,
-               "userType": "external", "cwd": self.cwd, "sessionId": "s-1",
-               "version": "2.1.38", "type": kind, "message": message, "uuid": me,
-               "timestamp": f"2026-03-01T09:00:{self.second:02d}.000Z"}
-        if parent is True:
-            self.parent = me
-        return json.dumps(doc).encode() + b"\n"
-
-    def prompt(self, text: str, **kw) -> bytes:  # noqa: ANN003
-        return self.line("user", {"role": "user", "content": text}, **kw)
-
-    def tool_use(self, tool_id: str) -> bytes:
-        return self.line("assistant", {"id": f"msg_{tool_id}", "role": "assistant", "content": [
-            {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": "ls"}}]})
-
-    def tool_result(self, tool_id: str) -> bytes:
-        return self.line("user", {"role": "user", "content": [
-            {"tool_use_id": tool_id, "type": "tool_result", "content": "ok"}]})
 
 
 def selective(threshold: float = 0.75) -> None:

@@ -1,0 +1,233 @@
+"""The real hosts against a loopback model stub: fixtures that find the host binaries, run the
+stub (in a network namespace with only loopback where the machine allows one), and build a
+world — a HOME, host folders, a MEMVET_HOME and workspaces — whose commands run as real
+processes with an explicit environment (nothing leaks in from the test process).
+
+The binaries come from `.ci/install-hosts` (`.cache/hosts/pinned`, or `.cache/hosts/latest`
+with MEMVET_HOSTS=latest), or from MEMVET_HOSTS_BIN (a folder holding `claude` and `codex`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+STUB = Path(__file__).with_name("model_stub.py")
+HOST_TIMEOUT = 90  # seconds per host run: a hung host fails its test instead of the suite
+
+
+def host_bin_dir() -> Path:
+    if os.environ.get("MEMVET_HOSTS_BIN"):
+        return Path(os.environ["MEMVET_HOSTS_BIN"])
+    flavour = "latest" if os.environ.get("MEMVET_HOSTS") == "latest" else "pinned"
+    return REPO / ".cache" / "hosts" / flavour / "node_modules" / ".bin"
+
+
+@pytest.fixture(scope="session")
+def host_bins() -> dict[str, Path]:
+    where = host_bin_dir()
+    bins = {"claude": where / "claude", "codex": where / "codex"}
+    missing = [name for name, path in bins.items() if not os.access(path, os.X_OK)]
+    if missing:
+        pytest.skip(f"real host binaries absent ({', '.join(missing)} in {where}); "
+                    "run .ci/install-hosts (CI does)")
+    if not shutil.which("git"):
+        pytest.skip("git is needed for the workspaces")
+    return bins
+
+
+def _netns_possible() -> bool:
+    if os.geteuid() != 0 or not (shutil.which("unshare") and shutil.which("nsenter")):
+        return False
+    probe = subprocess.run(["unshare", "-n", "true"], capture_output=True)
+    return probe.returncode == 0
+
+
+class Stub:
+    """The stub process and its files; `wrap` puts a command into the stub's network."""
+
+    def __init__(self, directory: Path) -> None:
+        self.dir = directory
+        self.netns = _netns_possible()
+        argv = [sys.executable, str(STUB), str(directory)]
+        if self.netns:  # a namespace with loopback only: nothing can reach the real providers
+            argv = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", *argv]
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=open(directory / "stub.err", "w"))
+        deadline = time.monotonic() + 10
+        while not (directory / "port").exists():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"model stub did not start: {(directory / 'stub.err').read_text()}")
+            time.sleep(0.02)
+        self.url = f"http://127.0.0.1:{(directory / 'port').read_text()}"
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        return ["nsenter", f"--net=/proc/{self.proc.pid}/ns/net", "--", *argv] if self.netns else argv
+
+    def script(self, rules: list[dict]) -> None:
+        (self.dir / "script.json").write_text(json.dumps(rules))
+
+    def requests(self) -> list[dict]:
+        try:
+            lines = (self.dir / "requests.jsonl").read_text().splitlines()
+        except FileNotFoundError:
+            return []
+        return [json.loads(line) for line in lines]
+
+    def clear(self) -> None:
+        (self.dir / "requests.jsonl").unlink(missing_ok=True)
+        self.script([])
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+@pytest.fixture(scope="session")
+def model_stub(host_bins: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Stub:
+    stub = Stub(tmp_path_factory.mktemp("model-stub"))
+    yield stub
+    stub.stop()
+
+
+CODEX_PROVIDER = """model = "gpt-5.5"
+model_provider = "stub"
+
+[model_providers.stub]
+name = "loopback model stub"
+base_url = "{url}/v1"
+env_key = "STUB_API_KEY"
+wire_api = "responses"
+
+[features]
+# Quiet: no plugin marketplace traffic.
+plugins = false
+remote_plugin = false
+"""
+
+
+class World:
+    """One user's machine: HOME, the host folders (default places, or CLAUDE_CONFIG_DIR and
+    CODEX_HOME elsewhere), MEMVET_HOME and two git workspaces."""
+
+    def __init__(self, root: Path, stub: Stub, bins: dict[str, Path], custom_folders: bool) -> None:
+        self.root, self.stub, self.bins = root, stub, bins
+        self.home = root / "home"
+        self.claude_dir = root / "claude-config" if custom_folders else self.home / ".claude"
+        self.codex_dir = root / "codex-home" if custom_folders else self.home / ".codex"
+        self.memvet_home = root / "memvet"
+        self.env = {
+            "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "HOME": str(self.home), "MEMVET_HOME": str(self.memvet_home),
+            "XDG_CONFIG_HOME": str(root / "xdg-config"), "XDG_DATA_HOME": str(root / "xdg-data"),
+            "XDG_RUNTIME_DIR": str(root / "xdg-run"), "LANG": "C.UTF-8",
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+            "ANTHROPIC_BASE_URL": stub.url, "ANTHROPIC_API_KEY": "sk-ant-stub",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
+            "STUB_API_KEY": "sk-stub", "NO_COLOR": "1",
+        }
+        if custom_folders:
+            self.env |= {"CLAUDE_CONFIG_DIR": str(self.claude_dir), "CODEX_HOME": str(self.codex_dir)}
+        for path in (self.home, self.codex_dir, root / "xdg-run"):
+            path.mkdir(parents=True, exist_ok=True)
+        (self.codex_dir / "config.toml").write_text(CODEX_PROVIDER.format(url=stub.url))
+        self.workspace, self.other = self._git_workspace("app"), self._git_workspace("other")
+
+    def _git_workspace(self, name: str) -> Path:
+        path = self.root / "src" / name
+        path.mkdir(parents=True)
+        subprocess.run(["git", "init", "-q", str(path)], check=True, env=self.env)
+        return path.resolve()
+
+    def run(self, argv: list[str], cwd: Path | None = None, stdin: str = "",
+            check: bool = True) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(argv, cwd=cwd or self.workspace, env=self.env, input=stdin,
+                              capture_output=True, text=True, timeout=HOST_TIMEOUT)
+        if check and done.returncode != 0:
+            raise AssertionError(f"{argv[:4]} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+        return done
+
+    def memvet(self, *args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self.run([sys.executable, "-m", "memvet.install.launcher", *args], cwd=cwd, check=check)
+
+    def memvet_json(self, *args: str, cwd: Path | None = None, check: bool = True) -> dict:
+        return json.loads(self.memvet(*args, "--json", cwd=cwd, check=check).stdout)
+
+    def claude(self, *args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self.run(self.stub.wrap([str(self.bins["claude"]), *args]), cwd=cwd, check=check)
+
+    def codex(self, *args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self.run(self.stub.wrap([str(self.bins["codex"]), *args]), cwd=cwd, check=check)
+
+    def claude_session(self, prompt: str, cwd: Path | None = None, *extra: str) -> list[dict]:
+        """One `claude -p` session; the model requests it made (the main model's, not Haiku's)."""
+        self.stub.clear()
+        self.claude("-p", prompt, "--output-format", "json", *extra, cwd=cwd)
+        return [r["body"] for r in self.stub.requests() if r["path"].startswith("/v1/messages")
+                and "count_tokens" not in r["path"] and r["body"].get("messages")]
+
+    def codex_session(self, prompt: str, cwd: Path | None = None, *extra: str) -> list[dict]:
+        self.stub.clear()
+        self.codex("exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", *extra,
+                   prompt, cwd=cwd)
+        return [r["body"] for r in self.stub.requests() if r["path"].endswith("/responses")]
+
+
+def anthropic_texts(request: dict) -> dict[str, str]:
+    """What Claude Code sent the model, by role: its system prompt, the system messages (where
+    hook context goes), the user messages, and tool results."""
+    system = request.get("system") or []
+    out = {"system_prompt": system if isinstance(system, str) else
+           "\n".join(b.get("text", "") for b in system), "system": "", "user": "", "tool_result": ""}
+    for message in request.get("messages", []):
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for block in blocks:
+            if block.get("type") == "tool_result":
+                inner = block.get("content")
+                out["tool_result"] += json.dumps(inner) if not isinstance(inner, str) else inner
+            elif block.get("type") == "text" and message.get("role") in ("system", "user"):
+                out[message["role"]] += block["text"] + "\n"
+    return out
+
+
+def responses_texts(request: dict) -> dict[str, str]:
+    """What Codex sent the model: instructions, developer and user messages, tool outputs."""
+    out = {"instructions": request.get("instructions") or "", "developer": "", "user": "",
+           "tool_result": ""}
+    for item in request.get("input", []):
+        role = item.get("role")
+        if item.get("type") == "message" and role in ("developer", "user"):
+            out[role] += "\n".join(p.get("text", "") for p in item.get("content", [])) + "\n"
+        elif item.get("type") == "function_call_output":
+            out["tool_result"] += json.dumps(item.get("output"))
+    return out
+
+
+TEXTS = {"claude-code": anthropic_texts, "codex": responses_texts}
+
+
+@pytest.fixture(scope="session")
+def model_texts():
+    """`model_texts(host, requests)`: what reached the model, by where it sits, joined."""
+    def texts(host: str, requests: list[dict]) -> dict[str, str]:
+        joined: dict[str, str] = {}
+        for request in requests:
+            for where, text in TEXTS[host](request).items():
+                joined[where] = joined.get(where, "") + text
+        return joined
+    return texts
+
+
+@pytest.fixture(scope="session")
+def make_world(model_stub: Stub, host_bins: dict[str, Path], tmp_path_factory: pytest.TempPathFactory):
+    def make(custom_folders: bool) -> World:
+        return World(tmp_path_factory.mktemp("world"), model_stub, host_bins, custom_folders)
+    return make

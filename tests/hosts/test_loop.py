@@ -1,0 +1,141 @@
+"""The whole loop with the real hosts, in both folder modes (default places, and
+CLAUDE_CONFIG_DIR/CODEX_HOME elsewhere): setup, MCP registered, a statement typed in session 1
+lands in the host's transcript and in the queue, approval, and in session 2 it reaches the model
+from both hooks — in the other host on the same workspace too — and over MCP, never in another
+workspace; uninstall restores the files.
+
+One module-scoped run per mode plays the loop (the host runs are the cost: ≈ 8 s each); the
+tests below read what it recorded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memvet.store import context_pack as cp
+
+pytestmark = pytest.mark.slow
+
+SAID = {  # what the user types in session 1, per host
+    "claude-code": "Remember: in this project we always use pnpm, never npm.",
+    "codex": "Remember: deploys of this service go through fastlane, never by hand.",
+}
+ASK = "Which package manager do we use here, and how do deploys go? recall-check"
+RECALL = {"when": "recall-check", "tool": "mcp__memvet__memory_recall",
+          "input": {"query": "which package manager do we use"}}
+
+
+def one_line_budget() -> int:
+    """A session-start budget with room for exactly one of the two memories: the other must
+    then come from the prompt hook, so one session shows both hooks."""
+    longest = max(len(f"- [constraint] {s}\n".encode()) for s in SAID.values())
+    fixed = len(cp.HEADERS["session-start"].encode()) + 1 + cp.FOOTER_RESERVE
+    return (fixed + longest + cp.MIN_ROOM_BYTES) // cp.TOKEN_BYTES + 1
+
+
+def host_files(world) -> dict[str, Path]:
+    return {"settings.json": world.claude_dir / "settings.json",
+            "hooks.json": world.codex_dir / "hooks.json",
+            "config.toml": world.codex_dir / "config.toml"}
+
+
+def read(path: Path) -> bytes | None:
+    return path.read_bytes() if path.exists() else None
+
+
+@pytest.fixture(scope="module", params=["default-folders", "custom-folders"])
+def loop(request, make_world, model_texts) -> dict:
+    world = make_world(request.param == "custom-folders")
+    facts: dict = {"world": world, "mode": request.param}
+    before = {name: read(path) for name, path in host_files(world).items()}
+    facts["setup"] = {host: world.memvet_json("setup", host) for host in ("claude-code", "codex")}
+    facts["mcp_list"] = {"claude-code": world.claude("mcp", "list").stdout,
+                         "codex": world.codex("mcp", "list").stdout}
+    world.claude_session(SAID["claude-code"])
+    world.codex_session(SAID["codex"])
+    facts["transcripts"] = {
+        "claude-code": "".join(p.read_text() for p in (world.claude_dir / "projects").rglob("*.jsonl")),
+        "codex": "".join(p.read_text() for p in (world.codex_dir / "sessions").rglob("*.jsonl")),
+    }
+    world.memvet("daemon", "run", "--once")
+    facts["queue"] = world.memvet_json("queue", "list")["candidates"]
+    ids = [c["id"] for c in facts["queue"] if c["statement"] in SAID.values()]
+    if ids:
+        world.memvet("queue", "approve", *ids, "--cwd", str(world.workspace))
+    (world.memvet_home / "config.toml").write_text(
+        f"[hook]\nsession_start_tokens = {one_line_budget()}\n")
+    facts["hook_log_mark"] = len((world.memvet_home / "logs" / "hook.log").read_text().splitlines())
+    world.stub.script([RECALL])
+    facts["session2"] = {"claude-code": model_texts("claude-code", world.claude_session(ASK)),
+                         "codex": model_texts("codex", world.codex_session(ASK))}
+    (world.root / "session2.json").write_text(json.dumps(facts["session2"]))  # DEBUG
+    facts["hook_log"] = (world.memvet_home / "logs" / "hook.log").read_text().splitlines()
+    facts["other"] = {
+        "claude-code": model_texts("claude-code", world.claude_session(ASK, world.other)),
+        "codex": model_texts("codex", world.codex_session(ASK, world.other)),
+    }
+    facts["claude_state_before_uninstall"] = json.loads(state_path(world).read_text())
+    for host in ("claude-code", "codex"):
+        world.memvet("setup", host, "--uninstall")
+    facts["before"], facts["after"] = before, {n: read(p) for n, p in host_files(world).items()}
+    facts["claude_state_after"] = json.loads(state_path(world).read_text())
+    return facts
+
+
+def state_path(world) -> Path:
+    """Where Claude Code keeps user-scope MCP servers for this world's folder mode."""
+    return (world.claude_dir / ".claude.json" if "CLAUDE_CONFIG_DIR" in world.env
+            else world.home / ".claude.json")
+
+
+def test_setup_registers_mcp_in_both_hosts(loop):
+    assert all(loop["setup"][host]["changed"] for host in ("claude-code", "codex"))
+    assert "memvet" in loop["mcp_list"]["claude-code"]
+    assert "Connected" in loop["mcp_list"]["claude-code"].split("memvet", 1)[1].splitlines()[0]
+    assert "memvet" in loop["mcp_list"]["codex"]
+
+
+def test_claude_code_reads_mcp_from_the_file_setup_wrote(loop):
+    assert "memvet" in loop["claude_state_before_uninstall"].get("mcpServers", {})
+
+
+def test_session_one_lands_in_transcript_and_queue(loop):
+    for host, said in SAID.items():
+        assert json.dumps(said)[1:-1] in loop["transcripts"][host], host
+        queued = [c for c in loop["queue"] if c["statement"] == said]
+        assert queued and queued[0]["host"] == host and queued[0]["status"] == "pending", host
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_session_two_gets_both_memories_from_both_hooks(loop, host):
+    seen = loop["session2"][host]
+    where = "system" if host == "claude-code" else "developer"  # hook context's place
+    assert all(said in seen[where] for said in SAID.values()), seen[where][-1500:]
+    starts = [line for line in loop["hook_log"][loop["hook_log_mark"]:] if f" {host} " in line]
+    outcomes = {line.split()[2]: line.split()[4] for line in starts}
+    assert outcomes == {"session-start": "outcome=context", "user-prompt-submit": "outcome=context"}
+    header = cp.HEADERS["user-prompt-submit"]
+    assert header in seen[where] and cp.HEADERS["session-start"] in seen[where]
+    start_part, prompt_part = seen[where].split(header, 1)
+    assert sum(s in start_part for s in SAID.values()) == 1  # the budget held one
+    assert sum(s in prompt_part for s in SAID.values()) == 1  # the prompt hook added the other
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_hosts_call_memory_recall_over_mcp(loop, host):
+    result = loop["session2"][host]["tool_result"]
+    assert "VERIFIED" in result and "pnpm" in result, result[:1000]
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_another_workspace_gets_nothing(loop, host):
+    seen = loop["other"][host]
+    assert seen, "the host made no model request"
+    assert not any(said in text for said in SAID.values() for text in seen.values())
+
+
+def test_uninstall_restores_the_files(loop):
+    assert loop["after"] == loop["before"]
+    assert "memvet" not in loop["claude_state_after"].get("mcpServers", {})
