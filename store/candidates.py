@@ -9,7 +9,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from memvet.store.core import CAND, MEM, StoreCore
 from memvet.store.errors import IntegrityError, NotFoundError
-from memvet.store.leases import shown_status_column, status_clause
+from memvet.store.leases import expired_clause, shown_counts, status_clause
 from memvet.store.models import EvidenceRow, TombstoneRow
 from memvet.store.records import Candidate, CandidateDetail, Evidence, Reader
 
@@ -125,10 +125,11 @@ class CandidateReadMixin(StoreCore):
 
     def queue_counts(self, reader: Reader) -> dict[str, int]:
         with self._read() as conn:
-            shown = shown_status_column(CAND, self.now())
-            rows = conn.execute(sa.select(shown, sa.func.count()).where(
-                self.scope_clause(CAND, reader)).group_by(shown)).all()
-        return {status: n for status, n in rows}
+            rows = conn.execute(sa.select(CAND.c.status, sa.func.count()).where(
+                self.scope_clause(CAND, reader)).group_by(CAND.c.status)).all()
+            expired = conn.execute(sa.select(sa.func.count()).select_from(CAND).where(
+                self.scope_clause(CAND, reader), expired_clause(CAND, self.now()))).scalar_one()
+        return shown_counts(dict(rows), expired)
 
     def get_candidate(self, candidate_id: str, reader: Reader | None = None) -> Candidate:
         query = sa.select(CAND).where(CAND.c.id == candidate_id)

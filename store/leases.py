@@ -41,6 +41,13 @@ def status_clause(table: sa.Table, statuses: Iterable[str],
         sa.or_(table.c.lease_expires_at.is_(None), table.c.lease_expires_at >= now)))
 
 
-def shown_status_column(table: sa.Table, now: datetime) -> sa.ColumnElement[str]:
-    """The shown status as a SQL expression, for counts grouped by status."""
-    return sa.case((expired_clause(table, now), "stale"), else_=table.c.status)
+def shown_counts(by_status: dict[str, int], expired: int) -> dict[str, int]:
+    """Counts by recorded status, with the `expired` reservations among them moved to stale
+    (two indexed counts: cheaper than a CASE over every row)."""
+    counts = dict(by_status)
+    if expired:
+        counts["stale"] = counts.get("stale", 0) + expired
+        counts["reserved"] = counts.get("reserved", 0) - expired
+        if not counts["reserved"]:
+            del counts["reserved"]
+    return counts

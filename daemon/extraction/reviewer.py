@@ -23,9 +23,13 @@ from memvet.daemon.extraction.scorer import Scorer, default_scorer
 
 log = logging.getLogger("memvet.daemon")
 
-STEP = 2.0  # logit change of the decided statement per decision (dev split; see bench_learning.py)
+STEP = 3.0  # logit change of the decided statement per decision: one rejection never flips a confident verdict
 SHRINK = 0.002  # pull of every touched offset back toward zero, per step
 EDITED_WEIGHT = 0.5  # an edited approval says "worth keeping", less surely than a plain one
+# Only what a statement says is learned (its words, word pairs, character n-grams): the rules
+# that fired, its position and shape are shared by every statement, and one rejection must not
+# move the scores of unrelated rules.
+LEARNED_PREFIXES = ("w:", "b:", "c:", "f:", "f2:")
 REFRESH_SECONDS = 60.0  # how often the daemon looks for new decisions
 
 
@@ -44,8 +48,8 @@ class ReviewerModel:
               weight: float = 1.0) -> None:
         """One decision on a queued statement (its rule reasons are features, as at scoring)."""
         features = sentence_features(statement, _context(reasons), chars=base.chars)
-        buckets = hashed(features)
-        logit = base._sums(features)[0] + self.offset(buckets)
+        logit = base._sums(features)[0] + self.offset(hashed(features))
+        buckets = hashed(f for f in features if f.startswith(LEARNED_PREFIXES))
         probability = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))
         gradient = (1.0 if kept else 0.0) - probability
         # Normalised by the squared norm: one decision moves the logit of the statement decided

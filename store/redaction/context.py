@@ -36,6 +36,11 @@ _PASSWORD_FLAG = (r"(?i)(?:\s-u(?:ser)?\s+\S+\s+-p|\s-password|\s--password|\blo
 # ("the password for user 'postgres' is 'admin'").
 _PROSE_GAP = r"(?:[^\n\"'.]|\"[^\"\n]{1,30}\"|'[^'\n]{1,30}'){0,60}?"
 
+# After a secret word, the words that make it a thing *about* secrets ("the password manager is
+# 'KeePassXC'", "the token endpoint is …"): not followed by the secret.
+_ABOUT = (r"(?![ \t]+(?:manager|managers|vault|safe|store|policy|policies|reset|field|prompt|hint|rotation|"
+          r"length|requirements?|strength|change|expiry|endpoint|url|file|format)\b)")
+
 CONTEXT_DETECTORS: tuple[Detector, ...] = (
     # user:password@ inside any URL or connection string (the password only).
     detector("url-password", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://[^\s:/?#@'\"]*:(?P<v>[^\s@/'\"]+)@", "://", "v",
@@ -62,14 +67,23 @@ CONTEXT_DETECTORS: tuple[Detector, ...] = (
     # mysql/mariadb take the password glued to -p (`mysql -u root -pS3cret`); sshpass -p 'pw'.
     detector("password-flag", r"(?i)\b(?:mysql\w*|mariadb\w*)\b[^\n|;&]*?\s-p['\"]?(?P<v>[^\s'\"\-][^\s'\"]*)"
              r"|\bsshpass[ \t]+-p[ \t]*['\"]?(?P<w>[^\s'\"]+)", ("mysql", "mariadb", "sshpass"), ("v", "w"), _real),
-    # Prose: "the password is 'hunter2'", "my password is hunter2!".
-    detector("secret-in-prose", r"(?i)\b(?:password|passphrase|passcode|pwd|secret|token|api key)\b" + _PROSE_GAP +
+    # Prose: "the password is 'hunter2'", "my password is hunter2!" (not "the password manager is …").
+    detector("secret-in-prose", r"(?i)\b(?:password|passphrase|passcode|pwd|secret|token|api key)\b" + _ABOUT + _PROSE_GAP +
              r"\b(?:is|was|are|=|:)[ \t]+(?:\"(?P<dq>[^\"\n]{2,64})\"|'(?P<sq>[^'\n]{2,64})')",
              ("password", "passphrase", "passcode", "pwd", "secret", "token", "api key"), ("dq", "sq"), _real,
              anchored=True),
-    detector("secret-in-prose", r"(?i)\b(?:password|passphrase|passcode|pwd)\b[^\n.?!\"']{0,40}?\b(?:is|was|=|:)[ \t]+"
+    detector("secret-in-prose", r"(?i)\b(?:password|passphrase|passcode|pwd)\b" + _ABOUT + r"[^\n.?!\"']{0,40}?\b(?:is|was|=|:)[ \t]+"
              r"(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()]{4,64}?)(?=[.,;)]?(?:\s|$))",
              ("password", "passphrase", "passcode", "pwd"), "v", _real, anchored=True),
+    # "use the password X for …", "try passphrase 'x y z'": the value right after the word.
+    detector("secret-in-prose", r"(?i)\b(?:use|using|try|enter|type|with|set)[ \t]+(?:the[ \t]+|our[ \t]+|my[ \t]+|a[ \t]+)?"
+             r"(?:\w+[ \t]+)?(?:password|passphrase|passcode|pw|pwd|pin)\b" + _ABOUT + r"[ \t]+(?:\"(?P<dq>[^\"\n]{2,64})\"|"
+             r"'(?P<sq>[^'\n]{2,64})'|(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()]{4,64}?))(?=[.,;)]?(?:\s|$))",
+             ("password", "passphrase", "passcode", "pw", "pin"), ("dq", "sq", "v"), _real),
+    # "the login is deploy / Zx9!pQ2wLm", "login: admin / s3cret": user / password in prose.
+    detector("secret-in-prose", r"(?i)\b(?:login|log-in|credentials?|creds)(?:[ \t]+(?:is|are)|:)?[ \t]+[\"']?[\w.@\-]{1,64}"
+             r"[\"']?[ \t]*/[ \t]*[\"']?(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()/]{4,64}?)[\"']?(?=[.,;)]?(?:\s|$))",
+             ("login", "log-in", "cred"), "v", _real),
 )
 
 # A secret word ending an identifier, then (a short gap later, same line) a generated-looking token.
@@ -163,6 +177,9 @@ def long_tokens(text: str) -> list[Span]:
                 continue
             value = value.lstrip("/+")
         if is_publishable(value) or _NONCE_CONTEXT.search(text, max(0, match.start() - 60), match.start()):
+            continue
+        if len(value) >= 200 and entropy(value[:4096]) >= 5.0:  # encoded random data; a chance "xXxx"
+            spans.append(match.span("v"))                         # in it is no mask
             continue
         if (is_hash_like(value) or not looks_random(value, min_len=24) or reads_as_words(value)
                 or is_typed_pattern(value)):  # with no secret word nearby, abcdef123456… is not a key

@@ -181,9 +181,11 @@ def _is_wordy(segment: str) -> bool:
 
 def is_pathlike(value: str) -> bool:
     """A file path, URL or dotted identifier: separated segments that read like names."""
-    if value.startswith(("/", "./", "../", "~/", "#/")) or "://" in value:
+    if value.startswith(("./", "../", "~/", "#/")) or "://" in value:
         return True
     segments = [s for s in _PATH_SPLIT.split(value) if s]
+    if value.startswith("/") and len(segments) == 1:  # /tmp is a path, /k8Zq2R… an AWS secret
+        return _is_wordy(segments[0]) or not segments[0].isalnum()
     if len(segments) < 2:
         return False
     wordy = sum(1 for s in segments if _is_wordy(s))

@@ -255,17 +255,63 @@ def ordinary_texts(count: int = 3000) -> list[str]:
     return [rng.choice(pool) for _ in range(count)]
 
 
+ADJUDICATED = ROOT / "tests" / "corpus" / "secrets" / "adjudicated.tsv"
+
+
+def adjudicated(rows: list[dict]) -> list[dict]:
+    """The rows with the policy label of tests/corpus/secrets/adjudicated.tsv where it differs."""
+    policy = dict(line.split("\t")[:2] for line in ADJUDICATED.read_text().splitlines()
+                  if line and not line.startswith("#"))
+    return [{**row, "text_label": policy.get(row["id"], row["text_label"])} for row in rows]
+
+
+def layer_figures(rows: list[dict], oracles: dict) -> dict[str, object]:
+    """Each layer alone and both, adjudicated: per source. The gitleaks rules scored on the other
+    three sources (cross_source) are the figure that is not circular."""
+    from functools import partial
+
+    from memvet.store.redaction.redact import redact_layers
+
+    out: dict[str, object] = {}
+    for name, fn in (("gitleaks_rules_only", partial(redact_layers, own=False)),
+                     ("memvet_detectors_only", partial(redact_layers, rules=False)), ("both", redact)):
+        tally = score(fn, rows, oracles)["tally"]
+        cross = Tally()
+        for key in ("noseyparker", "kingfisher", "detect-secrets"):
+            secret, caught, negative, touched = tally.counts[f"source:{key}"]
+            for field, value in zip(range(4), (secret, caught, negative, touched), strict=True):
+                cross.counts["x"][field] += value
+        out[name] = {**tally.figures("all"), "cross_source": cross.figures("x"), "per_source": tally.table("source:")}
+    return out
+
+
 def main() -> int:
     if not DATA.is_dir():
         print(f"third-party data not found at {DATA}", file=sys.stderr)
         return 1
     rows, oracles = load_rows(), load_oracles()
+    policy_rows = adjudicated(rows)
     now, before = score(redact, rows, oracles), baseline_redactor()
-    tally = now["tally"]
+    policy = score(redact, policy_rows, oracles)
+    tally, ptally = now["tally"], policy["tally"]
     total, credentials = tally.figures("all"), tally.figures("subset:secret_rows_excluding_identifier_rules")
+    adj = ptally.figures("all")
+    import secrets_engines
+
     figures = {
         "third_party": True,
         "dataset": "secrets_labelled.jsonl.gz (noseyparker, kingfisher, gitleaks, detect-secrets), text_label",
+        "adjudicated": {"rows_relabelled": sum(a["text_label"] != b["text_label"] for a, b in zip(rows, policy_rows,
+                                                                                                   strict=True)),
+                        "recall": adj["recall"], "false_positive_rate": adj["fp_rate"],
+                        "secret_rows": adj["secret_rows"], "not_secret_rows": adj["not_secret_rows"],
+                        "missed_secret_rows": adj["missed"], "touched_not_secret_rows": adj["touched"],
+                        "per_source": ptally.table("source:"), "per_family": ptally.table("family:"),
+                        "held_out": ptally.held_out(), "missed_ids": policy["missed"],
+                        "false_positive_ids": policy["false_pos"]},
+        "layers_adjudicated": layer_figures(policy_rows, oracles),
+        "rule_set": secrets_engines.rule_set_figures(),
+        "keyword_engines": secrets_engines.keyword_engines([row["text"] for row in rows] + ordinary_texts()),
         "secret_rows": total["secret_rows"], "not_secret_rows": total["not_secret_rows"],
         "recall": total["recall"], "recall_excluding_identifier_rules": credentials["recall"],
         "identifier_rule_rows_excluded": total["secret_rows"] - credentials["secret_rows"],
@@ -283,7 +329,11 @@ def main() -> int:
             "per_source": then.table("source:"), "per_family": then.table("family:")}
     figures["throughput"] = throughput("labelled rows", [row["text"] for row in rows], before)
     figures["throughput_ordinary_text"] = throughput("corpus.py prompts and prose", ordinary_texts(), before)
-    write_result("secrets", figures, budgets={"recall": ">= 0.99", "false_positive_rate": "<= 0.02"}, notes=NOTES)
+    import credential_shapes
+
+    figures["planted_credentials"] = credential_shapes.bench_figures()
+    write_result("secrets", figures, budgets={"adjudicated.recall": ">= 0.99", "adjudicated.false_positive_rate": "<= 0.03",
+                                              "planted_credentials.leaked": "== 0"}, notes=NOTES)
     return 0
 
 

@@ -83,7 +83,6 @@ class Stub:
 
     def clear(self) -> None:
         (self.dir / "requests.jsonl").unlink(missing_ok=True)
-        self.script([])
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -119,6 +118,7 @@ class World:
 
     def __init__(self, root: Path, stub: Stub, bins: dict[str, Path], custom_folders: bool) -> None:
         self.root, self.stub, self.bins = root, stub, bins
+        stub.script([])
         self.home = root / "home"
         self.claude_dir = root / "claude-config" if custom_folders else self.home / ".claude"
         self.codex_dir = root / "codex-home" if custom_folders else self.home / ".codex"

@@ -6,7 +6,7 @@ that the hosts join; it talks to the tests through files only:
 - `DIR/port`: written once the server listens;
 - `DIR/requests.jsonl`: one line per request ({"path", "body"}), what reached "the model";
 - `DIR/script.json` (read at every request): a list of rules `{"when": TEXT, "tool": NAME,
-  "input": {...}}`: when the newest user text holds TEXT and no tool result has come back yet,
+  "input": {...}}`: when the user text holds TEXT and no tool result has come back yet,
   answer with that tool call; otherwise (and after the tool result) answer with plain text.
 """
 
@@ -21,21 +21,23 @@ from pathlib import Path
 REPLY_TEXT = "stub reply"
 
 
-def _newest_user_text(body: dict) -> tuple[str, bool]:
-    """The text of the newest user turn, and whether a tool result answered us already."""
-    if "messages" in body:  # Anthropic
-        last = body["messages"][-1] if body["messages"] else {}
-        content = last.get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
-        tool_done = any(b.get("type") == "tool_result" for b in blocks)
-        return " ".join(b.get("text", "") for b in blocks if b.get("type") == "text"), tool_done
-    items = body.get("input") or []  # OpenAI Responses
-    tool_done = bool(items) and items[-1].get("type") == "function_call_output"
-    for item in reversed(items):
+def _user_text(body: dict) -> tuple[str, bool]:
+    """All user text of the request, and whether a tool result came back already (the tests
+    play one turn per session, so one tool call per session is all a rule asks for)."""
+    texts, tool_done = [], False
+    if "messages" in body:  # Anthropic; hook context sits in system-role messages around it
+        for message in body["messages"]:
+            content = message.get("content")
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+            tool_done = tool_done or any(b.get("type") == "tool_result" for b in blocks)
+            if message.get("role") == "user":
+                texts.extend(b.get("text", "") for b in blocks if b.get("type") == "text")
+        return " ".join(texts), tool_done
+    for item in body.get("input") or []:  # OpenAI Responses
+        tool_done = tool_done or item.get("type") == "function_call_output"
         if item.get("role") == "user":
-            parts = item.get("content") or []
-            return " ".join(p.get("text", "") for p in parts if isinstance(p, dict)), tool_done
-    return "", tool_done
+            texts.extend(p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict))
+    return " ".join(texts), tool_done
 
 
 def _pick_tool(directory: Path, body: dict) -> dict | None:
@@ -43,7 +45,7 @@ def _pick_tool(directory: Path, body: dict) -> dict | None:
         rules = json.loads((directory / "script.json").read_text())
     except (OSError, ValueError):
         return None
-    text, tool_done = _newest_user_text(body)
+    text, tool_done = _user_text(body)
     if tool_done:
         return None
     return next((rule for rule in rules if rule["when"] in text), None)
@@ -76,6 +78,8 @@ def responses_events(tool: dict | None) -> list[tuple[str, dict]]:
     if tool:
         item = {"type": "function_call", "id": "fc_stub1", "call_id": "call_stub1",
                 "name": tool["tool"], "arguments": json.dumps(tool["input"])}
+        if "namespace" in tool:  # Codex's MCP tools: {"namespace": "mcp__memvet__", "name": tool}
+            item["namespace"] = tool["namespace"]
     else:
         item = {"type": "message", "role": "assistant", "id": "msg_stub",
                 "content": [{"type": "output_text", "text": REPLY_TEXT}]}

@@ -186,7 +186,9 @@ async def test_new_candidates_appear_live_and_merges_update_in_place(seeded, clo
             await settle(pilot)
             pages = app.screen.generation
             daemon.admit(draft("Deploys go out on Tuesdays only.", kind="constraint"))
-            daemon.admit(draft("Use uv for every Python command in this repo, never pip."))
+            # Said again on another line (the same line read again would be absorbed: issue 9).
+            daemon.admit(draft("Use uv for every Python command in this repo, never pip.",
+                               line=13))
             app.check_store()
             await settle(pilot, rounds=5)
             t = queue(app)

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from memvet.store import QueueFilter
+from memvet.store import MemvetError, QueueFilter
 
 LAUNCHER = [sys.executable, "-m", "memvet.install.launcher"]
 HANGING_APPROVER = Path(__file__).parent / "helpers" / "approve_then_hang.py"
@@ -83,3 +83,18 @@ def test_a_live_lease_stays_reserved_and_an_expired_one_reads_as_stale(store, cl
     assert store.queue_counts(reader) == {"stale": 1}
     store.recover(cid, "release", actor="operator")
     assert store.get_candidate(cid).status == "pending"
+
+
+def test_recovery_never_moves_a_decided_candidate(store):
+    from memvet.store import CandidateDraft, IllegalTransitionError, Scope
+
+    scope = Scope(user="dana", workspace=None, agent=None, session=None)
+    cid = store.admit(CandidateDraft(statement="we tag releases as vX.Y.Z", kind="procedure",
+                                     source_type="operator", scope=scope, host="memvet",
+                                     confidence=1.0, reasons=("test",))).candidate_id
+    memory = store.approve(cid, actor="A")
+    for action in ("release", "reject"):
+        with pytest.raises((IllegalTransitionError, MemvetError)):
+            store.recover(cid, action, actor="operator")
+    assert store.get_candidate(cid).status == "committed"
+    assert store.recover(cid, "commit", actor="operator").id == memory.id  # idempotent

@@ -42,6 +42,12 @@ def run_mode(workdir: Path, mode: str) -> tuple[dict[str, Any], dict[str, str]]:
             block = scorer.summarise(answers, view)
             block["failing"] = dict(list(block["failing"].items())[:40])
             figures[f"{part}_{view}"] = block
+        # In-run baseline: a recall (and a hook) that never answers.
+        silent = [{**a, "served": [], "hook_prompt": [], "hook_start": []} for a in answers]
+        base = scorer.summarise(silent, "recall")
+        figures[f"{part}_baseline_always_unknown"] = {
+            k: base[k] for k in ("current_state_accuracy", "abstention_precision",
+                                 "abstention_recall", "paraphrased_accuracy", "asof_accuracy")}
     return figures, out["statuses"]
 
 
@@ -109,12 +115,12 @@ def relevance_comparison(statuses: dict[str, str]) -> dict[str, Any]:
         embed = [(q, {m.id: float(model.similarity(q.text, m.statement)) for m in scope})
                  for q, scope in scopes]
         methods["wordllama"] = embed
-        methods["blend_0.7_lexical_0.3_wordllama"] = [
+        methods["blend_lexical70_wordllama30"] = [
             (q, {k: 0.7 * lex[k] + 0.3 * emb[k] for k in lex})
             for (q, lex), (_, emb) in zip(lexical, embed, strict=True)]
     except Exception as exc:  # noqa: BLE001 - the comparison is optional, its absence is said
         result["wordllama"] = f"not measured: {type(exc).__name__}"
-    result["methods"] = {name: {str(f): _grade(rows, f) for f in FLOORS}
+    result["methods"] = {name: {f"floor_{round(f * 100):02d}": _grade(rows, f) for f in FLOORS}
                          for name, rows in methods.items()}
     return result
 

@@ -1,0 +1,121 @@
+"""For bench_secrets.py: the pinned rule set's own figures, and the keyword-prefilter engines
+measured against each other on the same texts (pick by benchmark, pure-Python fallback).
+
+Engines, each asked "which keywords occur in this lower-cased text" (the rules to wake):
+- `str_in`: one `keyword in text` per distinct keyword (what rule_engine.RuleSet.woken does);
+- `re_alternation`: one compiled `re` alternation of every keyword, a lookahead per position
+  so that overlapping keywords are all found;
+- `pyahocorasick`, `hyperscan`: multi-pattern automata (optional packages; "not installed");
+- `re2_set`: google-re2's Set of the rules' *whole* regexes (not keywords): which rules match at
+  all, the alternative to keyword gating. Rules RE2 rejects are counted.
+Each engine's answers are compared with `str_in`'s (`identical`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from memvet.store.redaction.rule_engine import ruleset
+
+
+def rule_set_figures() -> dict[str, object]:
+    loaded = ruleset()
+    import json
+    from importlib.resources import files
+
+    document = json.loads(files("memvet.assets").joinpath("secret_rules/gitleaks.json").read_text())
+    return {"source": document["source"], "commit": loaded.commit, "rules_kept": len(loaded.rules),
+            "rules_translated_from_go_re2": sum(r["translated"] for r in document["rules"]),
+            "rules_dropped": len(loaded.dropped), "dropped": loaded.dropped,
+            "distinct_keywords": len(loaded.keywords), "rules_without_keywords": len(loaded.always)}
+
+
+def _best(fn, texts: list[str], reps: int = 3) -> tuple[float, list]:
+    best, answers = float("inf"), []
+    for _ in range(reps):
+        start = time.perf_counter()
+        answers = [fn(text) for text in texts]
+        best = min(best, time.perf_counter() - start)
+    return best, answers
+
+
+def keyword_engines(texts: list[str]) -> dict[str, object]:
+    keywords = ruleset().keywords
+    lowered = [text.lower() for text in texts]
+    size = sum(len(t.encode()) for t in texts)
+    out: dict[str, object] = {"texts": len(texts), "megabytes": round(size / 1e6, 3)}
+
+    def str_in(text: str) -> frozenset:
+        return frozenset(k for k in keywords if k in text)
+
+    base, expected = _best(str_in, lowered)
+    engines: dict[str, object] = {"str_in": base}
+    alternation = re.compile("(?=(" + "|".join(map(re.escape, sorted(keywords, key=len, reverse=True))) + "))")
+
+    def re_alt(text: str) -> frozenset:
+        found = set()
+        for match in alternation.finditer(text):
+            found.update(k for k in keywords if text.startswith(k, match.start()))
+        return frozenset(found)
+
+    engines["re_alternation"] = _best(re_alt, lowered)
+    try:
+        import ahocorasick
+
+        automaton = ahocorasick.Automaton()
+        for keyword in keywords:
+            automaton.add_word(keyword, keyword)
+        automaton.make_automaton()
+        engines["pyahocorasick"] = _best(lambda t: frozenset(v for _end, v in automaton.iter(t)), lowered)
+    except ImportError:
+        engines["pyahocorasick"] = None
+    try:
+        import hyperscan
+
+        database = hyperscan.Database()
+        database.compile(expressions=[re.escape(k).encode() for k in keywords], ids=list(range(len(keywords))),
+                         elements=len(keywords), flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(keywords))
+        scratch = hyperscan.Scratch(database)
+
+        def hs(text: str) -> frozenset:
+            found: set[str] = set()
+            database.scan(text.encode(), match_event_handler=lambda i, *_: found.add(keywords[i]), scratch=scratch)
+            return frozenset(found)
+
+        engines["hyperscan"] = _best(hs, lowered)
+    except ImportError:
+        engines["hyperscan"] = None
+    out["re2_set_whole_regexes"] = _re2_set(texts)
+    table = {}
+    for name, result in engines.items():
+        if result is None:
+            table[name] = "not installed"
+            continue
+        seconds, answers = (result, expected) if name == "str_in" else result
+        table[name] = {"mb_per_s": round(size / seconds / 1e6, 2), "relative_to_str_in": round(base / seconds, 2),
+                       "identical": answers == expected}
+    out["engines"] = table
+    return out
+
+
+def _re2_set(texts: list[str]) -> dict[str, object]:
+    try:
+        import re2
+    except ImportError:
+        return {"status": "not installed"}
+    import tomllib
+    from importlib.resources import files
+
+    config = tomllib.loads(files("memvet.assets").joinpath("secret_rules/gitleaks.toml").read_text())
+    options = re2.Options()
+    options.max_mem = 256 << 20
+    rule_set, rejected = re2.Set.SearchSet(options), 0
+    for rule in config["rules"]:
+        if "regex" in rule and rule_set.Add(rule["regex"]) < 0:
+            rejected += 1
+    rule_set.Compile()
+    seconds, _answers = _best(lambda t: rule_set.Match(t), texts)
+    size = sum(len(t.encode()) for t in texts)
+    return {"mb_per_s": round(size / seconds / 1e6, 2), "rules_rejected": rejected,
+            "note": "tells which rules match, not where: the secrets still need each rule's own regex"}
