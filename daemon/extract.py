@@ -77,6 +77,12 @@ class Extractor:
         self._needs_durable = sum(bit for bit, rule in self._kinds[1].items() if rule.needs_durable)
         self._correction, self._scope, self._polarity = (section(rules.correction), section(rules.scope),
                                                          section(rules.polarity))
+        self._all_sections = (self._reject, self._reject_unless_durable, self._durable, self._kinds,
+                              self._correction, self._scope, self._polarity)
+        # The rules and the learned scorer read the same message: split and prefilter it once.
+        self._last_text: str | None = None
+        self._last_sentences: list[str] = []
+        self._masks: dict[str, int] = {}
 
     def extract(self, text: str) -> list[Extracted]:
         found: list[Extracted] = []
@@ -110,6 +116,12 @@ class Extractor:
     # --- splitting -------------------------------------------------------------------------
 
     def sentences(self, text: str) -> list[str]:
+        if text != self._last_text:
+            self._last_sentences, self._last_text = self._split(text), text
+            self._masks.clear()
+        return list(self._last_sentences)
+
+    def _split(self, text: str) -> list[str]:
         text = text[: self.policy.max_turn_chars]
         if "```" in text or "~~~" in text:
             text = _FENCED.sub("\n", text)
@@ -138,14 +150,29 @@ class Extractor:
     def classify(self, sentence: str) -> Extracted | None:
         return self._classify(sentence, None) if self._sized(sentence) else None
 
-    def _sized(self, sentence: str) -> bool:
+    def sized(self, sentence: str) -> bool:
+        """Long enough to be a statement, short enough to be one."""
         policy = self.policy
         words = len(sentence.split())
         return policy.min_words <= words <= policy.max_words and len(sentence) <= policy.max_statement_chars
 
+    _sized = sized
+
     def _mask(self, sentence: str) -> int:
-        """The rules that may match `sentence` (prefilter); the others cannot, so are not run."""
-        return self._prefilter.candidates(sentence, sentence.lower())
+        """The rules that may match `sentence` (prefilter); the others cannot, so are not run.
+        Remembered for the sentences of the last text (the scorer asks again)."""
+        mask = self._masks.get(sentence)
+        if mask is None:
+            if len(self._masks) > 512:
+                self._masks.clear()
+            mask = self._masks[sentence] = self._prefilter.candidates(sentence, sentence.lower())
+        return mask
+
+    def rule_hits(self, sentence: str) -> list[tuple[Rule, re.Match[str]]]:
+        """Every rule of every section that matches `sentence`, reject rules too (the learned
+        scorer reads them as features, not vetoes), with the same prefilter as `extract`."""
+        mask = self._mask(sentence)
+        return [hit for section in self._all_sections for hit in _hits(section, mask, sentence)]
 
     def _classify(self, sentence: str, mask: int | None) -> Extracted | None:
         policy = self.policy

@@ -200,6 +200,21 @@ def _propose(scope: _Scope, statement: str, kind: str, workspace: str | None) ->
             "outcome": result.outcome}
 
 
+def _stop_on_sigint() -> None:
+    """Ctrl-C ends the server. Python's KeyboardInterrupt does not: the stdio transport's reader
+    thread sits in a blocking read and the event loop waits for it; and a parent that started us
+    with SIGINT ignored (hosts, a shell's background job) would keep it ignored. Every write is
+    its own SQLite transaction, so stopping between reads loses nothing."""
+    import signal
+
+    def stop(_signum: int, _frame: Any) -> None:
+        sys.stdout.flush()
+        os._exit(128 + signal.SIGINT)
+
+    signal.signal(signal.SIGINT, stop)
+
+
 def run(args: Any) -> int:
+    _stop_on_sigint()
     build_server().run("stdio")
     return 0

@@ -84,7 +84,17 @@ class CandidateReadMixin(StoreCore):
             query = query.limit(limit)
         with self._read() as conn:
             rows = conn.execute(query).all()
-        return self._readable(rows, self.candidate_from_row, "candidates")
+        found = self._readable(rows, self.candidate_from_row, "candidates")
+        if limit is not None and len(rows) == limit and len(found) < limit:
+            # Rows that failed authentication were left out: fill the page from past the last
+            # row read, so a short page still means the end of the queue to a pager.
+            last = rows[-1]
+            key = (last.created_at, last.id) if sort == "created" else (
+                (last.host or "") if sort == "host" else last._mapping[SORT_COLUMNS[sort].name],
+                last.created_at, last.id)
+            found += self.list_candidates(reader, flt, limit=limit - len(found), after=key,
+                                          newest_first=newest_first, sort=sort)
+        return found
 
     def _scan_text(self, query: sa.Select, text: str, limit: int | None) -> list[Candidate]:
         """Statements are encrypted, so a text filter decrypts them in order until the page is

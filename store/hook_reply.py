@@ -14,6 +14,7 @@ import os
 from memvet.store import context_pack as cp
 from memvet.store.fast_read import FastReadError
 from memvet.store.hook_scope import session_workspace
+from memvet.store.host_jobs import host_job
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~4 ms
 if TYPE_CHECKING:
@@ -113,9 +114,12 @@ def respond(source: Source, event: str, payload: dict[str, Any], home: str,
         return None
     memo = session_file(home, payload.get("session_id"))
     if event == "session-start":
+        # A resumed session keeps what it was given (Codex keeps the earlier developer
+        # message): send only what it has not had, else each resume adds another copy.
         given = load_given(memo) if payload.get("source") == "resume" else set()
-        chosen = cp.choose(source.ranked(), budget, event, now)
-        left_out = cp.left_out(source.count_active(now), chosen)
+        chosen = cp.choose((item for item in source.ranked() if item.id not in given), budget,
+                           event, now)
+        left_out = max(0, cp.left_out(source.count_active(now), chosen) - len(given))
     else:
         prompt = payload.get("prompt")
         if not isinstance(prompt, str):
@@ -148,6 +152,8 @@ def parse_request(host: str, event: str, raw: bytes,
         raise FastReadError("bad_input") from None
     if not isinstance(payload, dict):
         raise FastReadError("bad_input")
+    if host_job(payload, process_cwd):
+        raise FastReadError("host_memory_job")
     return payload, session_workspace(payload, process_cwd)
 
 

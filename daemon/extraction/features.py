@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from zlib import crc32
 
 BUCKETS = 1 << 20
@@ -29,6 +30,35 @@ _MESSAGE_CUES = {
                         r"standing rule|every time|keep doing)\b"),
     "first_person": re.compile(r"(?i)\b(?:I'm|I am|I use|I write|I prefer|I like|I name|my)\b"),
 }
+# What a sentence means, read across phrasing families (the kind head generalises on these, not
+# on one template's words), and who it is about (scope).
+_MEANING = {
+    "decision": re.compile(r"(?i)\b(?:we(?:'ve| have)? (?:went|go|going|gone|moved|switched|migrated|chose|picked|"
+                           r"settled|decided|standardi[sz]ed|landed|dropped|replaced|adopted|ditched)|"
+                           r"(?:went|going|moving|moved|switched|migrated) (?:with|to|over|away|off)|decided|decision|"
+                           r"settled on|in favou?r of|instead of|we(?:'re| are) (?:on|using) \S+ now|no longer)\b"),
+    "procedure": re.compile(r"(?i)(?:^|\b)(?:to \w+[^,:]{0,40}[,:] *(?:run|use|do|call|type)|run `|run \S+ (?:before|after|first)|"
+                            r"\bfirst\b.{0,60}\bthen\b|\bbefore (?:you |each |every |any )?\w+ing\b|\bsteps?\b|"
+                            r"\bby running\b|\bthe way to\b|\bhow to\b|\bafter (?:you |each |every )?\w+ing\b)"),
+    "constraint": re.compile(r"(?i)\b(?:must|mustn't|never|don't|do not|cannot|can't|no \w+ (?:in|on|to|outside)|"
+                             r"not allowed|forbidden|required?|has to|have to|only|at most|at least|no more than|"
+                             r"every \w+ (?:needs|must|has)|needs? to)\b"),
+    "preference": re.compile(r"(?i)\b(?:I(?:'d)? (?:prefer|like|love|hate|dislike|rather|want|favou?r)|prefer(?:red|ably)?|"
+                             r"rather than|\bover\b|I'd rather|nicer|cleaner|my (?:taste|style|preference)|"
+                             r"keep (?:it|them|things) \w+)\b"),
+    "fact": re.compile(r"(?i)\b(?:lives? (?:in|at|on|under)|is (?:at|in|on|hosted|deployed|served)|runs? (?:on|in|at)|"
+                       r"hosted (?:on|at|by)|deploy(?:s|ed)? (?:to|on)|listens on|port \d+|is (?:our|the|my) \w+|"
+                       r"are (?:in|on|under)|located|belongs? to|owned by)\b"),
+}
+_ABOUT_USER = re.compile(r"(?i)^(?:I(?:'m| am| use| work| live| write| name| code| type| run| have| always| never| usually| tend)|"
+                         r"my (?:machine|laptop|shell|editor|os|terminal|keyboard|setup|name|style|timezone|time zone|"
+                         r"location|home|dotfiles|workflow|habit))\b")
+_ALL_REPOS = re.compile(r"(?i)\b(?:(?:all|every|any|each) (?:of )?my (?:repos?|repositories|projects?|code(?:bases?)?|work)|"
+                        r"every (?:repo|repository|project) I|across (?:all )?(?:my )?(?:repos|projects)|"
+                        r"wherever I|whatever (?:the )?(?:repo|project)|not (?:just|only) (?:here|this (?:repo|project))|"
+                        r"in general|globally|for me everywhere|all repos|everywhere I)\b")
+_THIS_CODEBASE = re.compile(r"(?i)\b(?:(?:in|across|throughout) (?:this|the|our) (?:codebase|repo|repository|project|app)|"
+                            r"everywhere in (?:this|the|our)|in here|this repo)\b")
 _PROPOSAL = re.compile(r"(?i)\b(?:I could|I can|I'd suggest|we could|one option|want me to|shall I|if you want|going forward I)\b")
 
 
@@ -90,7 +120,19 @@ def sentence_features(sentence: str, context: Context, *, chars: bool = True) ->
         feats.append("shape:code")
     if sentence.lstrip().startswith(("#", "- [ ]")) or re.match(r"^[A-Z][\w ]{0,20}:\s", sentence):
         feats.append("shape:heading")
+    feats += meaning_features(sentence)
     feats += context_features(context)
+    return feats
+
+
+def meaning_features(sentence: str) -> list[str]:
+    feats = [f"k:{kind}" for kind, cue in _MEANING.items() if cue.search(sentence)]
+    if _ABOUT_USER.search(sentence):
+        feats.append("g:about-user")
+    if _ALL_REPOS.search(sentence):
+        feats.append("g:all-repos")
+    if _THIS_CODEBASE.search(sentence):
+        feats.append("g:this-codebase")
     return feats
 
 
@@ -103,16 +145,23 @@ def context_features(context: Context) -> list[str]:
         "last" if context.index == context.count - 1 else "middle")
     feats.append(f"pos:{position}")
     feats.append(f"msg:{_bucket(context.count)}")
-    for name, cue in _MESSAGE_CUES.items():
-        if cue.search(context.message):
-            feats.append(f"m:{name}")
-    if context.previous_assistant:
-        feats.append("prev:any")
-        if _PROPOSAL.search(context.previous_assistant):
-            feats.append("prev:proposal")
+    feats += message_features(context.message, context.previous_assistant)
     if context.adopted:
         feats.append("adopted")
     return feats
+
+
+@lru_cache(maxsize=16)
+def message_features(message: str, previous_assistant: str) -> tuple[str, ...]:
+    """Cues of the whole message and the turn before it: read once per message, not per sentence."""
+    feats = [f"m:{name}" for name, cue in _MESSAGE_CUES.items() if cue.search(message)]
+    if _ALL_REPOS.search(message):
+        feats.append("m:all-repos")
+    if previous_assistant:
+        feats.append("prev:any")
+        if _PROPOSAL.search(previous_assistant):
+            feats.append("prev:proposal")
+    return tuple(feats)
 
 
 def hashed(features: Iterable[str]) -> dict[int, float]:

@@ -11,21 +11,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memvet.daemon.extract import Extracted, Extractor, _hits, _replaced
+from memvet.daemon.extract import Extracted, Extractor, _replaced
 from memvet.daemon.extraction.features import Context
 from memvet.daemon.extraction.scorer import Scorer, default_scorer
 
 GLOBAL_LINE = 0.5
-_SECTIONS = ("_reject", "_reject_unless_durable", "_durable", "_kinds", "_correction", "_scope", "_polarity")
-
-
-def rule_hits(extractor: Extractor, sentence: str) -> list[tuple]:
-    """Every rule of every section that matches `sentence` (rules are features here, not vetoes)."""
-    mask = extractor._mask(sentence)  # the extractor's own prefilter: same rules, same cost
-    found: list[tuple] = []
-    for name in _SECTIONS:
-        found += _hits(getattr(extractor, name), mask, sentence)
-    return found
 
 
 def polarity_of(hits: list[tuple]) -> str:
@@ -54,27 +44,30 @@ class LearnedExtractor:
             folded = item.statement.casefold()
             inside = [i for i, s in enumerate(sentences) if s.casefold() in folded]
             covered.update(inside)
-            hits = rule_hits(extractor, item.statement)
+            hits = extractor.rule_hits(item.statement)
+            adopted = "adopted" in item.reasons
             context = Context(message=text, index=inside[0] if inside else 0, count=count,
                               previous_assistant=previous_assistant, rules=tuple(r.name for r, _ in hits),
-                              adopted="adopted" in item.reasons, host=host)
-            verdict = scorer.judge(item.statement, context)
-            if verdict.score >= scorer.threshold_proposed:
-                adopted = "adopted" in item.reasons  # keeps its lower confidence: a proposal, not the user's words
+                              adopted=adopted, host=host)
+            verdict = scorer.judge(item.statement, context, explain=0)
+            # An adoption has its own (lower) confidence cap and gate (adoption.py): typed, not dropped.
+            if adopted or verdict.score >= scorer.threshold_proposed:
+                reasons = scorer.judge(item.statement, context).reasons
                 confidence = min(verdict.score, item.confidence) if adopted else verdict.score
                 kept.append(replace(item, kind=verdict.kind, confidence=round(confidence, 3),
                                     user_global=verdict.global_p >= GLOBAL_LINE,
-                                    reasons=(*item.reasons, *verdict.reasons)))
+                                    reasons=(*item.reasons, *reasons)))
         seen = {item.statement.casefold() for item in kept}
         for index, sentence in enumerate(sentences):
-            if index in covered or not extractor._sized(sentence) or sentence.casefold() in seen:
+            if index in covered or not extractor.sized(sentence) or sentence.casefold() in seen:
                 continue
-            hits = rule_hits(extractor, sentence)
+            hits = extractor.rule_hits(sentence)
             context = Context(message=text, index=index, count=count, previous_assistant=previous_assistant,
                               rules=tuple(r.name for r, _ in hits), host=host)
-            verdict = scorer.judge(sentence, context)
+            verdict = scorer.judge(sentence, context, explain=0)
             if verdict.score < scorer.threshold:
                 continue
+            verdict = scorer.judge(sentence, context)  # kept: now say why
             corrections = [(r, m) for r, m in hits if r.section == "correction"]
             seen.add(sentence.casefold())
             kept.append(Extracted(

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from array import array
 from dataclasses import dataclass
 from functools import lru_cache
@@ -100,10 +101,10 @@ class Scorer:
         from zlib import crc32
 
         pushes: dict[str, float] = {}
-        for name in set(features):
+        for name, times in Counter(features).items():
             at = self._row.get(crc32(name.encode()) & (BUCKETS - 1))
             if at is not None:
-                pushes[name] = self._weights[at] * features.count(name)
+                pushes[name] = self._weights[at] * times
         ranked = sorted(pushes.items(), key=lambda item: -abs(item[1]))[:count]
         return [f"feature:{weight:+.2f}:{name}" for name, weight in ranked]
 

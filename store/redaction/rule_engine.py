@@ -112,16 +112,36 @@ class RuleSet:
             if not rule.keywords:
                 self.always.append(rule)
         self.keywords = tuple(self.by_keyword)
+        self.order = {id(rule): index for index, rule in enumerate(self.rules)}
+        self.automaton = _automaton(self.keywords)
 
-    def woken(self, lowered: str) -> list[Rule]:
+    def keywords_in(self, lowered: str) -> set[str]:
+        """The keywords that occur in the lower-cased text. An Aho-Corasick automaton when
+        pyahocorasick is installed (one pass; ~10x faster than one `in` per keyword on the
+        benchmark's texts, secrets.json: keyword_engines), else one `in` per keyword: same answer."""
+        if self.automaton is not None:
+            return {keyword for _end, keyword in self.automaton.iter(lowered)}
+        return {keyword for keyword in self.keywords if keyword in lowered}
+
+    def woken(self, lowered: str, keywords: set[str] | None = None) -> list[Rule]:
         """The rules one of whose keywords is in the lower-cased text, in rule-file order."""
         found = {id(rule): rule for rule in self.always}
-        for keyword in self.keywords:
-            if keyword in lowered:
-                for rule in self.by_keyword[keyword]:
-                    found[id(rule)] = rule
-        order = {id(rule): index for index, rule in enumerate(self.rules)}
-        return sorted(found.values(), key=lambda rule: order[id(rule)])
+        for keyword in self.keywords_in(lowered) if keywords is None else keywords:
+            for rule in self.by_keyword[keyword]:
+                found[id(rule)] = rule
+        return sorted(found.values(), key=lambda rule: self.order[id(rule)])
+
+
+def _automaton(keywords: tuple[str, ...]):  # noqa: ANN202 - ahocorasick.Automaton or None
+    try:
+        import ahocorasick
+    except ImportError:
+        return None
+    automaton = ahocorasick.Automaton()
+    for keyword in keywords:
+        automaton.add_word(keyword, keyword)
+    automaton.make_automaton()
+    return automaton
 
 
 _LOADED: list[RuleSet] = []

@@ -116,6 +116,7 @@ def main() -> None:
         "prompt_with_daemon": ([memvet, "hook", "claude-code", "user-prompt-submit"], env["served"], prompt),
         "prompt_without_daemon": ([memvet, "hook", "claude-code", "user-prompt-submit"], env["direct"], prompt),
     }
+    os.chdir(workspace)  # hosts run hooks in the session's project (the hook checks it)
     outputs = {name: timed(*cmd)[1] for name, cmd in commands.items()}  # warm-up: builds the pack
     assert outputs["hook_with_daemon"] == outputs["hook_without_daemon"] != b""
     times: dict[str, list[float]] = {name: [] for name in commands}
@@ -149,6 +150,7 @@ def main() -> None:
               "of the same interpreter (which includes the editable install's .pth finder). "
               "The prompt figures (user-prompt-submit) have no budget: without the daemon they "
               "decrypt every memory in scope to judge relevance.")
+    os.chdir(ROOT)
     shutil.rmtree(tmp, ignore_errors=True)
 
 

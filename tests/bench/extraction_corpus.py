@@ -19,7 +19,7 @@ from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "extraction"
 sys.path.insert(0, str(CORPUS))
-from corpus import KINDS, load, match, third_party_split  # noqa: E402, F401
+from labelled_corpus import KINDS, load, match, third_party_split  # noqa: E402, F401
 
 _KEYWORD = re.compile(r"(?i)\b(?:always|never|don't|do not|must|prefer|should|from now on|we use)\b")
 

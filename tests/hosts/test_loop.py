@@ -69,8 +69,10 @@ def loop(request, make_world, model_texts) -> dict:
     facts["hook_log_mark"] = len((world.memvet_home / "logs" / "hook.log").read_text().splitlines())
     world.stub.script([RECALL])
     allow_recall = ("--allowedTools", RECALL["tool"])  # -p mode asks no one: allow it up front
-    facts["session2"] = {"claude-code": model_texts("claude-code", world.claude_session(ASK, None, *allow_recall)),
-                         "codex": model_texts("codex", world.codex_session(ASK))}
+    # The last request of a session holds the whole conversation, hook context included.
+    facts["session2"] = {
+        "claude-code": model_texts("claude-code", world.claude_session(ASK, None, *allow_recall)[-1:]),
+        "codex": model_texts("codex", world.codex_session(ASK)[-1:])}
     world.stub.script([])
     facts["hook_log"] = (world.memvet_home / "logs" / "hook.log").read_text().splitlines()
     facts["other"] = {
@@ -128,7 +130,7 @@ def test_claude_code_calls_memory_recall_over_mcp(loop):
     # Codex 0.171 defers MCP tools behind its tool_search for this model, so a direct call is
     # "unsupported"; `codex mcp list` above is its MCP check.
     result = loop["session2"]["claude-code"]["tool_result"]
-    assert "VERIFIED" in result and "pnpm" in result, result[:1000]
+    assert "VERIFIED" in result and "pnpm" in result, loop["session2"]["claude-code"]["system"][-2000:]
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex"])

@@ -207,4 +207,5 @@ def test_recall_as_recorded_at_an_earlier_time(store, clock):
     assert now["state"] == "UNKNOWN" and memory.id not in [m["id"] for m in now["memories"]
                                                           if m.get("role") == "answer"]
     then = recall(store, "how do deploys run?", workspace=ws, recorded_as_of=before_forget)
-    assert then["state"] == "VERIFIED" and then["memories"][0]["id"] == memory.id
+    # As recorded then it was in force; told as history, never as current (issue 13).
+    assert then["state"] == "VERIFIED_HISTORICAL" and then["memories"][0]["id"] == memory.id

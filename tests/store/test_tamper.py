@@ -265,3 +265,20 @@ def test_a_store_from_before_row_macs_is_sealed_by_the_upgrade(tmp_path):
         assert store.verify_audit().entity == f"memory {mid}"
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("sort", ["created", "confidence", "host"])
+def test_pages_stay_full_around_a_row_that_fails(world, sort):
+    ids = [world.add(f"Rule number {i} for the build", world.a, approve=False) for i in range(6)]
+    tamper("UPDATE candidates SET status='pending', kind='constraint' WHERE id=?", ids[1])
+    reader, pages, after = world.store.reader_for(None, all_scopes=True), [], None
+    while True:
+        page = world.store.list_candidates(reader, None, limit=2, after=after, sort=sort)
+        pages.append([c.id for c in page])
+        if len(page) < 2:  # a pager's "end of the queue"
+            break
+        last = page[-1]
+        after = (last.created_at, last.id) if sort == "created" else (
+            last.confidence if sort == "confidence" else last.host, last.created_at, last.id)
+    assert [len(p) for p in pages] == [2, 2, 1]
+    assert sorted(sum(pages, [])) == sorted(ids[:1] + ids[2:])

@@ -20,7 +20,7 @@ import random
 from collections import defaultdict
 from pathlib import Path
 
-from corpus import HERE, load
+from labelled_corpus import HERE, load
 
 PAIRS = HERE / "same_rule.jsonl"
 SEED = 12

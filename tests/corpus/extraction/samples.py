@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from corpus import match
+from labelled_corpus import match
 from memvet.daemon.extract import Extractor
 from memvet.daemon.extraction.features import Context
-from memvet.daemon.extraction.learned import rule_hits
 from memvet.store.redaction import redact
 
 
@@ -37,9 +36,9 @@ def message_samples(extractor: Extractor, message: dict) -> list[Sample]:
         inside = [i for i, s in enumerate(sentences) if s.casefold() in item.statement.casefold()]
         covered.update(inside)
         candidates.append((item.statement, inside[0] if inside else 0, "adopted" in item.reasons, True))
-    candidates += [(s, i, False, False) for i, s in enumerate(sentences) if i not in covered and extractor._sized(s)]
+    candidates += [(s, i, False, False) for i, s in enumerate(sentences) if i not in covered and extractor.sized(s)]
     for statement, index, adopted, proposed in candidates:
-        hits = rule_hits(extractor, statement)
+        hits = extractor.rule_hits(statement)
         context = Context(message=text, index=index, count=count, previous_assistant=prev,
                           rules=tuple(r.name for r, _ in hits), adopted=adopted, host=message["host"])
         label = next((lab for lab in message["labels"] if not lab["adopted"] and match(statement, lab["evidence"])), None)
@@ -49,7 +48,7 @@ def message_samples(extractor: Extractor, message: dict) -> list[Sample]:
         if lab["adopted"]:
             out.append(Sample(message["id"], lab["evidence"], Context(
                 message=text, previous_assistant=prev, adopted=True, host=message["host"],
-                rules=tuple(r.name for r, _ in rule_hits(extractor, lab["evidence"]))), lab, True))
+                rules=tuple(r.name for r, _ in extractor.rule_hits(lab["evidence"]))), lab, True))
     if not message["labels"] and prev and message["voice"] == "bare-ack":
         out.append(Sample(message["id"], prev, Context(message=text, previous_assistant=prev, adopted=True,
                                                        host=message["host"]), None, True))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from corpus import KINDS, load  # noqa: E402
+from labelled_corpus import KINDS, load  # noqa: E402
 from samples import Sample, message_samples  # noqa: E402
 
 ROOT = HERE.parents[2]
