@@ -29,6 +29,7 @@ from pathlib import Path
 from memvet.store import Store, hook_reply
 from memvet.store import context_pack as cp
 from memvet.store import fast_read as fr
+from memvet.store.redaction.served import recheck
 
 log = logging.getLogger("memvet.context_server")
 MAX_REQUEST = 4 << 20
@@ -231,7 +232,7 @@ class ContextServer:
         now = cp.stamp(datetime.now(UTC))
         try:
             out = hook_reply.answer(host, event, body, self.home, self.source, now,
-                                    process_cwd=os.fsdecode(cwd))
+                                    process_cwd=os.fsdecode(cwd), recheck=recheck)
         except fr.FastReadError as exc:
             return f"ERR {exc.code}\n".encode()
         return b"OK\n" + (out or "").encode("utf-8")

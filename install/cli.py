@@ -44,6 +44,8 @@ def _add_setup(sub: argparse._SubParsersAction) -> None:
     p.add_argument("host", choices=HOSTS)
     p.add_argument("--dry-run", action="store_true", help="print the diff; write nothing")
     p.add_argument("--uninstall", action="store_true", help="remove only what memvet added")
+    p.add_argument("--fix", action="store_true",
+                   help="codex: move hooks.json root keys Codex rejects out of the file")
     add_json_flag(p)
     p.set_defaults(handler=_setup)
 

@@ -10,6 +10,7 @@ from typing import Any
 from memvet.install import codex_toml, setup_record
 from memvet.install.hook_settings import WantedHook, install_hooks, uninstall_hooks
 from memvet.install.setup_common import (
+    ConfigFileError,
     FileEdit,
     Planned,
     hook_command,
@@ -53,7 +54,8 @@ def mcp_entry() -> dict[str, Any]:
     return entry
 
 
-def edits(uninstall: bool) -> list[FileEdit]:
+def edits(uninstall: bool, fix: bool = False) -> list[FileEdit]:
+    """`fix`: move root keys Codex rejects out of hooks.json (the backup keeps them)."""
     hooks, config = hooks_path(), config_path()
     if uninstall:
         return [
@@ -61,7 +63,7 @@ def edits(uninstall: bool) -> list[FileEdit]:
             FileEdit(config, lambda text: _remove_config(text, config)),
         ]
     return [
-        FileEdit(hooks, lambda text: _add_hooks(text, hooks)),
+        FileEdit(hooks, lambda text: _add_hooks(text, hooks, fix)),
         # config.toml may hold other servers' tokens: a new one is private.
         FileEdit(config, lambda text: _add_config(text, config), new_mode=0o600),
     ]
@@ -78,14 +80,26 @@ def messages(uninstall: bool, changed: bool, hooks_changed: bool) -> list[str]:
     return out
 
 
-def _add_hooks(text: str | None, path: Path) -> Planned:
+def rejected_root_keys(doc: object) -> list[str]:
+    """Root keys for which Codex 0.171 refuses the whole file ("unknown field") and then runs
+    none of its hooks."""
+    return sorted(set(doc) - ALLOWED_ROOT_KEYS) if isinstance(doc, dict) else []
+
+
+def _add_hooks(text: str | None, path: Path, fix: bool) -> Planned:
     doc = load_json(text or "{}\n", path)
+    extra = rejected_root_keys(doc.data)
+    if extra and not fix:
+        raise ConfigFileError(
+            f"{path}: Codex refuses a hooks.json with root keys other than \"hooks\" and "
+            f"\"description\" and then runs none of its hooks; this one has {', '.join(extra)}. "
+            "Remove them, or run `memvet setup codex --fix` to move them out (the backup keeps "
+            "them).", path=str(path))
+    for key in extra:
+        doc.remove((key,))
     created = install_hooks(doc, HOST, wanted_hooks(), str(path))
-    notes = []
-    extra = sorted(set(doc.data) - ALLOWED_ROOT_KEYS)
-    if extra:
-        notes.append(f"{path} has root keys other than \"hooks\" and \"description\" "
-                     f"({', '.join(extra)}); newer Codex builds reject such a file. memvet left them.")
+    notes = [f"{path}: moved root key(s) {', '.join(extra)} out (Codex rejects them); the "
+             "backup beside the file keeps them."] if extra else []
     return Planned(doc.result(), notes, created)
 
 

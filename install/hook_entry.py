@@ -147,6 +147,8 @@ def _log(home: str, host: str, event: str, path: str, outcome: str, started: flo
             f"path={path} outcome={outcome[:40]} ms={ms}\n")
     try:
         folder = os.path.join(home, "logs")
+        # makedirs applies its mode to the last folder only: MEMVET_HOME is made private first.
+        os.makedirs(home, mode=0o700, exist_ok=True)
         os.makedirs(folder, mode=0o700, exist_ok=True)
         log = os.path.join(folder, "hook.log")
         try:

@@ -15,6 +15,7 @@ The scope rule then lets it see the user's global memories and that workspace's,
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
 from typing import Any
 
@@ -58,11 +59,13 @@ class _Scope:
         self.cwd = resolve_workspace(os.path.abspath(cwd or os.getcwd()))
         self._store: Any = None
 
-    def store(self) -> Any:
+    def store(self, *, create: bool = False) -> Any:
+        """The store; only `memory_propose` creates a missing one (as `memvet propose` does):
+        a reading tool on a missing store is a "no store yet" error, with nothing written."""
         if self._store is None:
             from memvet.store import open_store
 
-            self._store = open_store()
+            self._store = open_store(create=create)
         return self._store
 
     async def roots(self, ctx: Any) -> list[str]:
@@ -113,6 +116,7 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
     from memvet.store import MemvetError
+    from memvet.store.redaction.served import rechecked
 
     scope = _Scope(cwd)
     enabled = writeback_enabled() if writeback is None else writeback
@@ -132,7 +136,8 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
 
         workspace = await scope.workspace(ctx, cwd)
         try:
-            return recall(scope.store(), query, workspace=workspace, as_of=parse_time(as_of))
+            answer = recall(scope.store(), query, workspace=workspace, as_of=parse_time(as_of))
+            return rechecked(answer)  # today's redaction rules, whatever they were at approval
         except MemvetError as exc:
             raise _tool_error(exc) from None
 
@@ -154,7 +159,7 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
         keys = ("id", "statement", "kind", "status", "scope", "source_type", "usage_boundary",
                 "valid_from", "recorded_at")
         shown = [m.to_json() for m in chosen[:max(0, min(limit, LIST_LIMIT))]]
-        return {"memories": [{k: doc[k] for k in keys} for doc in shown], "total": len(chosen)}
+        return {"memories": rechecked([{k: doc[k] for k in keys} for doc in shown]), "total": len(chosen)}
 
     @server.tool(annotations=read_only)
     async def memory_status(ctx: Context) -> dict[str, Any]:
@@ -187,7 +192,7 @@ def _propose(scope: _Scope, statement: str, kind: str, workspace: str | None) ->
     if kind not in KINDS:
         raise _tool_error(ValueError(f"kind must be one of {', '.join(KINDS)}"))
     try:
-        store = scope.store()
+        store = scope.store(create=True)
         draft = CandidateDraft(
             statement=statement.strip(), kind=kind, source_type="model_inference",
             scope=Scope(user=store.user, workspace=workspace), host="mcp", confidence=0.5,

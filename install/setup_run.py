@@ -12,12 +12,12 @@ from memvet.store.console import emit
 HOST_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
 
 
-def run_setup(host: str, *, dry_run: bool, uninstall: bool) -> dict[str, Any]:
+def run_setup(host: str, *, dry_run: bool, uninstall: bool, fix: bool = False) -> dict[str, Any]:
     if host == "claude-code":
         from memvet.install import claude_code as module
     else:
         from memvet.install import codex as module
-    edits = module.edits(uninstall)
+    edits = module.edits(uninstall, fix) if host == "codex" else module.edits(uninstall)
     files = apply(edits, dry_run)
     if not dry_run:
         setup_record.update(edits, uninstall)
@@ -37,7 +37,8 @@ def run_setup(host: str, *, dry_run: bool, uninstall: bool) -> dict[str, Any]:
 
 
 def handle(args: argparse.Namespace) -> int:
-    report = run_setup(args.host, dry_run=args.dry_run, uninstall=args.uninstall)
+    report = run_setup(args.host, dry_run=args.dry_run, uninstall=args.uninstall,
+                       fix=getattr(args, "fix", False))
     emit(args, report, lambda: _print_human(report))
     return 0
 

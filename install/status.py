@@ -107,19 +107,18 @@ def _claude() -> dict[str, Any]:
     from memvet.install import claude_code
 
     settings, state = claude_code.settings_path(), claude_code.user_state_path()
-    states = [state, Path.home() / ".claude.json"]
-    mcp = None
-    for path in dict.fromkeys(states):
-        doc = _load_json(path)
-        mcp = mcp or _mcp(doc.get("mcpServers") if isinstance(doc, dict) else None)
+    # Only the file Claude Code reads: with CLAUDE_CONFIG_DIR set, ~/.claude.json is ignored.
+    doc = _load_json(state)
+    mcp = _mcp(doc.get("mcpServers") if isinstance(doc, dict) else None)
     doc = _load_json(settings)
-    return {"settings": str(settings), "hooks": _hooks(doc, "claude-code"), "mcp": mcp,
+    return {"settings": str(settings), "state": str(state), "hooks": _hooks(doc, "claude-code"), "mcp": mcp,
             "unreadable": [str(p) for p, d in ((settings, doc),) if isinstance(d, dict)
                            and d.get("__unreadable__")]}
 
 
 def _codex() -> dict[str, Any]:
     from memvet.install import codex
+    from memvet.install.codex_trust import trust_states
 
     hooks_doc, config = _load_json(codex.hooks_path()), _load_toml(codex.config_path())
     hooks = _hooks(hooks_doc, "codex")
@@ -130,6 +129,8 @@ def _codex() -> dict[str, Any]:
                                                 or features.get("codex_hooks") is False)
     return {"hooks_file": str(codex.hooks_path()), "config": str(codex.config_path()),
             "hooks": hooks, "hooks_disabled": disabled,
+            "rejected_root_keys": codex.rejected_root_keys(hooks_doc),
+            "trust": trust_states(hooks_doc, config, str(codex.hooks_path())),
             "mcp": _mcp(config.get("mcp_servers") if isinstance(config, dict) else None),
             "trust_reminder": codex.TRUST_MESSAGE if hooks else None}
 

@@ -93,10 +93,25 @@ def host_checks(hosts: dict[str, Any], home: str | None) -> list[dict[str, str]]
     if codex["hooks"] and codex["hooks_disabled"]:
         out.append(_check("codex.features", "fail", "codex: hooks are switched off in "
                           f"{codex['config']} ([features] hooks = false)", f"`{SETUP['codex']}`"))
+    if codex.get("rejected_root_keys"):
+        out.append(_check("codex.hooks_file", "fail", f"codex: {codex['hooks_file']} has root "
+                          f"key(s) {', '.join(codex['rejected_root_keys'])}: Codex refuses the "
+                          "file and runs none of its hooks", f"`{SETUP['codex']} --fix` moves "
+                          "them out (the backup keeps them)"))
     if codex["trust_reminder"]:
-        out.append(_check("codex.trust", "warn", "codex: hooks run only once trusted (memvet "
-                          "cannot see that)", codex["trust_reminder"]))
+        out.append(_trust_check(codex))
     return out
+
+
+def _trust_check(codex: dict[str, Any]) -> dict[str, str]:
+    """Codex skips an untrusted hook without a word (`codex exec` too)."""
+    states = codex.get("trust") or {}
+    listed = ", ".join(f"{slug} {state}" for slug, state in sorted(states.items()))
+    if states and all(state == "trusted" for state in states.values()):
+        return _check("codex.trust", "ok", f"codex: memvet's hooks are trusted ({listed})")
+    detail = listed or "memvet's hooks are not in hooks.json (their trust records are unknown)"
+    return _check("codex.trust", "warn", f"codex: hooks run only once trusted: {detail}",
+                  codex["trust_reminder"])
 
 
 def daemon_checks(daemon: dict[str, Any], service: dict[str, Any]) -> list[dict[str, str]]:

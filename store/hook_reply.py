@@ -107,8 +107,9 @@ def hook_budgets(home: str) -> dict[str, int]:
 
 
 def respond(source: Source, event: str, payload: dict[str, Any], home: str,
-            now: str) -> str | None:
-    """The hook's stdout for one event, or None for no output."""
+            now: str, recheck: Callable[[str | None], str | None] | None = None) -> str | None:
+    """The hook's stdout for one event, or None for no output. `recheck`: the daemon's
+    re-redaction of what it serves (redaction/served.py); the no-daemon path has none."""
     budget = hook_budgets(home)[event]
     if budget <= 0:
         return None
@@ -131,6 +132,9 @@ def respond(source: Source, event: str, payload: dict[str, Any], home: str,
         return None
     source.fill(chosen)
     chosen = [item for item in chosen if item.statement is not None]  # a ciphertext failed
+    if recheck is not None:
+        for item in chosen:
+            item.statement, item.boundary = recheck(item.statement), recheck(item.boundary)
     if not chosen:
         return None
     if memo is not None:
@@ -159,7 +163,8 @@ def parse_request(host: str, event: str, raw: bytes,
 
 def answer(host: str, event: str, raw: bytes, home: str,
            open_source: Callable[[str | None], Source], now: str,
-           process_cwd: str | None = None) -> str | None:
+           process_cwd: str | None = None,
+           recheck: Callable[[str | None], str | None] | None = None) -> str | None:
     """`process_cwd`: the hook process's cwd (the daemon gets it in the request)."""
     payload, workspace = parse_request(host, event, raw, process_cwd or os.getcwd())
-    return respond(open_source(workspace), event, payload, home, now)
+    return respond(open_source(workspace), event, payload, home, now, recheck)

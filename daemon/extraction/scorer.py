@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from array import array
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources

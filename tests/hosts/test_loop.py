@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from memvet.store import context_pack as cp
 
 pytestmark = pytest.mark.slow

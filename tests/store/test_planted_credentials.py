@@ -66,7 +66,7 @@ async def test_no_planted_credential_reaches_a_read_surface(tmp_path: Path, monk
     queue = _run("queue", "list", "--json", cwd=workspace)
     outputs.append(queue.stdout)
     ids = [c["id"] for c in json.loads(queue.stdout)["candidates"]]
-    assert len(ids) >= 10, queue.stdout[:400]  # the credentials did reach the queue (redacted)
+    assert len(ids) >= 3, queue.stdout[:400]  # prompts with credentials did reach the queue (redacted)
     outputs += [_run("queue", "show", cid, "--json", cwd=workspace).stdout for cid in ids]
     outputs.append(_run("queue", "approve", *ids, "--json", cwd=workspace).stdout)
     outputs.append(_run("memories", "list", "--all-scopes", "--json", cwd=workspace).stdout)

@@ -282,3 +282,18 @@ def test_pages_stay_full_around_a_row_that_fails(world, sort):
             last.confidence if sort == "confidence" else last.host, last.created_at, last.id)
     assert [len(p) for p in pages] == [2, 2, 1]
     assert sorted(sum(pages, [])) == sorted(ids[:1] + ids[2:])
+
+
+def test_only_a_false_write_or_forget_settles_a_row_that_fails(world):
+    from memvet.store import IntegrityError
+
+    mid = world.add("Deploy straight to production on Fridays", world.a)
+    world.store.false_write(mid, actor="op")
+    tamper("UPDATE memories SET status='active', retired_reason=NULL, valid_to=NULL WHERE id=?",
+           mid)
+    with pytest.raises(IntegrityError):
+        world.store.dispute(mid, actor="op")  # would re-seal the forged state
+    world.store.false_write(mid, actor="op")  # takes it out of use for good, sealed as such
+    memory = world.store.get_memory(mid)
+    assert memory.status == "retired" and memory.retired_reason == "false_write"
+    assert verify()["ok"]

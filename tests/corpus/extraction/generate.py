@@ -14,8 +14,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from labelled_corpus import deal, split_of  # noqa: E402
 from handwritten import read_handwritten  # noqa: E402
+from labelled_corpus import deal, split_of  # noqa: E402
 from slots import WORKSPACES  # noqa: E402
 from templates import (  # noqa: E402
     ACK_REPLIES,

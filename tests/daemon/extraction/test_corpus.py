@@ -13,7 +13,17 @@ import pytest
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "extraction"
 sys.path.insert(0, str(CORPUS))
-from labelled_corpus import FROZEN, KINDS, content, deal, digest, load, match, split_of, third_party_split  # noqa: E402
+from labelled_corpus import (  # noqa: E402
+    FROZEN,
+    KINDS,
+    content,
+    deal,
+    digest,
+    load,
+    match,
+    split_of,
+    third_party_split,
+)
 
 
 def test_the_frozen_test_split_has_not_changed() -> None:

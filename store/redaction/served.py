@@ -1,0 +1,30 @@
+"""Re-redaction on the way out: what the MCP server and the daemon's hook answers serve is
+redacted again with today's rules, so a memory approved before a rule existed does not leak
+once the rule exists. Both run in long-lived processes that have the redactor loaded; the
+no-daemon hook path does not (its start-up budget), see docs/threat-model.md."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# The free-text fields of served documents (records.py to_json, recall, context packs).
+TEXT_FIELDS = frozenset({"statement", "usage_boundary", "boundary", "excerpt", "supersedes_hint", "preview",
+                         "subject"})
+
+
+def recheck(text: str | None) -> str | None:
+    if not text:
+        return text
+    from memvet.store.redaction.redact import redact
+
+    return redact(text).text
+
+
+def rechecked(document: Any) -> Any:
+    """`document` (dicts and lists of JSON values) with every free-text field re-redacted."""
+    if isinstance(document, dict):
+        return {key: recheck(value) if key in TEXT_FIELDS and isinstance(value, str) else rechecked(value)
+                for key, value in document.items()}
+    if isinstance(document, list):
+        return [rechecked(value) for value in document]
+    return document

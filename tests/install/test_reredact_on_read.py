@@ -1,0 +1,65 @@
+"""Issue 14: a memory approved before a redaction rule existed must not leak once it exists.
+Stored here with redaction switched off (as an older memvet would have stored it), then served:
+the MCP tools and the daemon's hook answers redact it again with today's rules."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from memvet.store import CandidateDraft, Scope, open_store
+from memvet.store.redaction.served import recheck, rechecked
+
+pytestmark = pytest.mark.slow
+TOKEN = "xoxo-5820348523-5820348524-5820348525-4f9a2b7c1d3e"  # Slack legacy: a rule memvet once lacked
+STATEMENT = f"We always post deploy notices with the Slack token {TOKEN} in this repo."
+
+
+def _store_unredacted(workspace: Path, monkeypatch) -> None:
+    import memvet.store.redaction as redaction
+
+    with monkeypatch.context() as patch:
+        patch.setattr(redaction, "redact", lambda text: redaction.RedactionResult(text, 0, ()))
+        _approve_unredacted(workspace)
+
+
+def _approve_unredacted(workspace: Path) -> None:
+    store = open_store()
+    try:
+        result = store.admit(CandidateDraft(statement=STATEMENT, kind="procedure", source_type="explicit_user",
+                                            scope=Scope(user=getpass.getuser(),
+                                                        workspace=str(workspace), agent="claude-code")),
+                             actor="test")
+        store.approve(result.candidate_id, actor="test")
+        [memory] = store.list_memories(store.reader_for(str(workspace)))
+        assert TOKEN in memory.statement  # stored as an older version would have
+    finally:
+        store.close()
+
+
+async def test_mcp_serves_old_memories_redacted_with_todays_rules(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
+    workspace = tmp_path / "repo"
+    (workspace / ".git").mkdir(parents=True)
+    _store_unredacted(workspace, monkeypatch)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "memvet.install.launcher", "mcp"],
+                                   env={**os.environ, "MEMVET_KEY_PROVIDER": "file"}, cwd=str(workspace))
+    async with Client(params, read_timeout_seconds=60) as client:
+        listed = (await client.call_tool("memory_list", {})).structured_content
+        recalled = await client.call_tool("memory_recall", {"query": "how do we post deploy notices"})
+    shown = [m["statement"] for m in listed["memories"]]
+    assert shown and all(TOKEN not in s and "[REDACTED:" in s for s in shown), shown
+    assert TOKEN not in repr(recalled.structured_content) + repr(recalled.content)
+
+
+def test_served_documents_are_redacted_again_field_by_field() -> None:
+    document = {"memories": [{"id": "m_1", "statement": STATEMENT, "usage_boundary": None, "kind": "procedure"}],
+                "total": 1}
+    again = rechecked(document)
+    assert TOKEN not in again["memories"][0]["statement"] and "[REDACTED:" in again["memories"][0]["statement"]
+    assert again["memories"][0]["id"] == "m_1" and again["total"] == 1 and recheck(None) is None
