@@ -11,8 +11,9 @@ import plistlib
 from pathlib import Path
 from typing import Any
 
+from memvet.install.host_folders import service_env
 from memvet.install.service import Commands, Runner, ServiceCommandError, daemon_argv
-from memvet.install.setup_common import atomic_write, pinned_env, read_text
+from memvet.install.setup_common import atomic_write, read_text
 
 LABEL = "dev.memvet.daemon"
 
@@ -67,7 +68,7 @@ class Launchd:
 
     def install(self) -> dict[str, Any]:
         cmds = Commands(self.run)
-        text = render_plist(daemon_argv(), pinned_env(), logs_dir()).decode("utf-8")
+        text = render_plist(daemon_argv(), service_env(), logs_dir()).decode("utf-8")
         previous = read_text(self.path)
         loaded = self.loaded()
         if previous == text and loaded:

@@ -21,6 +21,10 @@ def run_setup(host: str, *, dry_run: bool, uninstall: bool, fix: bool = False) -
     files = apply(edits, dry_run)
     if not dry_run:
         setup_record.update(edits, uninstall)
+        if not uninstall:
+            from memvet.install import host_folders
+
+            host_folders.record(host)  # for `service install` from another shell
     changed = any(f["action"] != "unchanged" for f in files)
     notes = list(dict.fromkeys(note for edit in edits for note in edit.notes))
     if host == "codex":

@@ -11,8 +11,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from memvet.install.host_folders import service_env
 from memvet.install.service import Commands, Runner, ServiceCommandError, daemon_argv
-from memvet.install.setup_common import atomic_write, pinned_env, read_text
+from memvet.install.setup_common import atomic_write, read_text
 
 UNIT_NAME = "memvet-daemon.service"
 HEADER = "# Written by `memvet service install`; `memvet service uninstall` removes it."
@@ -74,7 +75,7 @@ class Systemd:
 
     def install(self) -> dict[str, Any]:
         cmds = Commands(self.run)
-        text = render_unit(daemon_argv(), pinned_env())
+        text = render_unit(daemon_argv(), service_env())
         previous = read_text(self.path)
         messages = []
         if previous == text:

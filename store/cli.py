@@ -11,14 +11,19 @@ from memvet.store.records import CANDIDATE_STATUSES, KINDS, MEMORY_STATUSES
 
 
 class _Lazy:
-    """Resolves `memvet.store.cli_handlers.<name>` only when the command runs, so that building
+    """Resolves `memvet.store.<module>.<name>` only when the command runs, so that building
     the parser for any memvet command does not import SQLAlchemy."""
 
-    def __getattr__(self, name: str):  # noqa: ANN204
-        def handler(args: argparse.Namespace) -> int:
-            from memvet.store import cli_handlers
+    def __init__(self, module: str = "cli_handlers") -> None:
+        self._module = module
 
-            return getattr(cli_handlers, name)(args)
+    def __getattr__(self, name: str):  # noqa: ANN204
+        module = self._module
+
+        def handler(args: argparse.Namespace) -> int:
+            from importlib import import_module
+
+            return getattr(import_module(f"memvet.store.{module}"), name)(args)
 
         return handler
 
@@ -101,16 +106,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         add_json_flag(p)
         p.set_defaults(handler=h.memories_action, action=name)
 
+    keys = _Lazy("cli_keys")
     key = sub.add_parser("key", help="the store's keys").add_subparsers(
         dest="key_command", metavar="ACTION", required=True)
     p = key.add_parser("status", help="which provider holds the key")
     add_json_flag(p)
-    p.set_defaults(handler=h.key_status)
+    p.set_defaults(handler=keys.key_status)
     p = key.add_parser("rotate", help="re-wrap the data key under a new key-encryption key")
     p.add_argument("--finish", action="store_true",
                    help="only remove the keys an interrupted rotation left behind")
     add_json_flag(p)
-    p.set_defaults(handler=h.key_rotate)
+    p.set_defaults(handler=keys.key_rotate)
 
     audit = sub.add_parser("audit", help="the audit ledger").add_subparsers(
         dest="audit_command", metavar="ACTION", required=True)

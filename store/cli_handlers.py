@@ -242,44 +242,6 @@ def memories_action(args: argparse.Namespace) -> int:
     return 0
 
 
-def key_status(args: argparse.Namespace) -> int:
-    store = _open()
-    info = {k: (iso(v) if isinstance(v, datetime) else v) for k, v in store.key_status().items()}
-    warning = None
-    if info.get("provider") == "file":
-        warning = ("the key is in a file: anyone who can read your files can read the store; "
-                   "keep MEMVET_HOME out of backups you share, or use a desktop keyring")
-    info["warning"] = warning
-
-    def human() -> None:
-        print(f"provider: {info['provider']} — {info.get('where')}")
-        print(f"key-encryption key version {info['kek_version']}, data key {info.get('dek_id')}")
-        if warning:
-            print(f"warning: {warning}")
-        if info.get("leftover_versions"):
-            print("leftover: key-encryption key version(s) "
-                  f"{', '.join(f'v{v}' for v in info['leftover_versions'])} from an interrupted "
-                  "rotation; `memvet key rotate --finish` removes them")
-
-    emit(args, info, human)
-    return 0
-
-
-def key_rotate(args: argparse.Namespace) -> int:
-    store = _open()
-    if args.finish:
-        removed = store.finish_key_rotation()
-        listed = ", ".join(f"v{v}" for v in removed)
-        emit(args, {"finished": True, "removed_versions": removed},
-             lambda: print(f"removed leftover key version(s) {listed}" if removed
-                           else "nothing to finish: no leftover keys"))
-        return 0
-    version = store.rotate_key()
-    emit(args, {"kek_version": version, "rotated": True},
-         lambda: print(f"rotated: the data key is now wrapped by key-encryption key v{version}"))
-    return 0
-
-
 def audit_verify(args: argparse.Namespace) -> int:
     report = _open().verify_audit()
     where = f" at event {report.first_bad_seq}" if report.first_bad_seq else ""

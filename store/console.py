@@ -21,14 +21,25 @@ Handler = Callable[[argparse.Namespace], int]
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(f"{self.prog}: {message}")
+        exc = UsageError(f"{self.prog}: {message}")
+        exc.usage = self.format_usage().strip()  # type: ignore[attr-defined]  # humans only
+        raise exc
+
+
+class _TopParser(_Parser):
+    def format_help(self) -> str:
+        from memvet.store.cli_help import format_top_help
+
+        return format_top_help(self, self._subparsers._group_actions[0])  # type: ignore[union-attr]
 
 
 def build_parser() -> argparse.ArgumentParser:
     from importlib.metadata import entry_points
 
-    parser = _Parser(prog="memvet", description="Reviewed memory for coding agents.")
-    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    from memvet.store import cli_conventions
+
+    parser = _TopParser(prog="memvet", description="Reviewed memory for coding agents.")
+    parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     for ep in sorted(entry_points(group="memvet.commands"), key=lambda e: e.name):
         try:
@@ -37,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
             print(f"memvet: the {ep.name} commands are unavailable ({exc})", file=sys.stderr)
             continue
         register(sub)
+    cli_conventions.register(sub)
     return parser
 
 
@@ -90,8 +102,11 @@ def check_text_arguments(argv: list[str]) -> None:
 
 
 def report_error(exc: MemvetError, as_json: bool) -> int:
+    usage = getattr(exc, "usage", None)
     if as_json:
         print(json.dumps(exc.to_json()))
+    elif usage:  # argparse's own error: the message already names the command
+        print(f"{usage}\n{exc.message}", file=sys.stderr)
     else:
         print(f"memvet: {exc.message}", file=sys.stderr)
     return exc.exit_code

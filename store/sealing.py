@@ -112,14 +112,14 @@ def seal_after_migration(conn: Connection, cipher: FieldCipher | None, failing: 
 
     if not all(_sealable(conn, t) for t in row_mac.SEALED):
         return 0  # migrated to a version before m003_row_mac
-    first = not _is_sealed(conn)
+    first, events = not _is_sealed(conn), []
     if cipher is None:
         if any(conn.execute(sa.text(f"SELECT 1 FROM {t} LIMIT 1")).first() for t in row_mac.SEALED):
             raise StoreUnavailableError("upgrading this store needs its key; run `memvet migrate`")
     else:
         from datetime import UTC, datetime
 
-        now, events, tombstones_now = datetime.now(UTC), [], set()
+        now, tombstones_now = datetime.now(UTC), set()
         for table, (id_name, _) in row_mac.SEALED.items():
             entity, updates = NOUNS[table], []
             for row in _rows(conn, table):
@@ -143,4 +143,4 @@ def seal_after_migration(conn: Connection, cipher: FieldCipher | None, failing: 
     if first:
         conn.execute(sa.text("INSERT INTO store_meta (key, value) VALUES (:k, 'v1')"),
                      {"k": SEALED_MARK})
-    return len(events) if cipher is not None else 0
+    return len(events)

@@ -41,7 +41,7 @@ from memvet.store.redaction.context import (
     nearby,
 )
 from memvet.store.redaction.patterns import LONG_CANDIDATE, SHAPE_DETECTORS, Detector, gate_open
-from memvet.store.redaction.rule_engine import rule_findings
+from memvet.store.redaction.rule_engine import rule_findings, ruleset
 from memvet.store.redaction.values import MARKER, MARKER_PREFIX
 
 _MARKER = re.compile(r"\[redacted:[a-z0-9\-]+\]")  # a marker in lower-cased text
@@ -190,7 +190,8 @@ def redact_layers(text: str, *, rules: bool = True, own: bool = True) -> Redacti
     lowered = text.lower()
     count = 0
     kinds: list[str] = []
-    if rules and (findings := _merge_findings(rule_findings(text, lowered, generic=False))):
+    woken = ruleset().woken(lowered) if rules else []  # once: markers added later wake nothing new
+    if woken and (findings := _merge_findings(rule_findings(text, woken, generic=False))):
         text = _replace_findings(text, findings)
         lowered = text.lower()
         count = len(findings)
@@ -198,7 +199,7 @@ def redact_layers(text: str, *, rules: bool = True, own: bool = True) -> Redacti
     if own and (_PREFILTER.search(lowered) or LONG_CANDIDATE.search(text)):
         text, more = _own_layer(text, lowered, kinds)
         lowered, count = text.lower(), count + more
-    if rules and (findings := _merge_findings(rule_findings(text, lowered, generic=True))):
+    if woken and (findings := _merge_findings(rule_findings(text, woken, generic=True))):
         text = _replace_findings(text, findings)
         count += len(findings)
         kinds.extend(kind for kind, _span in findings if kind not in kinds)

@@ -170,13 +170,14 @@ def _line(text: str, start: int, end: int) -> str:
     return text[text.rfind("\n", 0, start) + 1:(text.find("\n", end) + 1 or len(text) + 1) - 1]
 
 
-def rule_findings(text: str, lowered: str, *, generic: bool) -> list[tuple[str, Span]]:
-    """(kind, span of the secret) for every finding of the woken rules, as gitleaks reports them
-    and memvet's policy keeps them. `generic`: only the generic rules (GENERIC), else all others."""
+def rule_findings(text: str, woken: list[Rule], *, generic: bool) -> list[tuple[str, Span]]:
+    """(kind, span of the secret) for every finding of the woken rules (RuleSet.woken), as
+    gitleaks reports them and memvet's policy keeps them. `generic`: only the generic rules
+    (GENERIC), else all the others."""
     loaded = ruleset()
     markers = [m.span() for m in MARKER_SPAN.finditer(text)] if MARKER_PREFIX in text else []
     found = []
-    for rule in loaded.woken(lowered):
+    for rule in woken:
         if (rule.id in GENERIC) != generic:
             continue
         for match in rule.pattern.finditer(text):

@@ -122,3 +122,56 @@ def _re2_set(texts: list[str]) -> dict[str, object]:
     size = sum(len(t.encode()) for t in texts)
     return {"mb_per_s": round(size / seconds / 1e6, 2), "compile_s": round(compile_s, 2), "rules_rejected": rejected,
             "note": "tells which rules match, not where: the secrets still need each rule's own regex"}
+
+
+def pipeline_share(megabytes: int = 8) -> dict[str, object]:
+    """The redaction stage's share of the pipeline's CPU (parse + filter + redact + extract) on
+    the ingest benchmark's corpus (corpus.generate, as bench_ingest.py builds it): redact() as the
+    pipeline calls it, timed from inside, over the whole pipeline's CPU time, same run."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    import bench_ingest
+    from corpus import generate
+    from memvet.daemon import pipeline
+
+    spent = [0.0, 0]
+    original = pipeline.redact
+
+    def timed(text: str):  # noqa: ANN202 - RedactionResult
+        start = time.process_time()
+        try:
+            return original(text)
+        finally:
+            spent[0] += time.process_time() - start
+            spent[1] += 1
+
+    with tempfile.TemporaryDirectory(prefix="memvet-bench-secrets-") as tmp:
+        root = Path(tmp)
+        saved = {k: os.environ.get(k) for k in ("MEMVET_HOME", "HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME")}
+        os.environ.update(MEMVET_HOME=str(root / "home"), HOME=str(root), CLAUDE_CONFIG_DIR=str(root / ".claude"),
+                          CODEX_HOME=str(root / ".codex"))
+        try:
+            files = generate(root / ".claude", root / ".codex", megabytes * 10**6, statement_rate=0.03)
+            bench_ingest.pipeline_only(files, "dana")  # warm: rules compiled, caches filled
+            best = None
+            for _ in range(3):
+                spent[:] = [0.0, 0]
+                pipeline.redact = timed
+                try:
+                    whole, _drafts = bench_ingest.pipeline_only(files, "dana")
+                finally:
+                    pipeline.redact = original
+                share = spent[0] / whole.cpu
+                if best is None or whole.cpu < best[0]:
+                    best = (whole.cpu, share, spent[1])
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+    cpu, share, calls = best
+    return {"corpus_mb": megabytes, "pipeline_cpu_s": round(cpu, 3), "redact_calls": calls,
+            "redaction_cpu_share": round(share, 4), "budget": "<= 0.25"}

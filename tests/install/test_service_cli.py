@@ -123,7 +123,8 @@ def test_launchd_install_and_status(memvet, recorder, home):
     ]
     data = plistlib.loads(plist.read_bytes())
     assert data["ProgramArguments"][0] == sys.executable
-    assert data["EnvironmentVariables"] == {"MEMVET_HOME": os.environ["MEMVET_HOME"]}
+    assert data["EnvironmentVariables"] == {  # the host folders too (issue 10)
+        key: os.environ[key] for key in ("MEMVET_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME")}
     status = memvet("service", "status", "--json", env=env).json()
     assert status == {"platform": "launchd", "installed": True, "unit_path": str(plist),
                       "active": False, "detail": "not loaded"}

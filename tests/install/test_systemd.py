@@ -105,7 +105,8 @@ def test_install_writes_the_unit_then_reloads_and_enables(tmp_path):
     result = Systemd(run, unit).install()
     assert run.calls == [sysctl("daemon-reload"), sysctl("enable", "--now", UNIT_NAME)]
     assert result["changed"] is True and result["commands"] == run.calls
-    assert unit.read_text() == render_unit(daemon_argv(), {"MEMVET_HOME": os.environ["MEMVET_HOME"]})
+    assert unit.read_text() == render_unit(daemon_argv(), {  # the host folders too (issue 10)
+        key: os.environ[key] for key in ("MEMVET_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME")})
     assert oct(unit.stat().st_mode & 0o777) == "0o644"
 
     run.calls.clear()
