@@ -1,4 +1,5 @@
-"""The daemon's log: a rotating, owner-only file `MEMVET_HOME/logs/daemon.log`.
+"""The daemon's log: a rotating, owner-only file `MEMVET_HOME/logs/daemon.log`, and stderr too
+when stderr is systemd's journal.
 
 What goes in: counts, keyed file ids, candidate ids, reasons. Never transcript text or paths:
 every log call in the daemon passes only those (see ingestor.file_id).
@@ -44,7 +45,7 @@ def configure_logging(log_dir: Path, *, level: str = "INFO", echo: bool = False)
     fmt = _UTCFormatter("%(asctime)s %(levelname)s pid=%(process)d %(message)s")
     handlers: list[logging.Handler] = [logging.handlers.RotatingFileHandler(
         path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")]
-    if echo:
+    if echo or stderr_is_journal():
         handlers.append(logging.StreamHandler(sys.stderr))
     for handler in handlers:
         handler.setFormatter(fmt)
@@ -58,6 +59,19 @@ def configure_logging(log_dir: Path, *, level: str = "INFO", echo: bool = False)
     for handler in handlers:
         aps.addHandler(handler)
     return path
+
+
+def stderr_is_journal() -> bool:
+    """Under systemd, stderr is a journal stream and JOURNAL_STREAM names it (`dev:inode`), so
+    `journalctl --user -u memvet-daemon` shows the log too. Compared with stderr itself, as
+    systemd.exec(5) advises: a process that inherited the variable but not the stream (started
+    from a service's shell) keeps its log in the file only."""
+    stream = os.environ.get("JOURNAL_STREAM", "")
+    try:
+        st = os.fstat(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError):  # no stderr, or a non-file object (tests)
+        return False
+    return bool(stream) and stream == f"{st.st_dev}:{st.st_ino}"
 
 
 def describe(exc: BaseException) -> str:

@@ -40,6 +40,7 @@ class DaemonSettings:
     audit_verify_interval: int = 86400
     optimize_interval: int = 86400  # refresh the query planner's statistics
     review_interval: int = 86400  # count memories due for a "still true?" look (review.py)
+    reredact_interval: int = 3600  # re-redact stored text if the redaction rules changed (issue 14)
     log_level: str = "INFO"
     unknown_keys: tuple[str, ...] = field(default=(), compare=False)
 
@@ -53,6 +54,7 @@ class DaemonSettings:
             "sweep.rescan": self.rescan_interval,
             "sweep.optimize_store": self.optimize_interval,
             "sweep.review_flags": self.review_interval,
+            "sweep.reredact": self.reredact_interval,
         }[job_id]
 
 

@@ -79,6 +79,18 @@ def sweep_review_flags(store: Store, now: datetime) -> SweepResult:
     return SweepResult(0, detail=f"{len(due)} memories due for review")
 
 
+def sweep_reredact(store: Store, now: datetime) -> SweepResult:
+    """Stored text redacted again when the redaction rule set changed (store/redaction_sweep.py);
+    audited, counts only. Cheap when nothing changed: one store_meta lookup."""
+    from memvet.store.redaction_sweep import reredact_stored
+
+    counts = reredact_stored(store, now)
+    if counts is None:
+        return SweepResult(0, detail="rule set unchanged")
+    return SweepResult(sum(v for k, v in counts.items() if not k.endswith("_unreadable")),
+                       detail=", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing changed")
+
+
 def sweep_rescan(store: Store, now: datetime, *, scan: Callable[[], int]) -> SweepResult:
     """Walk every root for anything a file event missed; `scan` returns files with new data."""
     return SweepResult(scan())
@@ -96,6 +108,7 @@ def store_sweeps(settings: DaemonSettings) -> dict[str, Sweep]:
         "sweep.verify_audit": sweep_verify_audit,
         "sweep.optimize_store": sweep_optimize_store,
         "sweep.review_flags": sweep_review_flags,
+        "sweep.reredact": sweep_reredact,
     }
 
 

@@ -23,7 +23,8 @@ MAX_LOG = 1 << 20  # hook.log is rotated to hook.log.1 beyond this
 # request: b"MVH1 <host> <event>\n<the hook's cwd>\n" + stdin; reply: b"OK\n" + stdout
 PROTOCOL = b"MVH1"
 HOSTS = ("claude-code", "codex")
-EVENTS = ("session-start", "user-prompt-submit")
+EVENTS = ("session-start", "user-prompt-submit", "pre-tool-use")
+GATE_DEADLINE_S = 8  # the native-memory gate (pre-tool-use) opens the store; hooks get 10 s
 
 
 def memvet_home() -> str:
@@ -46,15 +47,20 @@ def main(argv: list[str]) -> int:
         if "?" in (host, event) or len(argv) != 2:
             raise ValueError("usage")
         raw = sys.stdin.buffer.read(MAX_INPUT)
-        out = None if os.environ.get("MEMVET_HOOK_DAEMON") == "off" else _via_daemon(
-            home, host, event, raw)
-        if out is None:
+        if event == "pre-tool-use":  # Claude Code's auto memory behind review (native_memory.py)
+            if host != "claude-code":
+                raise ValueError("usage")
+            path, out = "gate", _gate(home, host, event, started, raw)
+        else:
+            out = None if os.environ.get("MEMVET_HOOK_DAEMON") == "off" else _via_daemon(
+                home, host, event, raw)
+        if out is None and event != "pre-tool-use":
             path = "direct"
             out = _direct(home, host, event, raw)
         if out:
             sys.stdout.write(out + "\n")
             sys.stdout.flush()
-            outcome = "context"
+            outcome = "denied" if path == "gate" else "context"
     except Exception as exc:  # noqa: BLE001 - the host must never see a failure
         outcome = str(getattr(exc, "code", "") or (exc.args[0] if type(exc) is ValueError
                                                      else type(exc).__name__))
@@ -113,6 +119,27 @@ def _direct(home: str, host: str, event: str, raw: bytes) -> str | None:
     finally:
         for conn in conns:
             conn.close()
+
+
+def _gate(home: str, host: str, event: str, started: float, raw: bytes) -> str | None:
+    """Fails closed: past its deadline (queueing took too long) the write is denied."""
+    from memvet.install import native_memory
+
+    def on_alarm(_signum, _frame) -> None:  # noqa: ANN001
+        sys.stdout.write(native_memory.json.dumps(native_memory.deny(
+            "memvet could not queue this memory for review in time, so it was not written")) + "\n")
+        sys.stdout.flush()
+        _log(home, host, event, "gate", "deadline", started)
+        os._exit(0)
+
+    try:
+        import _signal
+
+        _signal.signal(_signal.SIGALRM, on_alarm)
+        _signal.alarm(GATE_DEADLINE_S)
+    except (ImportError, AttributeError):
+        pass
+    return native_memory.pre_tool_use(raw)
 
 
 def _arm_alarm(home: str, host: str, event: str, started: float) -> None:

@@ -164,7 +164,15 @@ def _daemon() -> dict[str, Any]:
             pass
         finally:
             probe.close()
-    return {"pid": pid, "running": alive, "context_server": answering, "socket": str(sock)}
+    try:  # the daemon's roots by keyed id (daemon/service.py write_stats): never paths
+        stats = json.loads((run / "daemon-stats.json").read_text())
+        roots, skipped = stats.get("roots", []), stats.get("stats", {}).get("skipped", {})
+    except (OSError, ValueError, AttributeError):
+        roots, skipped = [], {}
+    unknown = skipped.get("unknown_type", 0) if isinstance(skipped, dict) else 0
+    return {"pid": pid, "running": alive, "context_server": answering, "socket": str(sock),
+            "roots": roots if isinstance(roots, list) else [],
+            "unknown_type_lines": unknown if isinstance(unknown, int) else 0}
 
 
 def _service() -> dict[str, Any]:
@@ -188,6 +196,7 @@ def _store(integrity: str | None = None) -> dict[str, Any]:
         try:
             status = store.status()
             scan = store.integrity_scan(deep=integrity == "deep") if integrity else None
+            shell_roots = _shell_root_ids(store)
         finally:
             store.close()
     except NoStoreError:  # an empty file an older memvet left behind
@@ -199,7 +208,18 @@ def _store(integrity: str | None = None) -> dict[str, Any]:
             "schema_version": status.schema_version, "key_provider": status.key_provider,
             "queue": status.counts, "memories": status.memory_counts,
             "files_tracked": status.files_tracked, "last_ingest_at": iso(status.last_ingest_at),
-            "sweeps": status.sweeps, **({"integrity": scan} if scan is not None else {})}
+            "sweeps": status.sweeps, "shell_roots": shell_roots,
+            **({"integrity": scan} if scan is not None else {})}
+
+
+def _shell_root_ids(store: Any) -> dict[str, str]:
+    """The keyed ids of the transcript roots this shell's CLAUDE_CONFIG_DIR and CODEX_HOME
+    resolve to, the way the daemon names its roots (daemon/ingestor.py file_id)."""
+    from memvet.store.paths import claude_config_dir, codex_home
+
+    roots = {"claude-code": claude_config_dir() / "projects", "codex": codex_home() / "sessions"}
+    return {host: (store.cipher.blind_index("log", str(path)) or "")[:12]
+            for host, path in roots.items()}
 
 
 def _hook_log() -> dict[str, Any]:

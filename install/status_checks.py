@@ -135,6 +135,36 @@ def daemon_checks(daemon: dict[str, Any], service: dict[str, Any]) -> list[dict[
     return out
 
 
+HOST_FOLDER = {"claude-code": "CLAUDE_CONFIG_DIR", "codex": "CODEX_HOME"}
+
+
+def watched_root_checks(daemon: dict[str, Any], store: dict[str, Any]) -> list[dict[str, str]]:
+    """Does the running daemon watch the folders this shell's hosts write to? A service started
+    without CLAUDE_CONFIG_DIR/CODEX_HOME watches the default places and ingests nothing."""
+    out = []
+    if daemon["running"] and daemon.get("unknown_type_lines"):
+        out.append(_check("daemon.line_types", "warn", f"the daemon skipped "
+                          f"{daemon['unknown_type_lines']} transcript line(s) of a type it does "
+                          "not know: a host may have changed its format", "compare `claude "
+                          "--version` / `codex --version` with the versions docs/host-"
+                          "integration.md lists as tested, and update memvet"))
+    shell = store.get("shell_roots") or {}
+    if not (daemon["running"] and daemon.get("roots") and shell):
+        return out
+    for host, wanted in shell.items():
+        ids = {r.get("id") for r in daemon["roots"] if isinstance(r, dict) and r.get("host") == host}
+        name, variable = f"daemon.roots {host}", HOST_FOLDER[host]
+        if wanted in ids:
+            out.append(_check(name, "ok", f"the daemon watches {host}'s transcripts"))
+        else:
+            out.append(_check(name, "fail", f"the running daemon watches other {host} folders "
+                              f"than this shell's ({variable} differs): it ingests nothing "
+                              f"from {host}", f"rerun `memvet service install` from a shell with "
+                              f"{variable} set as your {host} uses it (it pins the folder), or "
+                              "restart `memvet daemon run` from this shell"))
+    return out
+
+
 def hook_checks(hook: dict[str, Any]) -> list[dict[str, str]]:
     failures = {k: n for k, n in hook["recent_failures"].items() if k != "no_store"}
     if not failures:
@@ -150,4 +180,5 @@ def all_checks(report: dict[str, Any]) -> list[dict[str, str]]:
     home = os.environ.get("MEMVET_HOME")
     home = os.path.abspath(os.path.expanduser(home)) if home else None
     return [*store_checks(report["store"]), *host_checks(report["hosts"], home),
-            *daemon_checks(report["daemon"], report["service"]), *hook_checks(report["hook"])]
+            *daemon_checks(report["daemon"], report["service"]),
+            *watched_root_checks(report["daemon"], report["store"]), *hook_checks(report["hook"])]

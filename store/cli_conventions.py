@@ -53,7 +53,6 @@ def show_paths(args: argparse.Namespace) -> int:
 
 def print_completion(args: argparse.Namespace) -> int:
     import shtab
-
     from memvet.store.console import build_parser
 
     print(shtab.complete(build_parser(), shell=args.shell))

@@ -33,7 +33,6 @@ PROMPT_TOKENS = 512
 MAX_TOKENS = 2400  # Claude Code cuts additionalContext at 10,000 characters
 MIN_ROOM_BYTES = 32  # less room than this left: stop looking for a line that still fits
 MAX_SKIPS = 64  # this many lines in a row too long for the room left: stop looking
-PROMPT_RELEVANCE = 0.34  # idf-weighted overlap (see `relevant`) for a memory to join a prompt
 SOURCE_TIER = {"operator": 0, "explicit_user": 1, "import": 2, "model_inference": 3}
 LAST_TIER = 4
 
@@ -263,60 +262,43 @@ def terms(text: str) -> frozenset[str]:
 
 
 def item_terms(item: PackItem) -> frozenset[str]:
+    """The item's terms as relevance.py expands them (synonym groups too): one definition."""
     if item.terms is None:
-        item.terms = terms(item.statement or "")
+        from memvet.store.relevance import expanded  # imports this module: loaded on first use
+
+        item.terms = expanded(item.statement or "")
     return item.terms
 
 
 class TermIndex:
-    """Which items hold each term (positions in rank order): document frequencies for idf, and
-    the only items a prompt needs to be scored against. The daemon keeps one per pack."""
+    """The pack's items as a relevance.Corpus (terms and postings, in rank order), built once:
+    the daemon keeps one per pack; a prompt is scored only against items sharing a term."""
 
     def __init__(self, items: list[PackItem]) -> None:
+        from memvet.store.relevance import Corpus
+
         self.items = items
-        self.postings: dict[str, list[int]] = {}
-        for position, item in enumerate(items):
-            for term in item_terms(item):
-                self.postings.setdefault(term, []).append(position)
-        self._weights: dict[int, float] = {}
-        self._idf: dict[str, float] = {}
-
-    def idf(self, term: str) -> float:
-        found = self._idf.get(term)
-        if found is None:
-            found = self._idf[term] = idf_of(len(self.postings.get(term, ())), len(self.items))
-        return found
-
-    def weight(self, position: int) -> float:
-        """The summed idf of one item's terms (cached: the daemon asks again on every prompt)."""
-        found = self._weights.get(position)
-        if found is None:
-            found = self._weights[position] = sum(map(self.idf, item_terms(self.items[position])))
-        return found
+        self.corpus = Corpus(item_terms(item) for item in items)
 
 
 def idf_of(df: int, n: int) -> float:
     return math.log(1.0 + n / (1 + df))
 
 
-def relevant(index: TermIndex, prompt: str, given: set[str], now: str) -> Iterator[PackItem]:
+def relevant(index: TermIndex, prompt: str, given: set[str], now: str,
+             workspace: str | None = None) -> Iterator[PackItem]:
     """In-force memories that match the prompt and were not given this session, most relevant
-    first (ties keep rank order). Relevance is the idf-weighted overlap coefficient: the shared
-    terms' weight over the lighter side's, so a short memory fully named in a long prompt scores
-    high and a common word alone scores low. Shared weight is summed along the postings of the
-    prompt's terms, so only memories sharing a term are touched."""
-    shared: dict[int, float] = {}
-    prompt_weight = 0.0
-    for term in terms(prompt):
-        weight = index.idf(term)
-        prompt_weight += weight
-        for position in index.postings.get(term, ()):
-            shared[position] = shared.get(position, 0.0) + weight
+    first (ties keep rank order). Relevance is recall's (relevance.py: the idf-weighted share of
+    the prompt's units a memory speaks of, synonyms included) with recall's floor, so the hook
+    and `memvet recall` agree on what answers a question."""
+    from memvet.store.relevance import FLOOR, Question, noise_of
+
+    question = Question(prompt, index.corpus, noise_of([workspace]))
     scored = []
-    for position in sorted(shared):
-        score = shared[position] / min(index.weight(position), prompt_weight)
+    for position in sorted(question.shared):
+        score = question.share(position)
         item = index.items[position]
-        if score >= PROMPT_RELEVANCE and item.id not in given and in_force(item, now):
+        if score >= FLOOR and item.id not in given and in_force(item, now):
             scored.append((round(score, 6), item))
     scored.sort(key=lambda pair: pair[0], reverse=True)  # stable: rank order within a score
     return (item for _, item in scored)

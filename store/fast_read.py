@@ -214,6 +214,11 @@ class DirectSource:
             yield from self._items(self.conn.execute(f"{query} LIMIT -1 OFFSET {FIRST_PAGE}",
                                                      self.params))
 
+    def ruleset_recorded(self) -> str | None:
+        """The redaction rule-set version the store's text was last swept with (redaction_sweep)."""
+        row = self.conn.execute("SELECT value FROM store_meta WHERE key = 'redaction_ruleset'").fetchone()
+        return row[0] if row else None
+
     def count_active(self, now: str) -> int:
         """In-force active memories in scope (the footer's count), counted by SQLite."""
         return self.conn.execute(

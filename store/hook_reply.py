@@ -132,6 +132,8 @@ def respond(source: Source, event: str, payload: dict[str, Any], home: str,
         return None
     source.fill(chosen)
     chosen = [item for item in chosen if item.statement is not None]  # a ciphertext failed
+    if recheck is None and _swept_with_older_rules(source):
+        from memvet.store.redaction.served import recheck  # the slow path, until the daemon's sweep
     if recheck is not None:
         for item in chosen:
             item.statement, item.boundary = recheck(item.statement), recheck(item.boundary)
@@ -140,6 +142,17 @@ def respond(source: Source, event: str, payload: dict[str, Any], home: str,
     if memo is not None:
         save_given(memo, [*given, *(item.id for item in chosen)], prune=event == "session-start")
     return cp.hook_output(event, cp.render(event, chosen, left_out))
+
+
+def _swept_with_older_rules(source: Source) -> bool:
+    """The store's text was not (yet) swept with this version's redaction rules: what the hook
+    serves must be redacted again on the way out. One store_meta lookup, no redactor import."""
+    recorded = getattr(source, "ruleset_recorded", None)
+    if recorded is None:
+        return False  # the daemon's source: it passes its own recheck
+    from memvet.store.redaction.version import RULESET_VERSION
+
+    return recorded() != RULESET_VERSION
 
 
 def parse_request(host: str, event: str, raw: bytes,

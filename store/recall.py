@@ -25,7 +25,7 @@ from typing import Any
 
 from memvet.store import context_pack as cp
 from memvet.store import relevance
-from memvet.store.recall_slots import SlotJudge, decide_which
+from memvet.store.recall_slots import SlotJudge, decide_which, unstated_attribute
 from memvet.store.records import MEMORY_STATUSES, NEVER_VALID, Candidate, Memory, iso
 from memvet.store.subjects import LINK_THRESHOLD, is_negated, overlap
 
@@ -74,7 +74,7 @@ class Recall:
         self.q = cp.terms(query) - QUERY_NOISE
         words = query.casefold().split()
         self.wh_question = (not words or words[0] not in YES_NO) and bool(WH & set(
-            w.strip("?,.!:;") for w in words))
+            w.strip("?,.!:;").replace("’", "'").split("'")[0] for w in words))  # "what's"
         self.memories, self.candidates = memories, candidates
         self.now, self.as_of = now, as_of
         self.historical = as_of is not None and as_of < now - HISTORICAL_SLACK
@@ -111,6 +111,9 @@ class Recall:
         better = self._override(best, found)
         if better is not None:
             best, found = better, self._contradictions(better)
+        if self.wh_question and unstated_attribute(self.relevance.question.absent,
+                                                   best.statement):
+            return self._unknown(matches, [])  # asks for a value no memory states
         if negative(best) and self._asks_for_what_is_gone(best, matches):
             return self._unknown(matches, found[:MAX_CONTRADICTIONS], stale_answer=True)
         hard = [c for c in found if c["severity"] == "hard"]

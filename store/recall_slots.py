@@ -9,8 +9,41 @@ the caller must decide."""
 
 from __future__ import annotations
 
+import re
+
 from memvet.store.records import Memory
 from memvet.store.slots import Claim, claim_of, normalise_subject, rivalry
+
+# Attributes a question asks the value of, and the value type that states one (slots.Claim
+# types, plus "host": a path or a name with a digit). "secret" is never a stored
+# value (secrets are redacted): a question for one has no answer in memory.
+ATTRIBUTE_TYPES = {"port": "number", "version": "number", "id": "number", "size": "number",
+                   "limit": "number", "timeout": "number", "period": "number",
+                   "host": "host", "hostnam": "host", "url": "path", "address": "host",
+                   "endpoint": "path", "token": "secret", "key": "secret", "password": "secret",
+                   "secret": "secret"}
+MONTH_YEAR = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
+                        r"(?:19|20)\d\d\b", re.IGNORECASE)  # a date is no value of the slot
+
+
+def _states(claim: Claim, wanted: str) -> bool:
+    """Does the claim hold a value of this type? A name with a digit ("4411-2290-1187",
+    "legacy-db-01") is a number's or a host's value too."""
+    digits = any(any(c.isdigit() for c in v) for v in claim.of_type("word"))
+    if wanted == "host":
+        return bool(claim.of_type("path")) or digits
+    return bool(claim.of_type(wanted)) or (wanted == "number" and digits)
+
+
+def unstated_attribute(absent_units: list[frozenset[str]], statement: str) -> str | None:
+    """An attribute the question asks for that no memory in scope names, when the answer holds
+    no value of its type either ("what is the cache host?" answered by a port is no answer;
+    "what node version?" answered by "Node 20" is)."""
+    wanted = {ATTRIBUTE_TYPES[t] for unit in absent_units for t in unit if t in ATTRIBUTE_TYPES}
+    if not wanted:
+        return None
+    claim = claim_of(MONTH_YEAR.sub(" ", statement), "assert", "")  # every value, none named
+    return next((w for w in sorted(wanted) if not _states(claim, w)), None)
 
 
 class SlotJudge:

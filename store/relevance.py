@@ -75,42 +75,88 @@ def name_terms(workspaces: Iterable[str | None]) -> frozenset[str]:
     return frozenset(out)
 
 
-class Relevance:
-    """One question scored against one scope's memories (and candidates, for rarity)."""
+class Corpus:
+    """A scope's texts as expanded terms, with postings: the rarity side of relevance. Recall
+    builds one per question; the hook's prompt path (context_pack.TermIndex) keeps one per pack.
+    Noise is taken out of the question, not the texts, so one corpus serves any workspace."""
 
-    def __init__(self, query: str, memories: Sequence[Any], candidate_texts: Iterable[str] = ()):
-        noise = QUERY_NOISE | name_terms({m.scope.workspace for m in memories})
-        self.noise = noise
-        self.units = units(query, noise)
+    def __init__(self, texts: Iterable[frozenset[str]]) -> None:
+        self.texts = list(texts)
+        self.n = len(self.texts)
+        self.postings: dict[str, list[int]] = {}
+        for position, words in enumerate(self.texts):
+            for term in words:
+                self.postings.setdefault(term, []).append(position)
+
+    def holders(self, unit: frozenset[str]) -> set[int]:
+        """The texts that speak of a unit in any of its terms."""
+        out: set[int] = set()
+        for term in unit:
+            out.update(self.postings.get(term, ()))
+        return out
+
+
+class Question:
+    """One question against one corpus: its units, their weights, each text's share."""
+
+    def __init__(self, query: str, corpus: Corpus, noise: frozenset[str]) -> None:
+        self.units = [u for u in (unit - noise for unit in units(query, noise)) if u]
         self.q = frozenset().union(*self.units) if self.units else frozenset()
-        self.terms = {m.id: expanded(m.statement) - noise for m in memories}
-        self.subjects = {m.id: expanded(subject) - noise for m in memories
-                         if (subject := getattr(m, "subject", ""))}
-        texts = [*self.terms.values(), *(expanded(t) - noise for t in candidate_texts)]
-        self.n = len(texts)
+        holders = [corpus.holders(unit) for unit in self.units]
         # A unit's rarity is that of its meaning: the texts that speak of it in any of its words.
-        self.weights = [cp.idf_of(sum(1 for words in texts if unit & words), self.n) *
-                        (1.0 if any(unit & words for words in texts) else ABSENT_WEIGHT)
-                        for unit in self.units]
+        self.weights = [cp.idf_of(len(h), corpus.n) * (1.0 if h else ABSENT_WEIGHT)
+                        for h in holders]
         self.total = sum(self.weights)
+        # What the question names that no text in scope speaks of (recall's attribute check).
+        self.absent = [unit for unit, h in zip(self.units, holders, strict=True) if not h]
+        self.shared: dict[int, float] = {}
+        for weight, found in zip(self.weights, holders, strict=True):
+            for position in found:
+                self.shared[position] = self.shared.get(position, 0.0) + weight
+
+    def share(self, position: int) -> float:
+        """The weighted share of the question's units that text `position` speaks of."""
+        return self.shared.get(position, 0.0) / self.total if self.total else 0.0
 
     def overlap(self, words: frozenset[str]) -> float:
-        """The weighted share of the question's units that `words` speaks of."""
+        """The same share for a text outside the corpus."""
         if not self.total:
             return 0.0
         return sum(w for unit, w in zip(self.units, self.weights, strict=True)
                    if unit & words) / self.total
 
-    def of_text(self, text: str) -> float:
-        return self.overlap(expanded(text) - self.noise)
+    def subject_bonus(self, subject: frozenset[str]) -> float:
+        """A subject (the slot a memory fills) the question names counts over word overlap."""
+        return SUBJECT_BONUS * len(subject & self.q) / len(subject) if subject else 0.0
 
-    def of(self, memory_id: str) -> float:
+
+def noise_of(workspaces: Iterable[str | None]) -> frozenset[str]:
+    """Question noise inside these workspaces' scope."""
+    return QUERY_NOISE | name_terms(workspaces)
+
+
+class Relevance:
+    """One question scored against one scope's memories (and candidates, for rarity)."""
+
+    def __init__(self, query: str, memories: Sequence[Any], candidate_texts: Iterable[str] = ()):
+        self.noise = noise_of({m.scope.workspace for m in memories})
+        self.ids = [m.id for m in memories]
+        self.subjects = {m.id: expanded(subject) - self.noise for m in memories
+                         if (subject := getattr(m, "subject", ""))}
+        corpus = Corpus([*(expanded(m.statement) for m in memories),
+                         *(expanded(t) for t in candidate_texts)])
+        self.question = Question(query, corpus, self.noise)
+        self.q = self.question.q
+
+    def of_text(self, text: str) -> float:
+        return self.question.overlap(expanded(text))
+
+    def of(self, position: int) -> float:
         """The memory's relevance: word overlap, plus the bonus for a subject the question names."""
-        score = self.overlap(self.terms[memory_id])
-        subject = self.subjects.get(memory_id)
-        if subject:
-            score += SUBJECT_BONUS * len(subject & self.q) / len(subject)
+        mid = self.ids[position]
+        score = self.question.share(position)
+        score += self.question.subject_bonus(self.subjects.get(mid, frozenset()))
         return min(1.0, score)
 
     def scores(self) -> dict[str, float]:
-        return {mid: self.of(mid) for mid in self.terms}
+        return {mid: self.of(i) for i, mid in enumerate(self.ids)}

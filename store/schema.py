@@ -59,6 +59,16 @@ def _record_version(conn: sa.Connection, number: int) -> None:
                          "('migrated_at', :t)"), {"v": str(number), "t": now})
 
 
+def _mark_redacted_by_current_rules(engine: Engine) -> None:
+    """A new store holds no text redacted by older rules: nothing for the re-redaction sweep to
+    do, nothing for the hook to re-check (store/redaction_sweep.py)."""
+    from memvet.store.redaction.version import RULESET_VERSION
+
+    with write_transaction(engine) as conn:
+        conn.execute(sa.text("INSERT INTO store_meta (key, value) SELECT 'redaction_ruleset', :v WHERE NOT EXISTS "
+                             "(SELECT 1 FROM store_meta WHERE key = 'redaction_ruleset')"), {"v": RULESET_VERSION})
+
+
 def ensure_schema(engine: Engine, *, mode: str, cipher=None) -> int:  # noqa: ANN001
     """mode: "create" migrates an empty database only; "upgrade" also upgrades an older one;
     "never" only checks. Any other version mismatch stops with exit 3 and says what to run."""
@@ -67,6 +77,7 @@ def ensure_schema(engine: Engine, *, mode: str, cipher=None) -> int:  # noqa: AN
         return version
     if version == 0 and mode in ("create", "upgrade"):
         migrate(engine)
+        _mark_redacted_by_current_rules(engine)
         return SCHEMA_VERSION
     if version < SCHEMA_VERSION and mode == "upgrade":
         migrate(engine, cipher=cipher)

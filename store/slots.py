@@ -35,12 +35,13 @@ BOUNDARY = frozenset("""is are was be go goes went through with via using uses u
 from into listens listen lives live runs run located sits called named set has have should must
 can will lives points point means and or but by""".split())
 FILLER = frozenset("""listens listen lives located called named default set value currently
-straight really always never please don't dont do does""".split())
+straight really always never please don't dont do does don doesn didn isn aren wasn won not
+no longer""".split())  # "don't" tokenises as "don": a negation is no part of a subject
 SCOPE_PHRASE = re.compile(r"\b(?:in|for|across|on)\s+(?:all\s+|every\s+|each\s+)?(?:of\s+)?"
                           r"(?:this|the|my|our|these)?\s*(?:projects?|repos?|repositor(?:y|ies)|"
                           r"codebases?|workspaces?)\b")
 # Nouns a number names rather than measures ("service number 3", but "port 5433", "python 3.11").
-NAMING = frozenset("""number no id node server service worker replica shard instance host region
+NAMING = frozenset("""number no id server service worker replica shard instance host region
 step phase stage item case issue ticket pr job queue cluster env environment""".split())
 TOKEN = re.compile(r"`[^`]+`|[a-z0-9][a-z0-9_.+/#:-]*[a-z0-9+#]|[a-z0-9]")
 NUMBER = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
@@ -179,7 +180,8 @@ def rivalry(a: Claim, b: Claim, kind_a: str, kind_b: str) -> str | None:
         return "negation"
     if kind_a != kind_b:
         return None  # a decision and a procedure of one subject differ in what they say
-    if kind_a in COMPATIBLE_KINDS and not (a.typed() & b.typed()) - {"word"}:
+    if kind_a in COMPATIBLE_KINDS and not (a.typed() & b.typed()) - {"word", "code"}:
+        # Two procedures that differ only in words or commands are two tasks (iOS and Android).
         return None
     types = a.typed() & b.typed()
     if not types:

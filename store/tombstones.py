@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from memvet.store import row_mac
 from memvet.store.core import StoreCore
-from memvet.store.errors import TombstonedError
+from memvet.store.errors import IntegrityError, TombstonedError
 from memvet.store.models import TombstoneRow
 from memvet.store.records import Scope
 from memvet.store.sealing import seal
@@ -23,6 +23,7 @@ from sqlalchemy import Connection
 
 TOMB = TombstoneRow.__table__
 CHUNK = 500  # keys per IN query
+POLICY_ACTOR = "policy:"  # the actor prefix of commits no person made (selective mode)
 
 
 def blocks(tomb_workspace_bidx: str | None, workspace_bidx: str | None) -> bool:
@@ -61,6 +62,9 @@ class TombstoneMixin(StoreCore):
         """Commit's check: a live tombstone on the statement at this scope refuses the commit,
         unless the operator forces it; a forced commit is audited as such."""
         tomb = self.blocking_tombstone(conn, scope, statement)
+        if tomb is None and actor.startswith(POLICY_ACTOR):
+            tomb = self.restated_tombstone(conn, scope, statement)
+            force = False  # no person is here to decide it again
         if tomb is None:
             return
         name = tomb.content_key[:16]
@@ -74,6 +78,24 @@ class TombstoneMixin(StoreCore):
             f"{where}): it was turned down before; `memvet queue approve {candidate_id} "
             "--force-over-tombstone` commits it anyway", id=candidate_id, tombstone=name,
             reason=tomb.reason, status="pending")
+
+    def restated_tombstone(self, conn: Connection, scope: Scope, statement: str) -> sa.Row | None:
+        """A live tombstone whose statement is the same rule as `statement` in other words
+        (near_duplicates.same_rule on its stored preview), at a scope that blocks it. Only the
+        policy asks: a person approving a reworded rule decides it again."""
+        from memvet.store.near_duplicates import same_rule
+
+        ws = self.cipher.blind_index("workspace", scope.workspace)
+        for row in conn.execute(sa.select(TOMB).where(TOMB.c.lifted_at.is_(None))):
+            if not blocks(row.workspace_bidx, ws):
+                continue
+            try:
+                preview = self._dec("tombstones", "preview", row.content_key, row.preview_ct)
+            except IntegrityError:  # unreadable: the exact lookup above still fails closed
+                continue
+            if preview and same_rule(preview, statement):
+                return row
+        return None
 
     def _tombstone(self, conn: Connection, content_key: str, reason: str, source_id: str,
                    statement: str, scope: Scope) -> None:

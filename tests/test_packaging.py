@@ -9,6 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = {"store": "memvet.store", "daemon": "memvet.daemon", "inspector": "memvet.inspector",
            "install": "memvet.install", "assets": "memvet.assets"}
+NAMESPACE = "memvet"  # its own folder holds only __main__.py (`python -m memvet`), no __init__
 
 
 def _config() -> dict:
@@ -17,7 +18,7 @@ def _config() -> dict:
 
 def test_every_package_folder_is_listed():
     listed = set(_config()["tool"]["setuptools"]["packages"])
-    found = set()
+    found = {NAMESPACE}
     for folder, name in FOLDERS.items():
         for init in (ROOT / folder).rglob("__init__.py"):
             rel = init.parent.relative_to(ROOT / folder)
@@ -27,7 +28,8 @@ def test_every_package_folder_is_listed():
 
 def test_package_dirs_map_the_design_card_folders():
     mapping = _config()["tool"]["setuptools"]["package-dir"]
-    assert mapping == {name: folder for folder, name in FOLDERS.items()}
+    assert mapping == {NAMESPACE: "namespace"} | {name: folder for folder, name in FOLDERS.items()}
+    assert not (ROOT / "namespace" / "__init__.py").exists()
 
 
 def test_console_script_and_command_entry_points_resolve():

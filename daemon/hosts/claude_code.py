@@ -30,7 +30,10 @@ HOST = "claude-code"
 _KNOWN_TYPES = frozenset((
     "progress", "file-history-snapshot", "queue-operation", "summary", "system", "attachment",
     "last-prompt", "custom-title", "ai-title", "agent-name", "pr-link", "permission-mode",
-    "agent-setting", "bridge-session", "worktree-state"))
+    "agent-setting", "bridge-session", "worktree-state",
+    # Seen in real 2.1.332 transcripts (issue 10): request and cost bookkeeping, mode switches.
+    "atis-latch", "api-request-shape", "api-request-blob", "api-request", "cost-state", "mode",
+    "tools-used"))
 # Read from the bytes (rawjson): a line's type and session bookkeeping, the id of an assistant
 # message, and whether a user message is nothing but tool results.
 _HEAD = rawjson.head_pattern(("type", "cwd", "sessionId", "version", "isSidechain"))

@@ -34,6 +34,9 @@ _KEYS = {name: f'"{name}"'.encode() for name in ("id", "turn_id", "cwd")}
 _PAYLOAD = re.compile(rb'"payload"' + COLON + rb"\{" + WS + rb"(?:" + captures(
     {"type": SHORT, "role": SHORT, "id": SHORT, "turn_id": SHORT, "cwd": SHORT}) + WS + rb"(?:," + WS + rb"|(?=\})))*")
 _TURN_STARTS = frozenset({b'"task_started"', b'"turn_started"'})
+# Top-level line types with no prompt in them, seen in real 0.171 rollouts (issue 10).
+BOOKKEEPING = frozenset({"world_state", "token_usage_record"})
+_BOOKKEEPING_RAW = frozenset(b'"%s"' % kind.encode() for kind in BOOKKEEPING)
 _TYPED_PROMPTS = frozenset({b'"user_message"', b'"item_completed"'})
 # What Codex itself puts in role-user messages (host protocol, not the person).
 _INJECTED = re.compile(
@@ -104,6 +107,8 @@ class CodexParser:
             return ParseResult.skip("turn_context")
         if kind == b'"compacted"':
             return ParseResult.skip("compacted")
+        if kind in _BOOKKEEPING_RAW:
+            return ParseResult.skip(kind.strip(b'"').decode())
         if kind == b'"session_meta"' or kind[:1] != b'"' or b"\\" in kind:
             return None
         return ParseResult.skip("unknown_type")
@@ -128,6 +133,8 @@ class CodexParser:
             return self._event(payload, line_no, stamp)
         if kind == "compacted":
             return ParseResult.skip("compacted")
+        if kind in BOOKKEEPING:
+            return ParseResult.skip(kind)
         return ParseResult.skip("unknown_type")
 
     def _session_meta(self, payload: dict[str, Any]) -> None:

@@ -166,6 +166,8 @@ LONG_RUN = re.compile(r"[A-Za-z0-9_\-+/]{24}")
 # Attributes whose long random values are per-page nonces or digests, not credentials:
 # Rails authenticity_token, csrf/xsrf tokens, CSP nonces, subresource integrity hashes.
 _NONCE_CONTEXT = re.compile(r"(?i)csrf|xsrf|authenticity|nonce|integrity")
+# `client_id = "…"`, `clientId: '…'`, `APP_ID=…` right before the token: an OAuth client or app id.
+_CLIENT_ID_BEFORE = re.compile(r"(?i)(?:client|app(?:lication)?)[_\-.]?id[\"'`]?[ \t]*(?:=|:|=>)[ \t]*[\"'`]?\Z")
 
 
 def long_tokens(text: str) -> list[Span]:
@@ -177,6 +179,8 @@ def long_tokens(text: str) -> list[Span]:
                 continue
             value = value.lstrip("/+")
         if is_publishable(value) or _NONCE_CONTEXT.search(text, max(0, match.start() - 60), match.start()):
+            continue
+        if _CLIENT_ID_BEFORE.search(text, max(0, match.start() - 40), match.start()):  # public by policy
             continue
         if len(value) >= 200 and entropy(value[:4096]) >= 5.0:  # encoded random data; a chance "xXxx"
             spans.append(match.span("v"))                         # in it is no mask

@@ -101,7 +101,8 @@ class RuleSet:
     def __init__(self, document: dict) -> None:
         self.commit: str = document["commit"]
         self.sha256: str = document["sha256"]
-        self.rules = [Rule(spec) for spec in document["rules"]]
+        self.rules = [Rule(spec) for spec in document["rules"] if not spec["id"].endswith(POLICY_EXCLUDED)]
+        self.excluded = [spec["id"] for spec in document["rules"] if spec["id"].endswith(POLICY_EXCLUDED)]
         self.dropped: list[dict] = document["dropped"]
         self.global_allowlist = Allowlist({"condition": "OR", "target": "secret", **document["global_allowlist"]})
         self.by_keyword: dict[str, list[Rule]] = {}
@@ -145,9 +146,13 @@ def _automaton(keywords: tuple[str, ...]):  # noqa: ANN202 - ahocorasick.Automat
 
 
 _LOADED: list[RuleSet] = []
+
 # Rules that name no provider: run after memvet's own detectors, as a net under them, so that a
 # value those name more precisely ("secret-near-keyword", "openai-key") keeps that name.
 GENERIC = frozenset({"generic-api-key"})
+# Rules for what memvet's policy calls public identifiers (docs/threat-model.md): OAuth client
+# ids are shipped in web pages and apps; their secrets are caught by the rules for those.
+POLICY_EXCLUDED = ("-client-id",)
 # memvet's policy where a rule is broader than the credential: a JWT's header is JSON naming its
 # "alg" (every real one does; "eyJub3Qi…" spelling {"not": …} is not one).
 POLICY_CHECKS = {"jwt": jwt_ok}
@@ -164,6 +169,13 @@ def ruleset() -> RuleSet:
         document = json.loads(files("memvet.assets").joinpath(RULES_FILE).read_text(encoding="utf-8"))
         _LOADED.append(RuleSet(document))
     return _LOADED[0]
+
+
+def ruleset_version() -> str:
+    """redaction/version.py's RULESET_VERSION (tests check it names the pinned copy loaded here)."""
+    from memvet.store.redaction.version import RULESET_VERSION
+
+    return RULESET_VERSION
 
 
 def _line(text: str, start: int, end: int) -> str:

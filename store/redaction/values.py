@@ -38,7 +38,8 @@ _TEMPLATE = re.compile(r"""\\?\$\{?[\w.\-]+\}? | \$\(.*\) | \#\{.*\} | %[\w.]+%?
 # a word such as EXAMPLE, dummy, placeholder, redacted, changeme, your_api_key.
 # (Matched on the lower-cased value, without (?i), so the regex engine can skip ahead by first
 # character; the words are plain substring tests.)
-_MASK = re.compile(r"xxxx|\*\*\*|###|\.\.\.|…|____|----|00000000|<[^<>\s]+>|your[_\-\s]?(?:api|key|token|secret|pass)")
+_MASK = re.compile(r"xxxx|\*\*\*|###|\.\.\.|…|____|----|00000000|<[^<>\s]+>|your[_\-\s]?(?:api|key|token|secret|pass)"
+                   r"|123e4567-e89b-12d3")  # the last: RFC 4122's example UUID, every doc's placeholder
 _MASK_WORDS = ("example", "sample", "dummy", "placeholder", "redacted", "changeme")
 # Template fragments inside a value ("${USER}-${PASS}", "{{ vault_pw }}x"): a placeholder when
 # almost nothing literal is left once they are removed.

@@ -313,6 +313,7 @@ def main() -> int:
         "rule_set": secrets_engines.rule_set_figures(),
         "keyword_engines": secrets_engines.keyword_engines([row["text"] for row in rows] + ordinary_texts()),
         "ingest_pipeline": secrets_engines.pipeline_share(),
+        "over_redaction_extraction_corpus": secrets_engines.over_redaction(),
         "secret_rows": total["secret_rows"], "not_secret_rows": total["not_secret_rows"],
         "recall": total["recall"], "recall_excluding_identifier_rules": credentials["recall"],
         "identifier_rule_rows_excluded": total["secret_rows"] - credentials["secret_rows"],

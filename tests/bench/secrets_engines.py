@@ -25,9 +25,10 @@ def rule_set_figures() -> dict[str, object]:
     from importlib.resources import files
 
     document = json.loads(files("memvet.assets").joinpath("secret_rules/gitleaks.json").read_text())
-    return {"source": document["source"], "commit": loaded.commit, "rules_kept": len(loaded.rules),
+    return {"source": document["source"], "commit": loaded.commit, "rules_in_use": len(loaded.rules),
             "rules_translated_from_go_re2": sum(r["translated"] for r in document["rules"]),
             "rules_dropped": len(loaded.dropped), "dropped": loaded.dropped,
+            "rules_excluded_by_policy": loaded.excluded,
             "distinct_keywords": len(loaded.keywords), "rules_without_keywords": len(loaded.always)}
 
 
@@ -175,3 +176,25 @@ def pipeline_share(megabytes: int = 8) -> dict[str, object]:
     cpu, share, calls = best
     return {"corpus_mb": megabytes, "pipeline_cpu_s": round(cpu, 3), "redact_calls": calls,
             "redaction_cpu_share": round(share, 4), "budget": "<= 0.25"}
+
+
+def over_redaction(split: str = "test") -> dict[str, object]:
+    """Redaction on the labelled durable statements of the extraction corpus (issue 10's split):
+    how many it changes (budget <= 1 %) and empties (budget 0), and the whole messages too."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "corpus" / "extraction"))
+    import labelled_corpus
+    from memvet.store.redaction import redact
+
+    messages = labelled_corpus.load(split)
+    statements = [label["statement"] for m in messages for label in m["labels"]]
+    changed = [s for s in statements if redact(s).text != s]
+    marker = re.compile(r"\[REDACTED:[a-z0-9\-]+\]")
+    emptied = [s for s in statements if not marker.sub("", redact(s).text).strip(" .,;:")]
+    touched_messages = sum(redact(m["text"]).changed for m in messages)
+    return {"split": split, "statements": len(statements), "changed": len(changed),
+            "changed_share": round(len(changed) / len(statements), 4) if statements else None,
+            "emptied": len(emptied), "messages": len(messages), "messages_changed": touched_messages,
+            "budget": "changed_share <= 0.01, emptied == 0"}

@@ -36,6 +36,9 @@ def host_bins() -> dict[str, Path]:
     where = host_bin_dir()
     bins = {"claude": where / "claude", "codex": where / "codex"}
     missing = [name for name, path in bins.items() if not os.access(path, os.X_OK)]
+    if missing and os.environ.get("MEMVET_HOSTS_REQUIRED"):
+        pytest.fail(f"real host binaries absent ({', '.join(missing)} in {where}) although "
+                    "MEMVET_HOSTS_REQUIRED is set: .ci/install-hosts did not install them")
     if missing:
         pytest.skip(f"real host binaries absent ({', '.join(missing)} in {where}); "
                     "run .ci/install-hosts (CI does)")

@@ -58,6 +58,10 @@ def loop(request, make_world, model_texts) -> dict:
         "claude-code": "".join(p.read_text() for p in (world.claude_dir / "projects").rglob("*.jsonl")),
         "codex": "".join(p.read_text() for p in (world.codex_dir / "sessions").rglob("*.jsonl")),
     }
+    facts["extract"] = {host: world.memvet_json("extract", "--host", host, *map(str, files))["stats"]
+                        for host, files in (
+                            ("claude-code", (world.claude_dir / "projects").rglob("*.jsonl")),
+                            ("codex", (world.codex_dir / "sessions").rglob("*.jsonl")))}
     world.memvet("daemon", "run", "--once")
     facts["queue"] = world.memvet_json("queue", "list")["candidates"]
     ids = [c["id"] for c in facts["queue"] if c["statement"] in SAID.values()]
@@ -108,6 +112,13 @@ def test_session_one_lands_in_transcript_and_queue(loop):
         assert json.dumps(said)[1:-1] in loop["transcripts"][host], host
         queued = [c for c in loop["queue"] if c["statement"] == said]
         assert queued and queued[0]["host"] == host and queued[0]["status"] == "pending", host
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_every_line_type_of_a_real_transcript_is_known(loop, host):
+    stats = loop["extract"][host]
+    assert stats["lines"] > 0 and stats["host_versions"]
+    assert stats["skipped_by_reason"].get("unknown_type", 0) == 0, stats["skipped_by_reason"]
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex"])

@@ -9,6 +9,7 @@ import plistlib
 import subprocess
 from pathlib import Path
 
+import pytest
 from memvet.install.launchd import Launchd
 from memvet.install.systemd import Systemd
 
@@ -43,3 +44,44 @@ def test_folders_recorded_at_setup_are_pinned_from_another_shell(memvet, home, m
     assert f"Environment=CODEX_HOME={custom}" in text
     assert "CLAUDE_CONFIG_DIR" not in text  # default place, nothing recorded: nothing to pin
     assert Path(custom / "hooks.json").exists()
+
+
+def _daemon(env: dict[str, str]) -> subprocess.Popen:
+    import sys
+    import time
+
+    daemon = subprocess.Popen([sys.executable, "-m", "memvet.install.launcher", "daemon", "run"],
+                              env={**os.environ, **env}, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    stats = Path(os.environ["MEMVET_HOME"]) / "run" / "daemon-stats.json"
+    deadline = time.monotonic() + 60
+    while not (stats.exists() and str(daemon.pid) in stats.read_text()):
+        assert daemon.poll() is None and time.monotonic() < deadline, "daemon did not start"
+        time.sleep(0.1)
+    return daemon
+
+
+def _stop(daemon: subprocess.Popen) -> None:
+    daemon.terminate()  # the one we started, by its pid
+    daemon.wait(30)
+
+
+@pytest.mark.slow
+def test_doctor_fails_when_the_daemon_watches_other_host_folders(memvet, home, monkeypatch):
+    monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
+    daemon = _daemon({"CODEX_HOME": str(home / "somewhere-else"), "MEMVET_KEY_PROVIDER": "file"})
+    try:
+        found = {c["name"]: c for c in memvet("doctor", "--json").json()["checks"]}
+    finally:
+        _stop(daemon)
+    assert found["daemon.roots codex"]["level"] == "fail"
+    assert "CODEX_HOME" in found["daemon.roots codex"]["message"]
+    assert "memvet service install" in found["daemon.roots codex"]["fix"]
+    assert found["daemon.roots claude-code"]["level"] == "ok"
+    assert str(home) not in (Path(os.environ["MEMVET_HOME"]) / "run" / "daemon-stats.json").read_text()
+    daemon = _daemon({"MEMVET_KEY_PROVIDER": "file"})
+    try:
+        found = {c["name"]: c for c in memvet("doctor", "--json").json()["checks"]}
+    finally:
+        _stop(daemon)
+    assert found["daemon.roots codex"]["level"] == "ok"

@@ -81,3 +81,16 @@ def test_doctor_reads_codex_trust_records_per_hook(memvet, codex_dir):
     assert "user-prompt-submit trusted" in trust["message"]
     config.write_text("[broken")
     assert "unknown" in checks(memvet("doctor", "--json"))["codex.trust"]["message"]
+
+
+def test_doctor_warns_when_the_daemon_meets_unknown_line_types(memvet):
+    run = Path(os.environ["MEMVET_HOME"]) / "run"
+    run.mkdir(parents=True)
+    (run / "daemon.pid").write_text(str(os.getpid()))  # a live process stands in for the daemon
+    stats = {"roots": [], "stats": {"skipped": {"unknown_type": 0, "attachment": 9}}}
+    (run / "daemon-stats.json").write_text(json.dumps(stats))
+    assert "daemon.line_types" not in checks(memvet("doctor", "--json"))
+    stats["stats"]["skipped"]["unknown_type"] = 3
+    (run / "daemon-stats.json").write_text(json.dumps(stats))
+    check = checks(memvet("doctor", "--json"))["daemon.line_types"]
+    assert check["level"] == "warn" and "3 transcript line(s)" in check["message"]

@@ -15,16 +15,24 @@ it, so the adjudicated figures do not grade the detector by its own answers:
   * placeholder: the credential (detect-secrets' expected secret, else what the row's own rule
     captures, last group) is a documentation placeholder — mostly one character (aaaa…), a run of x, *****,
     #####, a whole-value template (${VAR}, $VAR, #{…}, %VAR%, {{…}}, <…>), an example word
-    (example, sample, dummy, placeholder, your…), or the RFC 4122 example UUID 123e4567-e89b-….
-    Typed sequences (abcdef123456…) are NOT placeholders: next to a secret name a person may use
+    (example, sample, dummy, placeholder, fake, insert, …here, your…; in a host name, not), or the RFC 4122 example UUID 123e4567-e89b-….
+    Typed sequences (abcdef123456…) are NOT placeholders next to a secret word: a person may use
     one as a real, weak secret ("when unsure, redact");
+  * typed, no context: a typed sequence (abcdef…, 123456…, xyzxyzxyz, a1b2c3…) in a text with
+    no secret word at all (secret, passw, pwd, token, key, private, access, auth, credential,
+    bearer) and no provider prefix on the value (sk_…, sbp_…, NF-… stay secrets) — a provider
+    name alone does not make "cloudsmith 1234567890abcdef…" a credential;
   * empty: the row has no text (a path-only rule).
 - not_secret → secret
   * live-shaped Google API key: AIza + 35 characters, published in code (gitleaks lists such keys
     as false positives because they are often public Firebase keys; by policy an API key grants
     access and is redacted);
   * file-type keyword case: a detect-secrets keyword negative whose value the same corpus labels
-    a secret in another file type (the label depends on a file extension the text lacks).
+    a secret in another file type (the label depends on a file extension the text lacks);
+  * live literal: a literal of 6+ characters assigned to a name that says password, secret,
+    token or key (not a name about the secret: public…, …_id, …_url, …_name, …_path, vault…), or
+    the password of a URL's user:password@, that is not a placeholder by the criteria above
+    (rule-relative negatives: "no Twitch rule fires" is not "no secret here").
 
     python tests/tools/adjudicate_secrets.py [--shared ../shared]
 """
@@ -45,15 +53,59 @@ _IDENTIFIER_NAME = re.compile(r"(?i)\b(?:id|domain|url|uri|username|user name|bu
 _SECRETISH_NAME = re.compile(r"(?i)secret|token|key|password|credential|private")
 _PLACEHOLDER = re.compile(r"(?i:xxxx)|\*\*\*\*\*|#####|"
                           r"^\s*[\"']?(?:\$\{[\w.\-]+\}|\$[A-Za-z_]\w*|#\{[^}]*\}|%[A-Za-z_]+%|\{\{[^}]*\}\}|<[^<>]+>)[\"']?\s*$|"
-                          r"(?i:example|sample|dummy|placeholder|your[_\-]?(?:pass|key|token|secret|api))|123e4567-e89b-12d3")
+                          r"(?i:example|sample|dummy|placeholder|fake|insert|goes here|_here\b|"
+                          r"your[_\-]?(?:pass|key|token|secret|api))|123e4567-e89b-12d3")
 
 
 def placeholder(value: str) -> str | None:
-    """What makes `value` a documentation placeholder, or None."""
+    """What makes `value` a documentation placeholder, or None. (A host or URL is not judged
+    by its words: example.com next to a real password says nothing about the password.)"""
     if len(value) >= 6 and max(map(value.count, set(value))) * 5 >= len(value) * 3:
         return "one character repeated"
     found = _PLACEHOLDER.search(value)
+    if found and found.group(0).lower() in _EXAMPLE_WORDS and _HOST.search(value):
+        return None
     return f"contains {found.group(0)[:12]!r}" if found else None
+
+
+_TYPED = re.compile(r"(?i:abcdef|bcdefg|ghijkl|mnopqr|uvwxyz)|123456|234567|987654|(\w{3,6})\1\1|"
+                    r"(?i:a1b2c3|1a2b3c)")
+# sk_…, gsk_…, sbp_…, NF-…: a provider's prefix says what it is, typed body or not ("when unsure").
+_PROVIDER_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9]{1,11}[_\-.]")
+_CONTEXT_WORD = re.compile(r"(?i)secret|passw|pwd|token|key|private|access|auth|credential|bearer")
+
+
+def typed_without_context(value: str, text: str) -> bool:
+    """A typed sequence (abcdef…, 123456…, xyzxyzxyz, a1b2c3…) with no secret word anywhere in
+    the text: nothing says it is a credential (policy: such a value alone is not one)."""
+    return (_TYPED.search(value) is not None and _CONTEXT_WORD.search(text) is None
+            and _PROVIDER_PREFIX.match(value) is None)
+
+
+_EXAMPLE_WORDS = {"example", "sample", "dummy", "placeholder"}
+_HOST = re.compile(r"://|@|^[\w.\-]+\.(?:com|net|org|io)\b")
+# A literal assigned to a name that says secret (policy: any literal password, key or token is
+# the secret itself), and the password slot of a URL; the name must not be about the secret.
+_ASSIGNED = re.compile(r"(?i)(?P<name>[\w.\-]*(?:pass(?:word|wd)?|secret|token|api_?key|apikey|access_?key|"
+                       r"private_?key|license_?key|stream_?key|deploy_?key))[\"']?[ \t]*(?:=|:|=>)[ \t]*[\"']?"
+                       r"(?P<v>[^\s\"',;`)]{6,})")
+_URL_PASSWORD = re.compile(r"[a-z][a-z0-9+.\-]*://[^\s:/@]+:(?P<v>[^\s@/]{4,})@")
+_ABOUT_THE_SECRET = re.compile(r"(?i)public|(?:^|[_.\-])(?:id|url|uri|name|path|file|type|bucket|vault|hash|md5)$|"
+                               r"[a-z](?:Id|Url|Name|Path|Vault)$")
+_NOT_A_LITERAL = re.compile(r"^(?:[$%{<]|true$|false$|null$|none$|os\.|process\.|env\.)", re.I)
+
+
+def live_literal(text: str) -> str | None:
+    """The reason a not_secret row holds a secret by policy, or None."""
+    for match in _ASSIGNED.finditer(text):
+        value = match.group("v")
+        if (not _ABOUT_THE_SECRET.search(match.group("name")) and not _NOT_A_LITERAL.match(value)
+                and placeholder(value) is None and "(" not in value):
+            return f"literal assigned to '{match.group('name')[-24:]}': a secret by policy"
+    for match in _URL_PASSWORD.finditer(text):
+        if placeholder(match.group("v")) is None and match.group("v").lower() not in ("password", "pass", "secret"):
+            return "password in a URL's user:password@ slot"
+    return None
 
 
 _SECRET_WORD = re.compile(r"(?i)secret|passw|token|pwd|private|webhook")
@@ -91,11 +143,15 @@ def adjudicate(rows: list[dict], rules: list[dict], oracles: dict) -> list[tuple
                 out.append((row["id"], "not_secret", f"public identifier: rule '{name}' finds an id/host/name"))
             elif (value := _value(row, oracles)) is not None and (why := placeholder(value)) is not None:
                 out.append((row["id"], "not_secret", f"documentation placeholder: {why}"))
+            elif value is not None and typed_without_context(value, text):
+                out.append((row["id"], "not_secret", "typed sequence and no secret word in the text"))
         else:
             if rule == "gcp-api-key" and _GOOGLE_KEY.search(text) and not _PLACEHOLDER.search(text):
                 out.append((row["id"], "secret", "live-shaped Google API key (AIza…): an API key grants access"))
             elif rule == "KeywordDetector" and any(value in text for value in keyword_secrets):
                 out.append((row["id"], "secret", "keyword case labelled secret in another file type; no extension here"))
+            elif (why := live_literal(text)) is not None:
+                out.append((row["id"], "secret", why))
     return out
 
 

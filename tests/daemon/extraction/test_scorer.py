@@ -23,7 +23,8 @@ def learned() -> LearnedExtractor:
 
 def test_weights_load_and_hashing_is_stable_across_processes() -> None:
     scorer = default_scorer()
-    assert 0 < scorer.threshold_proposed <= scorer.threshold < 1
+    # two keep lines, each calibrated on dev: rule candidates and sentences only the scorer read
+    assert 0 < scorer.threshold_proposed < 1 and 0 < scorer.threshold < 1
     names = sentence_features("Never push to main.", Context())
     here = hashed(names)
     code = ("import json; from memvet.daemon.extraction.features import Context, hashed, sentence_features; "

@@ -110,7 +110,7 @@ def test_once_ingests_runs_sweeps_and_exits(file_key, claude_project: Path) -> N
     assert set(doc["sweeps"]) == {"sweep.rescan", "sweep.stale_leases", "sweep.expire_candidates",
                                   "sweep.retire_memories", "sweep.decay_confidence",
                                   "sweep.verify_audit", "sweep.optimize_store",
-                                  "sweep.review_flags"}
+                                  "sweep.review_flags", "sweep.reredact"}
     human = memvet("daemon", "status").stdout
     assert "daemon: not running" in human and "files tracked: 2" in human
     again = memvet("daemon", "run", "--once")  # nothing new: nothing read

@@ -90,7 +90,7 @@ def test_run_once_ingests_and_runs_due_sweeps(live_store, tmp_path, claude_proje
     assert set(live_store.sweep_runs()) == {
         "sweep.rescan", "sweep.stale_leases", "sweep.expire_candidates",
         "sweep.retire_memories", "sweep.decay_confidence", "sweep.verify_audit",
-        "sweep.optimize_store", "sweep.review_flags"}
+        "sweep.optimize_store", "sweep.review_flags", "sweep.reredact"}
     doc = json.loads((tmp_path / "run" / "daemon-stats.json").read_text())
     assert doc["stats"]["outcomes"] == {"queued": 2}
     assert "we use uv" not in json.dumps(doc)  # counts only

@@ -1,0 +1,163 @@
+"""Claude Code's own auto memory, behind memvet's review (`--native-memory gate`, the default).
+
+Claude Code writes `MEMORY.md` and topic files into `projects/<slug>/memory/` under its folder
+(or `autoMemoryDirectory`) with its ordinary Write/Edit tools — the main agent and a background
+extraction agent alike — and nobody is asked. memvet's PreToolUse hook
+(`memvet hook claude-code pre-tool-use`) turns each such write into a pending `model_inference`
+candidate (one per memory entry; source "Claude Code auto memory"; evidence: the file, session
+and agent id) and denies the write, so the folder stays empty and the memory comes back only
+once approved, at session start. The `MEMORY.md` index is denied without a candidate; shell
+commands that write into the folder are denied. It fails closed: when memvet cannot take the
+write, the write is denied all the same.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from typing import Any
+
+SOURCE = "Claude Code auto memory"
+DENY_REASON = "queued in memvet for review; approved memories return at session start"
+INDEX = "MEMORY.md"
+WRITE_TOOLS = ("Write", "Edit", "MultiEdit")
+# A shell command that names the folder and one of these writes into it (fail closed: a read
+# that happens to match is denied too, with the reason).
+_SHELL_WRITES = re.compile(r">|\btee\b|\bmv\b|\bcp\b|\brm\b|\btouch\b|\bmkdir\b|\bsed\s+-i|\bdd\b"
+                           r"|\binstall\b|\bln\b|\btruncate\b|python|perl|node")
+_FRONT_MATTER = re.compile(r"\A---\s*\n(?P<head>.*?)\n---\s*\n?", re.S)
+# Claude Code's memory types -> memvet kinds.
+KIND_OF_TYPE = {"user": "preference", "feedback": "preference", "project": "fact",
+                "reference": "fact"}
+MAX_STATEMENT = 1000
+
+
+def claude_dir() -> str:
+    value = os.environ.get("CLAUDE_CONFIG_DIR")
+    return os.path.realpath(os.path.expanduser(value or "~/.claude"))
+
+
+def custom_memory_dir() -> str | None:
+    """`autoMemoryDirectory` from the user settings, when set."""
+    try:
+        with open(os.path.join(claude_dir(), "settings.json"), encoding="utf-8") as handle:
+            value = json.load(handle).get("autoMemoryDirectory")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return os.path.realpath(os.path.expanduser(value)) if isinstance(value, str) and value else None
+
+
+def in_memory_folder(path: str, cwd: str = "") -> bool:
+    real = os.path.realpath(os.path.join(cwd, os.path.expanduser(path)))
+    projects = os.path.join(claude_dir(), "projects") + os.sep
+    if real.startswith(projects):
+        parts = real[len(projects):].split(os.sep)
+        if len(parts) >= 3 and parts[1] == "memory":
+            return True
+    custom = custom_memory_dir()
+    return bool(custom) and (real == custom or real.startswith(custom + os.sep))
+
+
+def shell_writes_memory(command: str) -> bool:
+    folders = [os.path.join(claude_dir(), "projects"), custom_memory_dir() or ""]
+    named = any(folder and folder in command for folder in folders) and "/memory" in command
+    return (named or bool(custom_memory_dir() and custom_memory_dir() in command)) and bool(
+        _SHELL_WRITES.search(command))
+
+
+def entries(tool: str, tool_input: dict[str, Any]) -> Iterator[str]:
+    """The memory text a write carries: the file for Write, each replacement for Edit/MultiEdit."""
+    if tool == "Write":
+        yield str(tool_input.get("content") or "")
+    elif tool == "Edit":
+        yield str(tool_input.get("new_string") or "")
+    elif tool == "MultiEdit":
+        for edit in tool_input.get("edits") or []:
+            if isinstance(edit, dict):
+                yield str(edit.get("new_string") or "")
+
+
+def parse_entry(text: str) -> tuple[str, str] | None:
+    """(statement, kind) of one memory entry: front matter gives the type (and a description
+    when the body is empty); None when nothing is left to review."""
+    kind, description = "fact", ""
+    match = _FRONT_MATTER.match(text)
+    if match:
+        for line in match.group("head").splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "type":
+                kind = KIND_OF_TYPE.get(value.strip().lower(), "fact")
+            elif key.strip() == "description":
+                description = value.strip()
+        text = text[match.end():]
+    body = " ".join(line.strip().lstrip("-*# ").strip() for line in text.splitlines() if line.strip())
+    statement = (body or description).strip()[:MAX_STATEMENT]
+    return (statement, kind) if statement else None
+
+
+def deny(reason: str = DENY_REASON) -> dict[str, Any]:
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                   "permissionDecisionReason": reason}}
+
+
+def queue(statements: list[tuple[str, str]], payload: dict[str, Any], path: str,
+          actor: str = "claude-code auto memory") -> list[str]:
+    """Admit each entry as a pending model_inference candidate; the ids (or outcomes)."""
+    from datetime import UTC, datetime
+
+    from memvet.store import CandidateDraft, Evidence, Scope, open_store
+    from memvet.store.workspace import resolve_workspace
+
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    session = payload.get("session_id") if isinstance(payload.get("session_id"), str) else None
+    agent = payload.get("agent_id") if isinstance(payload.get("agent_id"), str) else None
+    store = open_store()
+    try:
+        scope = Scope(user=store.user, workspace=resolve_workspace(cwd) if cwd else None,
+                      agent="claude-code", session=session)
+        drafts = [CandidateDraft(
+            statement=statement, kind=kind, source_type="model_inference", scope=scope,
+            host="claude-code", confidence=0.5,
+            reasons=(f"source: {SOURCE}", f"agent: {agent or 'main'}"),
+            evidence=Evidence(path=path, line=0, message_id=payload.get("tool_use_id"),
+                              timestamp=datetime.now(UTC), excerpt=statement[:300],
+                              session=session)) for statement, kind in statements]
+        results = store.admit_many(drafts, actor=actor)
+    finally:
+        store.close()
+    return [r.candidate_id or r.outcome for r in results]
+
+
+def pre_tool_use(raw: bytes) -> str | None:
+    """The hook's stdout: a deny for a write into the memory folder, else nothing (allowed)."""
+    try:
+        payload = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(payload, dict):
+        return None
+    tool, tool_input = payload.get("tool_name"), payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return None
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else ""
+    if tool == "Bash":
+        command = tool_input.get("command")
+        if isinstance(command, str) and shell_writes_memory(command):
+            return json.dumps(deny("shell writes into Claude Code's memory folder are off: memvet "
+                                   "reviews memories first (use the Write tool)"))
+        return None
+    path = tool_input.get("file_path")
+    if tool not in WRITE_TOOLS or not isinstance(path, str) or not in_memory_folder(path, cwd):
+        return None
+    if os.path.basename(path) == INDEX:
+        return json.dumps(deny("the memory index is kept by memvet; " + DENY_REASON))
+    try:
+        found = [entry for text in entries(tool, tool_input) if (entry := parse_entry(text))]
+        if found:
+            queue(found, payload, os.path.realpath(os.path.join(cwd, path)))
+    except Exception:  # noqa: BLE001 - fail closed: no memory goes unreviewed
+        return json.dumps(deny("memvet could not queue this memory for review, so it was not "
+                               "written; see `memvet doctor`"))
+    return json.dumps(deny())
