@@ -7,8 +7,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from memvet.install import native_memory_setup as nms
 from memvet.install import setup_record
-from memvet.install.hook_settings import WantedHook, install_hooks, uninstall_hooks
+from memvet.install.hook_settings import (
+    WantedHook,
+    install_hooks,
+    remove_event_hooks,
+    uninstall_hooks,
+)
 from memvet.install.json_edit import JsonText
 from memvet.install.setup_common import (
     ConfigFileError,
@@ -41,11 +47,15 @@ def user_state_path() -> Path:
     return Path(env).expanduser() / ".claude.json" if env else Path.home() / ".claude.json"
 
 
-def wanted_hooks() -> list[WantedHook]:
-    return [
+def wanted_hooks(native_memory: str = "gate") -> list[WantedHook]:
+    hooks = [
         WantedHook("SessionStart", SESSION_START_MATCHER, hook_command(HOST, "session-start"), HOOK_TIMEOUT),
         WantedHook("UserPromptSubmit", None, hook_command(HOST, "user-prompt-submit"), HOOK_TIMEOUT),
     ]
+    if native_memory == "gate":  # auto memory writes become candidates (native_memory.py)
+        hooks.append(WantedHook("PreToolUse", nms.GATE_MATCHER, hook_command(HOST, "pre-tool-use"),
+                                HOOK_TIMEOUT))
+    return hooks
 
 
 def mcp_entry() -> dict[str, Any]:
@@ -56,7 +66,7 @@ def mcp_entry() -> dict[str, Any]:
     return entry
 
 
-def edits(uninstall: bool) -> list[FileEdit]:
+def edits(uninstall: bool, native_memory: str = "gate") -> list[FileEdit]:
     settings, state = settings_path(), user_state_path()
     if uninstall:
         return [
@@ -64,7 +74,7 @@ def edits(uninstall: bool) -> list[FileEdit]:
             FileEdit(state, lambda text: _remove_mcp(text, state)),
         ]
     return [
-        FileEdit(settings, lambda text: _add_hooks(text, settings)),
+        FileEdit(settings, lambda text: _add_hooks(text, settings, native_memory)),
         # .claude.json also holds other tools' tokens and OAuth state: a new one is 0600.
         FileEdit(state, lambda text: _add_mcp(text, state), new_mode=0o600),
     ]
@@ -81,10 +91,18 @@ def messages(uninstall: bool, changed: bool) -> list[str]:
     ]
 
 
-def _add_hooks(text: str | None, path: Path) -> Planned:
+def _add_hooks(text: str | None, path: Path, native_memory: str) -> Planned:
     doc = load_json(text or "{}\n", path)
-    created = install_hooks(doc, HOST, wanted_hooks(), str(path))
+    created = install_hooks(doc, HOST, wanted_hooks(native_memory), str(path))
     notes = []
+    if native_memory != "gate":
+        remove_event_hooks(doc, HOST, "PreToolUse", setup_record.lookup(path))
+    if native_memory == "off":
+        if nms.switch_off(doc, created):
+            notes.append(f"{path}: Claude Code's auto memory is off ({nms.DISABLE_VAR}=1 in "
+                         "\"env\"); uninstall puts back what was there.")
+    else:
+        nms.restore(doc, setup_record.lookup(path))
     if doc.get(("disableAllHooks",)) is True:
         notes.append(f'{path} has "disableAllHooks": true: Claude Code runs no hooks, memvet\'s '
                      "included, until you remove it (memvet leaves it as it is).")
@@ -96,7 +114,8 @@ def _remove_hooks(text: str | None, path: Path) -> Planned:
         return Planned(None)
     doc = load_json(text, path)
     record = setup_record.lookup(path)
-    if not uninstall_hooks(doc, HOST, record):
+    restored = nms.restore(doc, record)
+    if not uninstall_hooks(doc, HOST, record) and not restored:
         return Planned(text)
     return Planned(_finish(doc, record))
 

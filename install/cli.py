@@ -46,6 +46,9 @@ def _add_setup(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--uninstall", action="store_true", help="remove only what memvet added")
     p.add_argument("--fix", action="store_true",
                    help="codex: move hooks.json root keys Codex rejects out of the file")
+    p.add_argument("--native-memory", choices=("gate", "off", "leave"), default="gate",
+                   help="claude-code: the host's own auto memory through memvet's review "
+                   "(default), switched off, or left alone")
     add_json_flag(p)
     p.set_defaults(handler=_setup)
 

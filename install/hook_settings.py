@@ -84,6 +84,19 @@ def uninstall_hooks(doc: JsonText, host: str, record: SetupRecord | None) -> int
     return removed
 
 
+def remove_event_hooks(doc: JsonText, host: str, event: str, record: SetupRecord | None) -> int:
+    """Remove memvet's handlers of one event (a gate switched off by a later setup)."""
+    groups = doc.get(("hooks", event))
+    if not isinstance(groups, list):
+        return 0
+    found = _ours(groups, host, event_slug(event))
+    for gi, hi in reversed(found):
+        _remove_handler(doc, event, gi, hi)
+    if found and not doc.get(("hooks", event)) and may_drop(record, ("hooks", event)):
+        doc.remove(("hooks", event))
+    return len(found)
+
+
 def event_slug(event: str) -> str:
     """SessionStart -> session-start: the argument `memvet hook` takes."""
     return "".join("-" + c.lower() if c.isupper() else c for c in event).lstrip("-")

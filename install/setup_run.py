@@ -12,12 +12,13 @@ from memvet.store.console import emit
 HOST_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
 
 
-def run_setup(host: str, *, dry_run: bool, uninstall: bool, fix: bool = False) -> dict[str, Any]:
+def run_setup(host: str, *, dry_run: bool, uninstall: bool, fix: bool = False,
+              native_memory: str = "gate") -> dict[str, Any]:
     if host == "claude-code":
         from memvet.install import claude_code as module
     else:
         from memvet.install import codex as module
-    edits = module.edits(uninstall, fix) if host == "codex" else module.edits(uninstall)
+    edits = module.edits(uninstall, fix) if host == "codex" else module.edits(uninstall, native_memory)
     files = apply(edits, dry_run)
     if not dry_run:
         setup_record.update(edits, uninstall)
@@ -25,6 +26,14 @@ def run_setup(host: str, *, dry_run: bool, uninstall: bool, fix: bool = False) -
             from memvet.install import host_folders
 
             host_folders.record(host)  # for `service install` from another shell
+            if host == "claude-code" and native_memory == "gate":
+                from memvet.install.native_memory_setup import import_existing
+                from memvet.store.paths import claude_config_dir
+
+                imported = import_existing(claude_config_dir())
+                if imported:
+                    edits[0].notes.append(f"{imported} memory file(s) Claude Code had written "
+                                          "are in memvet's review queue (`memvet queue list`).")
     changed = any(f["action"] != "unchanged" for f in files)
     notes = list(dict.fromkeys(note for edit in edits for note in edit.notes))
     if host == "codex":
@@ -42,7 +51,8 @@ def run_setup(host: str, *, dry_run: bool, uninstall: bool, fix: bool = False) -
 
 def handle(args: argparse.Namespace) -> int:
     report = run_setup(args.host, dry_run=args.dry_run, uninstall=args.uninstall,
-                       fix=getattr(args, "fix", False))
+                       fix=getattr(args, "fix", False),
+                       native_memory=getattr(args, "native_memory", "gate"))
     emit(args, report, lambda: _print_human(report))
     return 0
 

@@ -138,3 +138,9 @@ def test_the_docs_name_what_the_service_units_run():
     for page in ("daemon.md", "host-integration.md"):
         assert f"-m {ran.removeprefix('-m ')}" in (docs / page).read_text(), page
     assert "python -m memvet.daemon run" not in (docs / "daemon.md").read_text()
+
+
+def test_python_dash_m_memvet_runs_the_hook_too(isolated_env):
+    done = run("hook", "claude-code", "UserPromptSubmit", stdin="not json")
+    assert done.returncode == 0  # a hook always exits 0, whatever it was given
+    assert "usage:" not in done.stderr and "Traceback" not in done.stderr

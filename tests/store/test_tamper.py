@@ -297,3 +297,22 @@ def test_only_a_false_write_or_forget_settles_a_row_that_fails(world):
     memory = world.store.get_memory(mid)
     assert memory.status == "retired" and memory.retired_reason == "false_write"
     assert verify()["ok"]
+
+
+@pytest.mark.parametrize("key_bytes", [16, 32, 64, 65, 100])
+def test_the_row_mac_is_hmac_sha256_of_its_columns(key_bytes):
+    import hashlib
+    import hmac
+
+    from memvet.store import row_mac
+
+    key = os.urandom(key_bytes)
+    at = datetime(2026, 3, 1, 9, tzinfo=UTC)
+    values = ("active", None, "ws", at)
+    body = "\x1f".join(("memvet/row/v1", "memories", "m_1", "active", "\x00", "ws",
+                        "2026-03-01 09:00:00.000000")).encode()
+    expected = hmac.new(key, body, hashlib.sha256).hexdigest()
+    assert row_mac.mac(key, "memories", "m_1", values) == expected
+    assert row_mac.mac(key, "memories", "m_1", values[:3] + ("2026-03-01 09:00:00.000000",)) \
+        == expected  # a datetime and SQLite's text of it seal alike
+    assert row_mac.mac(key, "memories", "m_2", values) != expected
