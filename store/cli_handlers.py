@@ -11,7 +11,7 @@ from memvet.store import cli_conflicts
 from memvet.store.console import emit
 from memvet.store.errors import MemvetError, TombstonedError, UsageError
 from memvet.store.integrity import with_unreadable
-from memvet.store.records import CandidateDraft, Edits, Scope, iso
+from memvet.store.records import Candidate, CandidateDraft, Edits, Scope, iso
 from memvet.store.reservation import default_owner
 from memvet.store.store import Store, open_store
 from memvet.store.workspace import resolve_workspace
@@ -66,6 +66,12 @@ def propose(args: argparse.Namespace) -> int:
     return 1
 
 
+def origin_of(candidate: Candidate) -> str | None:
+    """Where a candidate came from when a writer said so (`source: …` among its reasons, e.g.
+    "Claude Code auto memory" from the native-memory gate); None for transcripts and typing."""
+    return next((r[len("source: "):] for r in candidate.reasons if r.startswith("source: ")), None)
+
+
 def queue_list(args: argparse.Namespace) -> int:
     from memvet.store.candidates import QueueFilter
 
@@ -81,11 +87,12 @@ def queue_list(args: argparse.Namespace) -> int:
             print("the queue is empty")
         for c in cands:
             where = c.scope.workspace or "(global)"
+            origin = f"  ({origin_of(c)})" if origin_of(c) else ""
             print(f"{c.id}  {c.status:8} {c.kind:10} {c.confidence:.2f} x{c.evidence_count}  "
-                  f"{_short(c.statement)}  [{where}]")
+                  f"{_short(c.statement)}  [{where}]{origin}")
 
-    emit(args, with_unreadable(store, {"candidates": [{k: c.to_json()[k] for k in keys}
-                                                      for c in cands]}), human)
+    emit(args, with_unreadable(store, {"candidates": [
+        {**{k: c.to_json()[k] for k in keys}, "origin": origin_of(c)} for c in cands]}), human)
     return 0
 
 

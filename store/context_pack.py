@@ -3,8 +3,8 @@ token budget, rendered as the host's `additionalContext`.
 
 Pure functions over light items, shared by the daemon's context server and the no-daemon hook
 path, so both give byte-for-byte the same context. This module imports only the standard library,
-`memvet.store.subjects` and `memvet.store.lexicon`: the hook loads it without the rest of the
-store.
+`memvet.store.subjects` and `memvet.store.lexicon` (and, for a prompt, `relevance`/`synonyms`):
+the hook loads it without the rest of the store.
 
 Order: operator-typed over the user's explicit words over imports over model inferences, then
 importance, then recency (`rank_key`; fast_read.py's SQL `ORDER BY` is its twin). The budget is

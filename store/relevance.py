@@ -10,6 +10,10 @@ is not answered by the one common word it shares with a memory. A memory whose s
 it fills, slots.py) the question names gets SUBJECT_BONUS of its subject's share on top: a
 subject match counts over plain word overlap.
 
+The hook's prompt path ranks with this same rule (context_pack.relevant over a Corpus the
+daemon keeps per pack), without the subject bonus: the hook decrypts no subjects. So this module
+stays light: no SQLAlchemy, no typing at run time.
+
 FLOOR is the relevance below which a memory is no answer (recall then says UNKNOWN /
 insufficient_evidence). It was calibrated on development data only: the dev split of the
 user-side evaluation (tests/eval/user; never its frozen test split) and the 176 gold cases of
@@ -22,11 +26,14 @@ blended, and loads in seconds, so it is not used (and never on the hook's path).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
-from typing import Any
 
 from memvet.store import context_pack as cp
 from memvet.store.synonyms import compile_groups
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the hook's prompt path loads this module
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
 
 FLOOR = 0.3  # calibrated on the dev splits (docs/benchmarks.md, "Relevance")
 SUBJECT_BONUS = 0.4  # added times the share of the memory's subject the question names

@@ -75,8 +75,9 @@ class TombstoneMixin(StoreCore):
         where = "user-global" if tomb.workspace_bidx is None else "a workspace"
         raise TombstonedError(
             f"the statement matches tombstone {name} ({tomb.reason} {tomb.created_at:%Y-%m-%d}, "
-            f"{where}): it was turned down before; `memvet queue approve {candidate_id} "
-            "--force-over-tombstone` commits it anyway", id=candidate_id, tombstone=name,
+            f"{where}): it was turned down before; the same `memvet queue approve "
+            f"{candidate_id} …` with `--force-over-tombstone` added commits it anyway",
+            id=candidate_id, tombstone=name,
             reason=tomb.reason, status="pending")
 
     def restated_tombstone(self, conn: Connection, scope: Scope, statement: str) -> sa.Row | None:

@@ -28,8 +28,8 @@ def test_every_package_folder_is_listed():
 
 def test_package_dirs_map_the_design_card_folders():
     mapping = _config()["tool"]["setuptools"]["package-dir"]
-    assert mapping == {NAMESPACE: "namespace"} | {name: folder for folder, name in FOLDERS.items()}
-    assert not (ROOT / "namespace" / "__init__.py").exists()
+    assert mapping == {NAMESPACE: "install/namespace"} | {name: folder for folder, name in FOLDERS.items()}
+    assert not (ROOT / "install" / "namespace" / "__init__.py").exists()
 
 
 def test_console_script_and_command_entry_points_resolve():

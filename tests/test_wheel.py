@@ -27,8 +27,9 @@ def built_wheel(tmp_path_factory) -> Path:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     shutil.copy(ROOT / "pyproject.toml", src)
     shutil.copy(ROOT / config["project"]["readme"], src)
-    for folder in set(config["tool"]["setuptools"]["package-dir"].values()):
-        shutil.copytree(ROOT / folder, src / folder)  # bytecode too: the build must leave it out
+    tops = {Path(folder).parts[0] for folder in config["tool"]["setuptools"]["package-dir"].values()}
+    for top in tops:
+        shutil.copytree(ROOT / top, src / top)  # bytecode too: the build must leave it out
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 from array import array
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -54,13 +55,12 @@ class Scorer:
         if header.get("buckets") != BUCKETS or header.get("outputs") != ["keep", *KINDS, "global"]:
             raise ValueError("extraction weights do not match this version's features")
         n, width = header["features"], len(header["outputs"])
-        indices = array("I")
-        indices.frombytes(blob[: 4 * n])
+        self._indices = array("I")
+        self._indices.frombytes(blob[: 4 * n])
         self._weights = array("f")
         self._weights.frombytes(blob[4 * n: 4 * n + 4 * n * width])
-        if len(indices) != n or len(self._weights) != n * width:
+        if len(self._indices) != n or len(self._weights) != n * width:
             raise ValueError("extraction weights file is truncated")
-        self._row = dict(zip(indices, range(0, n * width, width), strict=True))
         self._width = width
         self._bias = header["intercepts"]
         self.threshold: float = header["threshold"]  # a sentence only the scorer read
@@ -70,13 +70,20 @@ class Scorer:
 
     def _sums(self, features: list[str]) -> list[float]:
         sums = list(self._bias)
-        weights, row, width = self._weights, self._row, self._width
+        weights, width = self._weights, self._width
         for index, value in hashed(features).items():
-            at = row.get(index)
+            at = self._row(index)
             if at is not None:
                 for k in range(width):
                     sums[k] += weights[at + k] * value
         return sums
+
+    def _row(self, index: int) -> int | None:
+        """Where a feature's weights start; the indices are sorted, so a binary search finds it
+        (no table built at start-up: `memvet extract` on one file stays quick)."""
+        indices = self._indices
+        at = bisect_left(indices, index)
+        return at * self._width if at < len(indices) and indices[at] == index else None
 
     def score(self, statement: str, context: Context) -> tuple[float, tuple[str, ...]]:
         verdict = self.judge(statement, context)
@@ -102,7 +109,7 @@ class Scorer:
 
         pushes: dict[str, float] = {}
         for name, times in Counter(features).items():
-            at = self._row.get(crc32(name.encode()) & (BUCKETS - 1))
+            at = self._row(crc32(name.encode()) & (BUCKETS - 1))
             if at is not None:
                 pushes[name] = self._weights[at] * times
         ranked = sorted(pushes.items(), key=lambda item: -abs(item[1]))[:count]

@@ -21,7 +21,7 @@ SAID = {  # what the user types in session 1, per host
     "claude-code": "Remember: in this project we always use pnpm, never npm.",
     "codex": "Remember: deploys of this service go through fastlane, never by hand.",
 }
-ASK = "Do we use pnpm or npm here, and do deploys go through fastlane? recall-check"
+ASK = "Do deploys of this service go through fastlane, never by hand? recall-check"
 RECALL = {"when": "recall-check", "tool": "mcp__memvet__memory_recall",
           "input": {"query": "which package manager do we use"}}
 
@@ -64,9 +64,12 @@ def loop(request, make_world, model_texts) -> dict:
                             ("codex", (world.codex_dir / "sessions").rglob("*.jsonl")))}
     world.memvet("daemon", "run", "--once")
     facts["queue"] = world.memvet_json("queue", "list")["candidates"]
-    ids = [c["id"] for c in facts["queue"] if c["statement"] in SAID.values()]
-    if ids:
-        world.memvet("queue", "approve", *ids, "--cwd", str(world.workspace))
+    # Approved one after the other, Claude Code's last: the newest ranks first, so the one-line
+    # session-start budget holds it and the prompt (about the other) needs the prompt hook.
+    for host in ("codex", "claude-code"):
+        for candidate in facts["queue"]:
+            if candidate["statement"] == SAID[host]:
+                world.memvet("queue", "approve", candidate["id"], "--cwd", str(world.workspace))
     (world.memvet_home / "config.toml").write_text(
         f"[hook]\nsession_start_tokens = {one_line_budget()}\n")
     facts["hook_log_mark"] = len((world.memvet_home / "logs" / "hook.log").read_text().splitlines())

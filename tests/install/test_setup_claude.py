@@ -249,7 +249,8 @@ def test_uninstall_without_the_setup_record_still_removes_what_became_empty(memv
     settings_path, state_path = wired
     memvet("setup", "claude-code")
     record = Path(os.environ["MEMVET_HOME"]) / "setup-record.json"
-    assert json.loads(record.read_text())[str(settings_path)]["containers"] == [["hooks", "UserPromptSubmit"]]
+    assert json.loads(record.read_text())[str(settings_path)]["containers"] == [
+        ["hooks", "PreToolUse"], ["hooks", "UserPromptSubmit"]]  # PreToolUse: the native-memory gate
     record.unlink()  # e.g. uninstall run with another MEMVET_HOME
     memvet("setup", "claude-code", "--uninstall")
     assert settings_path.read_text() == samples.claude_settings
