@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import tomlkit
+from memvet.install import codex_memories
 from memvet.install.setup_common import ConfigFileError, looks_like_memvet_command
 from tomlkit.exceptions import ParseError
 from tomlkit.items import Table
@@ -44,7 +45,7 @@ def parse(text: str, path: Path) -> tomlkit.TOMLDocument:
 
 def add(text: str, path: Path, entry: dict[str, Any]) -> tuple[str, list[str]]:
     doc = parse(text, path)
-    notes = _enable_hooks(doc, path)
+    notes = _enable_hooks(doc, path) + codex_memories.gate(doc, path)
     servers = doc.get("mcp_servers")
     if servers is not None and not isinstance(servers, dict):
         raise ConfigFileError(f"{path}: mcp_servers is not a table; left alone", path=str(path))
@@ -69,7 +70,7 @@ def add(text: str, path: Path, entry: dict[str, Any]) -> tuple[str, list[str]]:
 
 def remove(text: str, path: Path) -> tuple[str, list[str]]:
     doc = parse(text, path)
-    notes = _restore_features(doc)
+    notes = _restore_features(doc) + codex_memories.ungate(doc)
     servers = doc.get("mcp_servers")
     current = servers.get("memvet") if isinstance(servers, dict) else None
     if current is None:

@@ -15,23 +15,22 @@ from memvet.store.records import Memory
 from memvet.store.slots import Claim, claim_of, normalise_subject, rivalry
 
 # Attributes a question asks the value of, and the value type that states one (slots.Claim
-# types, plus "host": a path or a name with a digit). "secret" is never a stored
-# value (secrets are redacted): a question for one has no answer in memory.
+# types, plus "host": a path or a name with a digit or a dot, "staging.tidepool.dev").
 ATTRIBUTE_TYPES = {"port": "number", "version": "number", "id": "number", "size": "number",
                    "limit": "number", "timeout": "number", "period": "number",
-                   "host": "host", "hostnam": "host", "url": "path", "address": "host",
-                   "endpoint": "path", "token": "secret", "key": "secret", "password": "secret",
-                   "secret": "secret"}
+                   "host": "host", "hostnam": "host", "url": "host", "address": "host",
+                   "endpoint": "host"}
 MONTH_YEAR = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
                         r"(?:19|20)\d\d\b", re.IGNORECASE)  # a date is no value of the slot
 
 
 def _states(claim: Claim, wanted: str) -> bool:
     """Does the claim hold a value of this type? A name with a digit ("4411-2290-1187",
-    "legacy-db-01") is a number's or a host's value too."""
-    digits = any(any(c.isdigit() for c in v) for v in claim.of_type("word"))
+    "legacy-db-01") is a number's or a host's value too; a dotted name a host's."""
+    words = claim.of_type("word")
+    digits = any(any(c.isdigit() for c in v) for v in words)
     if wanted == "host":
-        return bool(claim.of_type("path")) or digits
+        return bool(claim.of_type("path")) or digits or any("." in v for v in words)
     return bool(claim.of_type(wanted)) or (wanted == "number" and digits)
 
 

@@ -49,10 +49,10 @@ class LearnedExtractor:
             context = Context(message=text, index=inside[0] if inside else 0, count=count,
                               previous_assistant=previous_assistant, rules=tuple(r.name for r, _ in hits),
                               adopted=adopted, host=host)
-            verdict = scorer.judge(item.statement, context, explain=0)
             # An adoption has its own (lower) confidence cap and gate (adoption.py): typed, not dropped.
-            if adopted or verdict.score >= scorer.threshold_proposed:
-                reasons = scorer.judge(item.statement, context).reasons
+            if adopted or scorer.keep_score(item.statement, context) >= scorer.threshold_proposed:
+                verdict = scorer.judge(item.statement, context)
+                reasons = verdict.reasons
                 confidence = min(verdict.score, item.confidence) if adopted else verdict.score
                 kept.append(replace(item, kind=verdict.kind, confidence=round(confidence, 3),
                                     user_global=verdict.global_p >= GLOBAL_LINE,
@@ -64,10 +64,9 @@ class LearnedExtractor:
             hits = extractor.rule_hits(sentence)
             context = Context(message=text, index=index, count=count, previous_assistant=previous_assistant,
                               rules=tuple(r.name for r, _ in hits), host=host)
-            verdict = scorer.judge(sentence, context, explain=0)
-            if verdict.score < scorer.threshold:
+            if scorer.keep_score(sentence, context) < scorer.threshold:
                 continue
-            verdict = scorer.judge(sentence, context)  # kept: now say why
+            verdict = scorer.judge(sentence, context)  # kept: type it and say why
             corrections = [(r, m) for r, m in hits if r.section == "correction"]
             seen.add(sentence.casefold())
             kept.append(Extracted(

@@ -78,6 +78,17 @@ class Scorer:
                     sums[k] += weights[at + k] * value
         return sums
 
+    def keep_score(self, statement: str, context: Context) -> float:
+        """The keep probability alone: one weight per feature, not all outputs (most sentences
+        stop here; `judge` types only what is kept)."""
+        total = self._bias[0]
+        weights = self._weights
+        for index, value in hashed(sentence_features(statement, context, chars=self.chars)).items():
+            at = self._row(index)
+            if at is not None:
+                total += weights[at] * value
+        return _sigmoid(total)
+
     def _row(self, index: int) -> int | None:
         """Where a feature's weights start; the indices are sorted, so a binary search finds it
         (no table built at start-up: `memvet extract` on one file stays quick)."""

@@ -186,7 +186,7 @@ def is_pathlike(value: str) -> bool:
         return True
     segments = [s for s in _PATH_SPLIT.split(value) if s]
     if value.startswith("/") and len(segments) == 1:  # /tmp is a path, /k8Zq2R… an AWS secret
-        return _is_wordy(segments[0]) or not segments[0].isalnum()
+        return _is_wordy(segments[0]) or _FILE_SUFFIX.search(segments[0]) is not None
     if len(segments) < 2:
         return False
     wordy = sum(1 for s in segments if _is_wordy(s))

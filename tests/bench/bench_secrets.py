@@ -1,7 +1,8 @@
 """Redaction recall and false positives on third-party labelled credential strings.
 
 Data: ../shared/benchdata/secrets/secrets_labelled.jsonl.gz (Nosey Parker, Kingfisher, gitleaks,
-detect-secrets; labels by those projects, not by us). Scored on `text_label`.
+detect-secrets; labels by those projects, not by us). Scored on `text_label` (raw) and on the
+policy labels of tests/corpus/secrets/adjudicated.tsv (adjudicated, the headline figures).
 
 - A `secret` row counts as redacted when `redact()` changed it and no credential-shaped fragment
   survives. "Survives" is decided by the third-party rule that labelled the row wherever we can
@@ -339,14 +340,12 @@ def main() -> int:
     return 0
 
 
-NOTES = ("Labels are third-party and rule-relative (benchdata/secrets/SOURCES.md). Many secret rows are rule "
-         "examples that are placeholders or identifiers by our policy (xxxx…, one repeated character, "
-         "user:secret@ style words, $VAR/%VAR%/#{…} templates, hosts, bucket URLs, client ids, bare weak "
-         "passwords with no context, typed sequences with no secret word nearby); many not_secret rows are "
-         "rule-relative near-misses that are live-shaped credentials by our policy (allow-listed public AIza… "
-         "keys, `password = super$ecret`, real-shaped OAuth keys, file-type-dependent keyword cases). "
-         "Neither budget is met; every remaining row is listed in missed_ids / false_positive_ids.")
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+NOTES = ("Labels are third-party and rule-relative (benchdata/secrets/SOURCES.md); `adjudicated` relabels the rows "
+         "that disagree with memvet's written policy (docs/threat-model.md), once, in "
+         "tests/corpus/secrets/adjudicated.tsv, by criteria that never look at the redactor's output. "
+         "`layers_adjudicated` scores the pinned gitleaks rules alone, memvet's detectors alone and both; "
+         "`cross_source` is the figure on the three sources the gitleaks rules were not written against. "
+         "memvet's own detectors were tuned looking at this corpus (see held_out), so their figures are not "
+         "from unseen data; planted_credentials are made up by the project in 37 provider shapes. "
+         "Neither adjudicated target (recall 0.99, false positives 0.03) is met; every remaining row is "
+         "listed in adjudicated.missed_ids / false_positive_ids.")

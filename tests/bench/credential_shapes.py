@@ -1,5 +1,5 @@
 """Realistic credentials memvet makes up itself (not taken from any rule set's examples), in the
-shapes of 30+ providers, planted in real-shaped Claude Code transcripts: prompts, a pasted .env,
+shapes of 30+ providers (and the forms issue 14 measured as misses), planted in real-shaped Claude Code transcripts: prompts, a pasted .env,
 a log excerpt, tool output. Used by tests/store/test_planted_credentials.py (a fast subset, end
 to end on every read surface) and bench_secrets.py (all of them, on the redactor).
 
@@ -101,6 +101,12 @@ def shapes(rng: random.Random) -> dict[str, tuple[str, list[str]]]:
         "prose-password": (f"the staging db password is {pw}", [pw]),
         "prose-login": (f"the login is {user} / {pw}", [pw]),
         "bearer-header": ((f"Authorization: Bearer {(b := _pick(rng, ALNUM, 48))}"), [b]),
+        # the shapes issue 14 measured as misses
+        "aws-secret-slash": ((f"AWS_SECRET_ACCESS_KEY={(k := '/' + _pick(rng, B64, 39))}"), [k]),
+        "prose-use-password": (f"use the password {pw} for the staging db", [pw]),
+        "slack-legacy": ((t := f"xoxo-{rng.randrange(10**9, 10**10)}-{rng.randrange(10**9, 10**10)}-"
+                               f"{rng.randrange(10**9, 10**10)}-{_pick(rng, HEX, 12)}"), [t]),
+        "prose-login-colon": (f"login: {user} / {pw}", [pw]),
     }
     return out
 
@@ -111,6 +117,7 @@ CONTEXTS = (
     "We always call the API like this (log from yesterday):\n2026-03-14T09:31:07Z INFO client auth ok using {cred}",
     "The build failed; tool output was:\n```\n$ ./deploy.sh\nusing credentials {cred}\nerror: 403\n```\n"
     "From now on we always deploy with these credentials.",
+    "{cred}",  # pasted on its own, nothing around it
 )
 
 
@@ -144,7 +151,7 @@ def claude_transcript(texts: list[str], cwd: str, session: str = "5eed0000-0000-
     return "\n".join(lines) + "\n"
 
 
-def bench_figures(count: int = 370) -> dict[str, object]:
+def bench_figures(count: int = 410) -> dict[str, object]:
     """Every planted credential through redact(): how many secret parts survive, per shape."""
     from memvet.store.redaction import redact
 

@@ -1,8 +1,8 @@
 """Redaction measured on third-party labels (../shared/benchdata/secrets, rows labelled by Nosey
 Parker, Kingfisher, gitleaks and detect-secrets), scored exactly as tests/bench/bench_secrets.py
 scores them. The thresholds guard against regressions a little below the measured figures (see
-docs/benchmarks/secrets.json); the issue's budgets (recall >= 0.99, fp <= 0.02) are not met and
-the bench says why."""
+docs/benchmarks/secrets.json); the issue's targets (adjudicated recall >= 0.99, fp <= 0.03) are
+not met and the bench says why."""
 
 from __future__ import annotations
 
@@ -26,14 +26,28 @@ def tally(shared_dir: Path):
         spec = importlib.util.spec_from_file_location("bench_secrets_for_tests", BENCH)
         bench = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(bench)
-        _CACHE["tally"] = bench.score(redact, bench.load_rows(), bench.load_oracles())["tally"]
+        rows, oracles = bench.load_rows(), bench.load_oracles()
+        _CACHE["tally"] = bench.score(redact, rows, oracles)["tally"]
+        _CACHE["adjudicated"] = bench.score(redact, bench.adjudicated(rows), oracles)["tally"]
     return _CACHE["tally"]
+
+
+@pytest.fixture
+def adjudicated(tally):  # noqa: ARG001 - computed with it
+    return _CACHE["adjudicated"]
+
+
+def test_adjudicated_recall_and_false_positives(adjudicated) -> None:
+    """Against the written policy (tests/corpus/secrets/adjudicated.tsv); the issue's targets
+    (0.99, 0.03) are not met, these guard the measured 0.931 / 0.147 against regressions."""
+    overall = adjudicated.figures("all")
+    assert overall["recall"] >= 0.92 and overall["fp_rate"] <= 0.16, overall
 
 
 def test_recall_and_false_positives_overall(tally) -> None:
     overall = tally.figures("all")
     assert overall["secret_rows"] > 2000 and overall["not_secret_rows"] > 500
-    assert overall["recall"] >= 0.86  # measured 0.877
+    assert overall["recall"] >= 0.86  # measured 0.869 (0.877 before the policy's placeholders)
     assert overall["fp_rate"] <= 0.235  # measured 0.211; 0.31 before the rewrite
 
 

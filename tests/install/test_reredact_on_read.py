@@ -63,3 +63,31 @@ def test_served_documents_are_redacted_again_field_by_field() -> None:
     again = rechecked(document)
     assert TOKEN not in again["memories"][0]["statement"] and "[REDACTED:" in again["memories"][0]["statement"]
     assert again["memories"][0]["id"] == "m_1" and again["total"] == 1 and recheck(None) is None
+
+
+def test_the_no_daemon_hook_rechecks_until_the_sweep_has_run(tmp_path: Path, monkeypatch) -> None:
+    """The hook without a daemon compares the store's recorded rule-set version with its own:
+    an older one (the sweep has not run yet) means it redacts what it serves."""
+    import json
+    import subprocess
+
+    import sqlalchemy as sa
+
+    monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
+    workspace = tmp_path / "repo"
+    (workspace / ".git").mkdir(parents=True)
+    _store_unredacted(workspace, monkeypatch)
+    store = open_store()
+    try:
+        with store.engine.begin() as conn:
+            conn.execute(sa.text("UPDATE store_meta SET value = 'gitleaks-older+memvet-1' "
+                                 "WHERE key = 'redaction_ruleset'"))
+    finally:
+        store.close()
+    payload = json.dumps({"session_id": "s-1", "cwd": str(workspace), "source": "startup",
+                          "hook_event_name": "SessionStart"})
+    done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", "hook", "claude-code", "session-start"],
+                          input=payload, capture_output=True, text=True, timeout=60, cwd=workspace,
+                          env={**os.environ, "MEMVET_HOOK_DAEMON": "off", "MEMVET_KEY_PROVIDER": "file"})
+    assert "deploy notices" in done.stdout, done.stdout + done.stderr  # the memory is served …
+    assert TOKEN not in done.stdout and "[REDACTED:" in done.stdout  # … redacted with today's rules

@@ -81,6 +81,8 @@ def test_a_question_for_an_attribute_no_memory_states_is_unknown(store, question
     ("The app runs on Node 20, pinned in .nvmrc", "what node version does the app need?"),
     ("The prod AWS account is 4411-2290-1187", "what's the prod aws account id?"),
     ("The database is MySQL 5.7 on legacy-db-01", "which host runs the mysql database?"),
+    ("Staging is at https://staging.tidepool.dev (basic auth)", "what's the staging url?"),
+    ("In dev, email goes to Mailpit at localhost:8025", "where can I see the password reset email?"),
 ])
 def test_a_memory_holding_a_value_of_the_asked_type_still_answers(store, statement, question):
     m = remember(store, statement)

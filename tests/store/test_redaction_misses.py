@@ -44,3 +44,12 @@ KEPT = [
 @pytest.mark.parametrize("text", KEPT)
 def test_statement_about_secrets_is_kept(text: str) -> None:
     assert redact(text).text == text
+
+
+def test_an_aws_secret_starting_with_a_slash_and_holding_a_plus_is_redacted() -> None:
+    """Found by the planted credentials (tests/bench/credential_shapes.py): a value starting with
+    "/" was taken for a path whenever it held a character that is not a letter or digit."""
+    text = "AWS_ACCESS_KEY_ID=AKIAWJMPS23ADGXT2LUP\nAWS_SECRET_ACCESS_KEY=/HgkMmlusZKe4pAqcdMWem7THHXp2A+qOYu8IPYW"
+    assert "HgkMmlusZKe4" not in redact(text).text
+    for path in ("password=/tmp", "token: /etc/app/token", "key_file=/id_rsa.pub"):
+        assert redact(path).text == path

@@ -9,15 +9,35 @@ from pathlib import Path
 
 import pytest
 from memvet.store import CandidateDraft, QueueFilter, Scope, open_store
+from memvet.store.paths import memvet_home
 from memvet.store.workspace import resolve_workspace
 
 from .conftest import ClaudeSession, memvet
-from .test_selective_provenance import TYPED, selective, state
 
 pytestmark = pytest.mark.slow
 
+TYPED = ["We always use uv for Python packaging in this repo."]
 REJECTED = "We always use ruff for linting in this repo."
 REWORDED = "In this repo we always lint with ruff."
+
+
+def selective(threshold: float = 0.75) -> None:
+    home = memvet_home()
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "policy.toml").write_text(f'mode = "selective"\nselective_threshold = {threshold}\n')
+
+
+def state() -> tuple[set[str], set[str]]:
+    """The active memories' and the pending candidates' statements."""
+    store = open_store(schema="never")
+    try:
+        reader = store.reader_for(None, all_scopes=True)
+        memories = {m.statement for m in store.list_memories(reader)}
+        pending = {c.statement for c in store.list_candidates(
+            reader, QueueFilter(statuses=("pending",)), limit=None)}
+    finally:
+        store.close()
+    return memories, pending
 
 
 def test_a_reworded_rejected_rule_is_queued_not_auto_committed(file_key, tmp_path: Path) -> None:
