@@ -110,6 +110,12 @@ class IngestWorker:
             now = self.ingestor.store.now()
             run_sweep(RESCAN, lambda _s, _n: sweep_rescan(_s, _n, scan=self.scan_all),
                       self.ingestor.store, now)
+            from memvet.daemon.hosts.codex_memories import import_new
+
+            try:  # Codex's own memories into review (issue 10); never at the transcripts' cost
+                import_new(self.ingestor.store)
+            except Exception as exc:  # noqa: BLE001
+                log.error("importing Codex memories failed (%s)", describe(exc))
         self._process(files)
         self.batches += 1
         self._after_batch()

@@ -112,8 +112,28 @@ def _claude() -> dict[str, Any]:
     mcp = _mcp(doc.get("mcpServers") if isinstance(doc, dict) else None)
     doc = _load_json(settings)
     return {"settings": str(settings), "state": str(state), "hooks": _hooks(doc, "claude-code"), "mcp": mcp,
+            "native_memory": _native_memory(doc),
             "unreadable": [str(p) for p, d in ((settings, doc),) if isinstance(d, dict)
                            and d.get("__unreadable__")]}
+
+
+def _native_memory(user_settings: Any) -> dict[str, Any]:
+    """Claude Code's auto memory as this folder's project sees it: memvet's gate hook, the user's
+    switch-off variable, and project settings that turn the feature back on."""
+    from memvet.install.setup_common import is_memvet_hook
+    from memvet.store.workspace import resolve_workspace
+
+    hooks = user_settings.get("hooks") if isinstance(user_settings, dict) else None
+    groups = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
+    gated = any(is_memvet_hook(h.get("command"), "claude-code", "pre-tool-use")
+                for g in (groups if isinstance(groups, list) else []) if isinstance(g, dict)
+                for h in (g.get("hooks") or []) if isinstance(h, dict))
+    env = user_settings.get("env") if isinstance(user_settings, dict) else None
+    project = Path(resolve_workspace(os.getcwd())) / ".claude"
+    enabling = [str(p) for p in (project / "settings.json", project / "settings.local.json")
+                if isinstance(d := _load_json(p), dict) and d.get("autoMemoryEnabled") is True]
+    return {"gate": gated, "disabled_by_env": isinstance(env, dict) and
+            env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY") == "1", "project_enables": enabling}
 
 
 def _codex() -> dict[str, Any]:

@@ -89,6 +89,7 @@ def host_checks(hosts: dict[str, Any], home: str | None) -> list[dict[str, str]]
         for event in ("session-start", "user-prompt-submit"):
             out.append(_wiring(host, f"hook {event}", facts["hooks"].get(event), home))
         out.append(_wiring(host, "MCP server", facts["mcp"], home))
+    out.append(_native_memory_check(hosts["claude-code"].get("native_memory") or {}))
     codex = hosts["codex"]
     if codex["hooks"] and codex["hooks_disabled"]:
         out.append(_check("codex.features", "fail", "codex: hooks are switched off in "
@@ -101,6 +102,22 @@ def host_checks(hosts: dict[str, Any], home: str | None) -> list[dict[str, str]]
     if codex["trust_reminder"]:
         out.append(_trust_check(codex))
     return out
+
+
+def _native_memory_check(facts: dict[str, Any]) -> dict[str, str]:
+    """A project's checked-in `autoMemoryEnabled: true` overrides the user's false: without the
+    gate or the switch-off variable, Claude Code writes memories nobody reviewed."""
+    name = "claude-code.native_memory"
+    if facts.get("gate"):
+        return _check(name, "ok", "claude-code: auto memory writes go through memvet's review")
+    if facts.get("disabled_by_env"):
+        return _check(name, "ok", "claude-code: auto memory is off (CLAUDE_CODE_DISABLE_AUTO_MEMORY)")
+    if facts.get("project_enables"):
+        return _check(name, "warn", "claude-code: this project's settings turn auto memory on "
+                      f"(autoMemoryEnabled: true in {', '.join(facts['project_enables'])}): it "
+                      "writes memories nobody reviewed", f"`{SETUP['claude-code']} "
+                      "--native-memory gate` (or `off`)")
+    return _check(name, "ok", "claude-code: auto memory left as the host has it")
 
 
 def _trust_check(codex: dict[str, Any]) -> dict[str, str]:

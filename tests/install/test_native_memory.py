@@ -129,3 +129,18 @@ def test_setup_imports_existing_memory_files_once(project, memvet):
     memvet("setup", "claude-code")  # again: already imported, and rejected stays rejected
     assert queued(memvet) == []
     assert (memory / "testing.md").read_text() == TOPIC  # the files stay
+
+
+def test_doctor_warns_when_a_project_turns_auto_memory_back_on(project, memvet, monkeypatch, claude_dir):
+    ws, _ = project
+    (ws / ".claude").mkdir()
+    (ws / ".claude" / "settings.json").write_text('{"autoMemoryEnabled": true}\n')
+    (claude_dir / "settings.json").write_text('{"autoMemoryEnabled": false}\n')
+    monkeypatch.chdir(ws)
+    found = {c["name"]: c for c in memvet("doctor", "--json").json()["checks"]}
+    check = found["claude-code.native_memory"]
+    assert check["level"] == "warn" and "autoMemoryEnabled" in check["message"]
+    assert "--native-memory" in check["fix"]
+    memvet("setup", "claude-code")  # the gate catches the writes whatever the settings say
+    found = {c["name"]: c for c in memvet("doctor", "--json").json()["checks"]}
+    assert found["claude-code.native_memory"]["level"] == "ok"

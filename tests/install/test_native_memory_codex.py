@@ -38,3 +38,24 @@ def test_memories_off_means_nothing_is_added(memvet, codex_dir):
     config.write_text('[features]\nmemories = false\n')
     memvet("setup", "codex")
     assert "memories" not in tomllib.loads(config.read_text()) or "use_memories" not in config.read_text()
+
+
+def test_the_daemon_queues_codex_memory_files_once(memvet, memvet_process, codex_dir, monkeypatch):
+    monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
+    summaries = codex_dir / "memories_v2" / "rollout_summaries"
+    summaries.mkdir(parents=True)
+    (summaries / "2026-12-01-thread-a.md").write_text("# Thread a\n- The user deploys with Helm charts.\n")
+    (codex_dir / "memories_v2" / "memory_summary.md").write_text("digest\n")
+    (codex_dir / "config.toml").write_text("[features]\nmemories = false\n")
+    assert memvet_process("daemon", "run", "--once").returncode == 0
+    assert memvet("queue", "list", "--json").json()["candidates"] == []  # feature off: nothing
+    (codex_dir / "config.toml").write_text("[features]\nmemories = true\n")
+    assert memvet_process("daemon", "run", "--once").returncode == 0
+    [candidate] = memvet("queue", "list", "--json").json()["candidates"]
+    assert candidate["statement"] == "Thread a The user deploys with Helm charts."
+    assert candidate["origin"] == "Codex memories" and candidate["source_type"] == "model_inference"
+    memvet("queue", "reject", candidate["id"])
+    path = summaries / "2026-12-01-thread-a.md"
+    path.write_text(path.read_text())  # Codex rewrites a deleted summary: same name, same text
+    assert memvet_process("daemon", "run", "--once").returncode == 0
+    assert memvet("queue", "list", "--json").json()["candidates"] == []

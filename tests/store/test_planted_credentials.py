@@ -3,7 +3,7 @@ tests/bench/credential_shapes.py, planted in prompts, a pasted .env, a log excer
 output of a real-shaped Claude Code transcript) never show on a read surface — `extract --json`,
 `queue list/show`, `memories list`, `recall`, both hooks of both hosts, the MCP tools, `status`,
 `doctor` — nor in any file under MEMVET_HOME (database, WAL, logs, run state). The benchmark
-runs all 370 through the redactor; this is the fast subset through everything."""
+runs all 410 through the redactor; this is the fast subset through everything."""
 
 from __future__ import annotations
 

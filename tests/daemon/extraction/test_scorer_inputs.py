@@ -103,3 +103,10 @@ def test_memorycode_test_dialogues_are_never_read_for_training(shared_dir: Path)
     assert not sources["train"] & sources["dev"]
     assert all(third_party_split("memorycode", s) == split for split, found in sources.items() for s in found)
     assert any(m["labels"] for m in train) and all(lab["kind"] is None for m in train for lab in m["labels"])
+
+
+def test_the_keep_only_score_is_the_full_verdicts_score() -> None:
+    scorer = _weights()
+    for sentence, rules in (("Never push to main.", ("constraint.never",)), ("thanks, that works", ())):
+        context = Context(message=sentence, rules=rules)
+        assert scorer.keep_score(sentence, context) == pytest.approx(scorer.judge(sentence, context).score, abs=1e-9)
