@@ -65,7 +65,7 @@ class Policy:
     redaction_penalty: float = 0.05  # a statement that had a secret in it is less useful
     correction_kind: str = "preference"  # the kind of a correction no kind rule classified
     correction_confidence: float = 0.6
-    learned_scorer: bool = True  # false: the rules alone decide (daemon/extraction/learned.py)
+    learned_scorer: bool = False  # opt-in: the learned scorer (daemon/extraction/learned.py)
     learn_from_reviewer: bool = True  # false: approvals and rejections teach nothing (extraction/reviewer.py)
 
 

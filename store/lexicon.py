@@ -29,19 +29,28 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def compile_concepts(stem_words) -> tuple[dict[str, tuple[str, ...]],  # noqa: ANN001
-                                          list[tuple[frozenset[str], str]]]:
-    """(term -> concept tokens, [(phrase terms, token)]), with words turned into terms by
-    `stem_words` (context_pack's own normalisation, passed in to keep one definition)."""
+def compile_word_groups(groups: dict[str, tuple[str, ...]], prefix: str, stem_words,  # noqa: ANN001
+                        ) -> tuple[dict[str, tuple[str, ...]], list[tuple[frozenset[str], str]]]:
+    """(term -> group tokens, [(phrase terms, token)]) for named word groups, with words turned
+    into terms by `stem_words` (context_pack's own normalisation, passed in to keep one
+    definition). One rule for the concepts here and the synonym groups of synonyms.py."""
     single: dict[str, tuple[str, ...]] = {}
     phrases: list[tuple[frozenset[str], str]] = []
-    for name, words in CONCEPTS.items():
-        token = f"~{name}"
+    for name, words in groups.items():
+        token = f"{prefix}{name}"
         for entry in words:
             found = stem_words(entry)
+            if not found:
+                continue  # an entry of stop words only would match every text
             if " " in entry:
                 phrases.append((frozenset(found), token))
             else:
                 for term in found:
                     single[term] = (*single.get(term, ()), token)
     return single, phrases
+
+
+def compile_concepts(stem_words) -> tuple[dict[str, tuple[str, ...]],  # noqa: ANN001
+                                          list[tuple[frozenset[str], str]]]:
+    """(term -> concept tokens, [(phrase terms, token)])."""
+    return compile_word_groups(CONCEPTS, "~", stem_words)

@@ -12,6 +12,8 @@ normalisation, passed in by the caller (one definition of a term).
 
 from __future__ import annotations
 
+from memvet.store.lexicon import compile_word_groups
+
 GROUPS: dict[str, tuple[str, ...]] = {
     "deploy": ("deploy", "deploys", "deployment", "release", "releases", "ship", "shipping",
                "publish", "published", "rollout", "go live", "goes live", "apply", "sync",
@@ -67,18 +69,5 @@ GROUPS: dict[str, tuple[str, ...]] = {
 
 def compile_groups(stem_words) -> tuple[dict[str, tuple[str, ...]],  # noqa: ANN001
                                         list[tuple[frozenset[str], str]]]:
-    """(term -> group tokens, [(phrase terms, token)]), as lexicon.compile_concepts does."""
-    single: dict[str, tuple[str, ...]] = {}
-    phrases: list[tuple[frozenset[str], str]] = []
-    for name, words in GROUPS.items():
-        token = f"≈{name}"
-        for entry in words:
-            found = stem_words(entry)
-            if not found:
-                continue
-            if " " in entry:
-                phrases.append((frozenset(found), token))
-            else:
-                for term in found:
-                    single[term] = (*single.get(term, ()), token)
-    return single, phrases
+    """(term -> group tokens, [(phrase terms, token)]), by lexicon's one rule for word groups."""
+    return compile_word_groups(GROUPS, "≈", stem_words)

@@ -133,8 +133,12 @@ def test_the_switch_turns_learning_off(store) -> None:  # noqa: ANN001
     from memvet.store.paths import memvet_home
 
     _decide(store, REJECTED, approve=False)
+    rules = memvet_home() / "rules.toml"
+    assert pipeline_factory("dana", store)("claude-code", "/t.jsonl", None)._learned is None  # opt-in
+    rules.write_text("[policy]\nlearned_scorer = true\n", encoding="utf-8")
     on = pipeline_factory("dana", store)("claude-code", "/t.jsonl", None)
     assert isinstance(on._learned.scorer, AdaptedScorer)
-    (memvet_home() / "rules.toml").write_text("[policy]\nlearn_from_reviewer = false\n", encoding="utf-8")
+    rules.write_text("[policy]\nlearned_scorer = true\nlearn_from_reviewer = false\n",
+                     encoding="utf-8")
     off = pipeline_factory("dana", store)("claude-code", "/t.jsonl", None)
     assert not isinstance(off._learned.scorer, AdaptedScorer)

