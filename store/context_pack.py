@@ -290,10 +290,12 @@ def relevant(index: TermIndex, prompt: str, given: set[str], now: str,
     """In-force memories that match the prompt and were not given this session, most relevant
     first (ties keep rank order). Relevance is recall's (relevance.py: the idf-weighted share of
     the prompt's units a memory speaks of, synonyms included) with recall's floor, so the hook
-    and `memvet recall` agree on what answers a question."""
+    and `memvet recall` agree on what answers a question. One difference: a prompt is a task, not
+    a question, and most of its words describe the task; words no memory in scope speaks of do not
+    dilute the share ("containerise the api with Docker" must still find the Docker rule)."""
     from memvet.store.relevance import FLOOR, Question, noise_of
 
-    question = Question(prompt, index.corpus, noise_of([workspace]))
+    question = Question(prompt, index.corpus, noise_of([workspace]), absent_weight=0.0)
     scored = []
     for position in sorted(question.shared):
         score = question.share(position)

@@ -106,12 +106,13 @@ class Corpus:
 class Question:
     """One question against one corpus: its units, their weights, each text's share."""
 
-    def __init__(self, query: str, corpus: Corpus, noise: frozenset[str]) -> None:
+    def __init__(self, query: str, corpus: Corpus, noise: frozenset[str], *,
+                 absent_weight: float = ABSENT_WEIGHT) -> None:
         self.units = [u for u in (unit - noise for unit in units(query, noise)) if u]
         self.q = frozenset().union(*self.units) if self.units else frozenset()
         holders = [corpus.holders(unit) for unit in self.units]
         # A unit's rarity is that of its meaning: the texts that speak of it in any of its words.
-        self.weights = [cp.idf_of(len(h), corpus.n) * (1.0 if h else ABSENT_WEIGHT)
+        self.weights = [cp.idf_of(len(h), corpus.n) * (1.0 if h else absent_weight)
                         for h in holders]
         self.total = sum(self.weights)
         # What the question names that no text in scope speaks of (recall's attribute check).

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 import sqlalchemy as sa
 from memvet.inspector.app import make_app
@@ -105,22 +106,31 @@ async def test_d_disputes_and_resolves(history, store, clock):
 
 
 async def test_as_of_a_past_time(history, store, clock):
+    # Valid time is when the user said it: the seeded statements were said at 08:55; this one at 11:00.
+    said_late = draft("Cache builds in the CI runner.", kind="procedure")
+    said_late = replace(said_late, evidence=replace(
+        said_late.evidence, line=99, timestamp=datetime(2026, 3, 1, 11, 0, tzinfo=UTC)))
+    late = store.approve(store.admit(said_late).candidate_id, actor=OTHER).id
     app = app_for(store, clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_screen(pilot, "2")
+        now_rows = rows(app)
+        assert late in now_rows and history["old"] in now_rows
         await pilot.press("t")
         await pilot.pause()
         app.screen.query_one("#asof-time").value = "2026-03-01T10:00Z"
         await pilot.press("enter")
         await settle(pilot)
-        assert rows(app) == [history["old"]]  # only the Fly.io decision was valid at 10:00
+        past = rows(app)
+        assert history["old"] in past and late not in past  # said at 11:00: not yet valid at 10:00
+        assert history["false_write"] not in past  # a false write never was valid
         assert "valid as of 2026-03-01 10:00Z" in body(app, ".screen-status")
         await pilot.press("t")
         await pilot.pause()
         app.screen.query_one("#asof-time").value = ""
         await pilot.press("enter")
         await settle(pilot)
-        assert len(rows(app)) == 4
+        assert rows(app) == now_rows
 
 
 async def test_recovery_commits_releases_and_rejects_stale_leases(history, store, clock):

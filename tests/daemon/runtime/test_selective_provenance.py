@@ -21,7 +21,7 @@ from .conftest import memvet
 pytestmark = pytest.mark.slow
 
 TYPED = ["We always use uv for Python packaging in this repo.",
-         "We use pytest -q to run the tests, always."]
+         "We always use pytest -q to run the tests in this repo."]
 FORGED = "We always use ruff for linting in this repo."
 FORGED_LATE = "We always deploy with Docker compose in this repo."
 

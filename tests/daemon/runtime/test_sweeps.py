@@ -111,7 +111,7 @@ def test_store_sweeps_use_the_configured_ages(store, clock) -> None:
     sweeps = store_sweeps(DaemonSettings(candidate_max_age_days=1))
     assert set(sweeps) == {"sweep.stale_leases", "sweep.expire_candidates",
                            "sweep.retire_memories", "sweep.decay_confidence", "sweep.verify_audit",
-                           "sweep.optimize_store", "sweep.review_flags"}
+                           "sweep.optimize_store", "sweep.review_flags", "sweep.reredact"}
     cid = queue(store, "we use uv")
     clock.advance(days=2)
     assert sweeps["sweep.expire_candidates"](store, clock.now).changed == 1
