@@ -252,7 +252,9 @@ def m006_subjects(conn: Connection) -> None:
     _add_column(conn, 'memories', sa.Column('compatible_key', sa.String(length=40)))
 
 # Still reserved, in this order:
-#   m007_learning         — issue 12: reviewer-decision features (encrypted)
+#   m007_term_index       — issue 15: blind-token postings for recall (keyed HMAC of terms)
 #   m008_team             — issue 16: local team outbox / sync state
+#   m009_list_order       — issue 15: keyset-paging indexes for lists
+# (reviewer-decision features of issue 12 live in an encrypted file written by learning.py)
 
 SCHEMA_VERSION = len(MIGRATIONS)
