@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from memvet.daemon.roots import all_roots
     from memvet.daemon.service import Daemon, default_context_server
     from memvet.daemon.settings import load_settings
+    from memvet.daemon.team_sync import run_team_once, team_sync
     from memvet.store import open_store
 
     home = memvet_home()
@@ -86,8 +87,10 @@ def run(args: argparse.Namespace) -> int:
                 if args.once:
                     stats = daemon.run_once()
                     print(_summary(stats.to_json()), file=sys.stderr)
+                    run_team_once(store, home)
                 else:
-                    daemon.run_until_stopped(stop)
+                    with team_sync(store, home):  # only when this home is in a team
+                        daemon.run_until_stopped(stop)
         finally:
             store.close()
     finally:
@@ -128,7 +131,8 @@ def collect_status(home: Path) -> dict[str, Any]:
     doc: dict[str, Any] = {"running": pid is not None, "pid": pid if pid and pid > 0 else None,
                            "roots": roots, "files_tracked": 0, "last_ingest": None,
                            "lag_bytes": 0, "sweeps": {}, "mode": stats.get("mode"),
-                           "stats": stats.get("stats", {}), "store": "ok"}
+                           "stats": stats.get("stats", {}), "store": "ok",
+                           "backfill": stats.get("backfill") if pid else None}
     if not (home / "memvet.db").exists():
         doc["store"] = "not created yet"
         return doc
@@ -164,6 +168,10 @@ def _human_status(doc: dict[str, Any]) -> str:
     lines = [f"daemon: running (pid {doc['pid']})" if doc["running"] else "daemon: not running"]
     if doc.get("mode"):
         lines.append(f"mode: {doc['mode']}")
+    backfill = doc.get("backfill") or {}
+    if backfill.get("running"):
+        lines.append(f"backfill: {backfill['files_done']}/{backfill['files_total']} files, "
+                     f"{backfill['bytes_done'] / 1e6:.1f}/{backfill['bytes_total'] / 1e6:.1f} MB")
     lines.append("roots:")
     for r in doc["roots"]:
         state = "watched" if r["watched"] else ("present" if r["exists"] else "missing")

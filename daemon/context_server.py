@@ -4,9 +4,10 @@ that answers `memvet hook` requests from a context pack kept per scope.
 The daemon starts it with `ContextServer(store, socket_path).start()`, stops it with `.stop()`
 and calls `.invalidate()` after each ingest batch. Packs are never served stale: a request first
 checks SQLite's `data_version` (any commit by any connection, other processes included) and, when
-it moved, a fingerprint of the memories table; only a change there rebuilds the pack. Ingest
-batches only add candidates, so they cost a fingerprint check, not a rebuild. `invalidate()`
-wakes a refresher thread that rebuilds the cached scopes ahead of the next hook.
+it moved, a fingerprint of the memories table; a change there updates each cached pack in place
+with the rows changed since (`_update_packs`: an approval reads one row, not the scope), and only
+a deletion or a mass change rebuilds them. Ingest batches only add candidates, so they cost a
+fingerprint check. `invalidate()` wakes a refresher thread that builds scopes not cached yet.
 
 The answer itself is memvet.store.hook_reply's `answer`, the same function the no-daemon path
 runs, over the cached (already decrypted) items instead of SQL.
@@ -14,6 +15,7 @@ runs, over the cached (already decrypted) items instead of SQL.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import os
 import socket
@@ -39,14 +41,27 @@ CLIENT_DEADLINE_S = 0.5
 MAX_CLIENTS = 16  # concurrent requests; more are refused (the hook then reads the store itself)
 MAX_SCOPES = 8  # packs kept (least recently used dropped): memory stays bounded
 FINGERPRINT_SQL = "SELECT count(*), max(updated_at), max(recorded_at) FROM memories"
+CHANGED_SQL = "SELECT id FROM memories WHERE updated_at >= ? OR recorded_at >= ?"
+MAX_INCREMENTAL = 2000  # more changed memories than this at once: rebuild the packs instead
 
 
 class CachedSource:
-    """A scope's active and disputed memories, decrypted once, best first, with their terms."""
+    """A scope's active and disputed memories, decrypted once, best first, with their terms;
+    updated in place when memories change (`update`), never rebuilt for one approval."""
 
     def __init__(self, items: list[cp.PackItem]) -> None:
         self.items = items
         self._index = cp.TermIndex(items)  # terms computed once here, not on every prompt
+
+    def update(self, changed: set[str], items: list[cp.PackItem]) -> None:
+        """`changed`: ids of memories that changed (any scope); `items`: the new state of those
+        this pack holds now (in its scope, active or disputed)."""
+        held = changed & self._index.held()  # a new memory is in no pack yet: nothing to drop
+        kept = [i for i in self.items if i.id not in held] if held else self.items
+        for item in items:  # best first: each new state goes where its rank puts it
+            kept.insert(bisect.bisect_left(kept, _later(item), key=_later), item)
+        self.items = kept
+        self._index.replace(changed, items)
 
     def ranked(self) -> Iterator[cp.PackItem]:
         return iter(self.items)
@@ -59,6 +74,25 @@ class CachedSource:
 
     def index(self) -> cp.TermIndex:
         return self._index
+
+    def relevant(self, prompt: str, given: set[str], now: str) -> Iterator[cp.PackItem]:
+        return cp.relevant(self._index, prompt, given, now)
+
+
+class _Later:
+    """A rank key that sorts the best last, so bisect can search a best-first list."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: tuple) -> None:
+        self.key = key
+
+    def __lt__(self, other: _Later) -> bool:
+        return self.key > other.key
+
+
+def _later(item: cp.PackItem) -> _Later:
+    return _Later(cp.rank_key(item))
 
 
 class ContextServer:
@@ -144,8 +178,24 @@ class ContextServer:
         self._data_version = version
         fingerprint = tuple(self._conn.execute(FINGERPRINT_SQL).fetchone())
         if fingerprint != self._fingerprint:
-            self._fingerprint = fingerprint
-            self._packs.clear()
+            before, self._fingerprint = self._fingerprint, fingerprint
+            if not self._update_packs(before, fingerprint):
+                self._packs.clear()
+
+    def _update_packs(self, before: tuple | None, now: tuple) -> bool:
+        """Apply the memories changed since `before` to each cached pack (an approval, a
+        retirement, an edit): False when that cannot be told (a row deleted, too many
+        changes, nothing cached yet), and the packs are rebuilt instead."""
+        assert self._conn is not None
+        if before is None or not self._packs or now[0] < before[0] or None in before[1:]:
+            return False
+        changed = {r[0] for r in self._conn.execute(CHANGED_SQL, before[1:])}
+        if len(changed) > MAX_INCREMENTAL or now[0] - before[0] > len(changed):
+            return False
+        for workspace, pack in self._packs.items():
+            direct = fr.DirectSource(self._conn, self.store.cipher, self.store.user, workspace)
+            pack.update(changed, direct.scoped_items(changed))
+        return True
 
     def source(self, workspace: str | None) -> CachedSource:
         with self._lock:

@@ -14,11 +14,12 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
+from memvet.daemon.casefold import folded
 from memvet.daemon.extraction.clauses import merge_clauses
+from memvet.daemon.extraction.run_on import cut_run_ons
 from memvet.daemon.extraction.scope_cues import with_message_scope
 from memvet.daemon.filters import mask_protected, unmask
 from memvet.daemon.prefilter import prefilter_for
-from memvet.daemon.regex_literals import folded, starts
 from memvet.daemon.rules import Rule, Rules
 from memvet.store.redaction import MARKER_PREFIX as _MARKER
 
@@ -34,15 +35,19 @@ _BREAK_CHARS = re.compile("[.!?;,\u2014\u2013]")  # where a _SENTENCE_END match 
 _ABBREVIATION = re.compile(r"(?i)(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|cf|mr|mrs|ms|dr|no|fig)\.)$")
 _OPENER = re.compile(
     r"^(?:(?:also|and|but|so|oh|btw|by the way|additionally|plus|firstly|secondly|thirdly|lastly|"
-    r"finally|first|second|third|one more thing|another thing|last but not least|likewise|similarly|"
+    r"finally|first|second|third|one more thing|another thing|last but not least|likewise|similarly|quick note|"
     r"in addition|moreover|furthermore|fyi|heads up|note|pls|ps|sorry|oops|whoops|my bad|no wait|wait|reminder|"
     r"yes|yep|yeah)"
     r"\b[,:;]?\s+|"
     r"(?:now|ok|okay|well|alright|right|anyway|great|good|perfect|excellent|cool|sure|yes|yeah|"
     r"hey|hi|hello)\b\s*[,:;!.\-—]+\s+)+", re.I)
-_OPENER_STARTS = starts(_OPENER) or ("",)  # ("",): every text, when it cannot tell
+_OPENER_STARTS = ("",)  # every text: its alternatives start too many ways to list
+# Reject rules whose clause governs the rest of its sentence ("According to the README, deploys go
+# through X", "If we ever move to gRPC, we'd rewrite the adapters"): the clause after it is no rule.
+_FRAMING = frozenset({"reject.reported", "reject.reported-by", "reject.hypothetical", "reject.heading",
+                      "reject.until-event"})
 _PLEASE = re.compile(r"^please,?\s+", re.I)
-_PLEASE_STARTS = starts(_PLEASE) or ("",)
+_PLEASE_STARTS = ("please",)  # what every match starts with (test_declared_words.py checks)
 _SCOPE_PHRASE = re.compile(r"^\s*(?:in|for|across|on|at|everywhere|globally|here)\b[^,.;]{0,40}$", re.I)
 # "moving away from SQLAlchemy for the async support": the hint is what precedes the reason.
 _TRAILING_CLAUSE = re.compile(r"\s+(?:for|because|since|due to|as|so that|in order to|to|last|this|next)\s", re.I)
@@ -83,6 +88,7 @@ class Extractor:
         self._last_text: str | None = None
         self._last_sentences: list[str] = []
         self._masks: dict[str, int] = {}
+        self._rejected: dict[str, Rule] = {}  # sentences of the current message a reject rule ruled out
 
     def extract(self, text: str) -> list[Extracted]:
         found: list[Extracted] = []
@@ -90,6 +96,7 @@ class Extractor:
         # "I want to update a previous instruction." said before the new rule: whether an earlier
         # sentence said so is only asked once a later one is a candidate (most prompts have none).
         revising, earlier = False, []
+        self._rejected.clear()
         parts: list[tuple[str, Extracted | None]] = []  # every sentence: clauses of one rule merge
         for sentence in self.sentences(text):
             result = self._classify(sentence, None) if self._sized(sentence) else None
@@ -106,7 +113,11 @@ class Extractor:
             parts[-1] = (sentence, result)
         if all(result is None for _, result in parts):
             return found  # most prompts: nothing to merge or scope
-        merged, others = merge_clauses(text, parts, self.policy.max_statement_chars)
+        rejected = {i: self._rejected.get(sentence) for i, (sentence, result) in enumerate(parts) if result is None}
+        framing = {i for i, rule in rejected.items() if rule is not None and rule.name in _FRAMING}
+        merged, others = merge_clauses(text, parts, self.policy.max_statement_chars,
+                                       rejected={i for i, rule in rejected.items() if rule is not None},
+                                       framing=framing)
         for result in merged:
             if result.statement.casefold() not in seen:
                 seen.add(result.statement.casefold())
@@ -177,7 +188,8 @@ class Extractor:
     def _classify(self, sentence: str, mask: int | None) -> Extracted | None:
         policy = self.policy
         mask = self._mask(sentence) if mask is None else mask
-        if _first(self._reject, mask, sentence) is not None:
+        if (rejected_by := _first(self._reject, mask, sentence)) is not None:
+            self._rejected[sentence] = rejected_by  # merge_clauses glues nothing to it
             return None
         durable = [r for r, _ in _hits(self._durable, mask, sentence)]
         kinds = [r for r, _ in _hits(self._kinds, mask if durable else mask & ~self._needs_durable, sentence)]
@@ -265,6 +277,7 @@ def _split_unit(unit: str) -> list[str]:
         pieces.append(head)
         start = boundary.end()
     pieces.append(masked[start:])
+    pieces = cut_run_ons(pieces, masked)
     merged: list[str] = []
     for piece in pieces:  # "In all my projects, always …": a scope phrase belongs to what follows
         if merged and _SCOPE_PHRASE.match(merged[-1]):

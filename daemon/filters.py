@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memvet.daemon.regex_literals import folded, requirement
+from memvet.daemon.casefold import folded
+from memvet.store import hosts
 
 if TYPE_CHECKING:
     from memvet.daemon.rules import Rule
@@ -51,19 +52,19 @@ class FilterSet:
         self.drop = drop
         self.strip = strip
         self._hosts: dict[str | None, tuple[list[Rule], list[Rule], list[str] | None]] = {}
-        for host in (None, "claude-code", "codex"):
+        for host in (None, *hosts.names()):
             self._for(host)
 
     def _for(self, host: str | None) -> tuple[list[Rule], list[Rule], list[str] | None]:
         """The drop and strip rules for `host`, and strings one of which the text must contain
-        for any strip rule to match (None: no such list)."""
+        for any strip rule to match (None: no such list): what the strip rules declare they contain."""
         found = self._hosts.get(host)
         if found is None:
             strip = [r for r in self.strip if r.applies_to(host)]
             needles: list[str] | None = []
             for rule in strip:
-                strings = requirement(rule.pattern)[1]
-                if strings is None or any(s.isdigit() for s in strings):  # digits: see apply
+                strings = rule.contains
+                if not strings or any(s.isdigit() for s in strings):  # digits: see apply
                     needles = None
                     break
                 needles += strings

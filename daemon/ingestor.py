@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from threading import Event
-from typing import Any
+from typing import Any, Protocol
 
 from memvet.daemon.admission_policy import Policy
 from memvet.daemon.logging_setup import describe
@@ -39,6 +39,17 @@ log = logging.getLogger("memvet.daemon")
 
 # (host, path, restored parser state or None) -> an object with feed(line, line_no) and .state
 PipelineFactory = Callable[[str, str, dict[str, Any] | None], Any]
+# How often (in lines) a pass asks whether to stop early: small enough that live work waits at
+# most a few milliseconds of reading, large enough to cost nothing per line.
+INTERRUPT_EVERY = 256
+
+
+class Interrupt(Protocol):
+    def is_set(self) -> bool: ...
+
+
+def _never() -> bool:
+    return False
 
 
 @dataclass
@@ -52,12 +63,16 @@ class IngestStats:
     outcomes: Counter[str] = field(default_factory=Counter)  # queued, merged, tombstoned, ...
     skipped: Counter[str] = field(default_factory=Counter)  # reason -> count
     resets: Counter[str] = field(default_factory=Counter)  # truncated, replaced, moved
+    # Lines of a type the parser does not know, by host and host version: a format change
+    # shows as a growing count for one new version.
+    unknown_types: dict[str, Counter[str]] = field(default_factory=dict)
     last_ingest_at: datetime | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"passes": self.passes, "lines": self.lines, "bytes": self.bytes,
                 "drafts": self.drafts, "outcomes": dict(self.outcomes),
                 "skipped": dict(self.skipped), "resets": dict(self.resets),
+                "unknown_types": {host: dict(by_version) for host, by_version in self.unknown_types.items()},
                 "last_ingest_at": self.last_ingest_at.isoformat() if self.last_ingest_at else None}
 
 
@@ -125,28 +140,31 @@ class Ingestor:
         return cp is not None and cp.inode == st.st_ino and cp.offset == st.st_size
 
     # --- one file --------------------------------------------------------------------------
-    def process(self, path: str, root: Root, stop: Event | None = None) -> None:
+    def process(self, path: str, root: Root, stop: Event | Interrupt | None = None) -> bool:
+        """False when `stop` cut the pass short: what was read is committed, and the next pass
+        resumes there. `stop` is checked every INTERRUPT_EVERY lines, not only per batch."""
         try:
             opened = open_transcript(path)
         except FileNotFoundError:
             self.forget(path)
-            return
+            return True
         except NotRegularFileError:
             self._skip(path, "not_regular_file")
-            return
+            return True
         except OSError as exc:
             self._skip(path, f"unreadable:{exc.errno}")
-            return
+            return True
         try:
-            self._read(path, root.host_of(path), opened, stop)
+            return self._read(path, root.host_of(path), opened, stop)
         finally:
             opened.close()
 
-    def _read(self, path: str, host: str, opened: OpenedFile, stop: Event | None) -> None:
+    def _read(self, path: str, host: str, opened: OpenedFile, stop: Event | Interrupt | None
+              ) -> bool:
         cp = self._checkpoints.get(path)
         start, line_no, state, reason, adopted = self._resume_point(path, cp, opened)
         if reason is None and adopted is None and cp is not None and opened.size == cp.offset:
-            return
+            return True
         if reason:
             self.stats.resets[reason] += 1
             log.info("%s file %s: reading it again from the start", reason, self.file_id(path))
@@ -159,6 +177,8 @@ class Ingestor:
         s = self.settings
         feed, pending = run.pipeline.feed, run.drafts
         batch_lines, batch_bytes = s.batch_lines, s.batch_bytes
+        interrupted = stop.is_set if stop is not None else _never
+        finished = True
         # The loop keeps its counters in locals (it runs once per line) and writes them to `run`
         # before anything reads them there.
         offset, lines, size = start, 0, 0
@@ -179,18 +199,31 @@ class Ingestor:
             lines += 1
             size += end - offset
             offset = end
-            if lines >= batch_lines or size >= batch_bytes:
+            if (lines >= batch_lines or size >= batch_bytes
+                    or (not lines % INTERRUPT_EVERY and interrupted())):
                 run.offset, run.line_no, run.lines, run.bytes = offset, line_no, lines, size
                 self._commit(run)
                 pending, lines, size = run.drafts, 0, 0
-                if stop is not None and stop.is_set():
-                    return
-        run.offset, run.line_no, run.lines, run.bytes = offset, line_no, lines, size
-        if run.lines or reason or adopted or cp is None:
-            self._commit(run)
-        if adopted is not None:
+                if interrupted():
+                    finished = False
+                    break  # committed: the next pass resumes here
+        else:
+            run.offset, run.line_no, run.lines, run.bytes = offset, line_no, lines, size
+            if run.lines or reason or adopted or cp is None:
+                self._commit(run)
+        if adopted is not None:  # its checkpoint now lives under the new path
             self.forget(adopted)
         self.stats.passes += 1
+        self._count_unknown(host, run.pipeline.stats)
+        return finished
+
+    def _count_unknown(self, host: str, stats: Any) -> None:
+        """A pass's unknown-type lines (each pass has a pipeline of its own) by host version."""
+        unknown = stats.skipped_by_reason.get("unknown_type", 0)
+        if unknown:
+            by_version = self.stats.unknown_types.setdefault(host, Counter())
+            by_version[stats.host_version or "unknown version"] += unknown
+            self.stats.skipped["unknown_type"] += unknown
 
     def _resume_point(self, path: str, cp: Checkpoint | None, f: OpenedFile
                       ) -> tuple[int, int, dict[str, Any] | None, str | None, str | None]:

@@ -1,22 +1,21 @@
 """Which extraction rules can possibly match a sentence, decided before running any of them.
 
-Scoring a sentence runs dozens of rule regexes, most of them tried at every position. Each
-rule's pattern is analysed once (`regex_literals.requirement`): every match has one of a few
-whole words ("never", "prefer", "decided", ...), or contains one of a few strings ("?", ": ").
-A sentence without any of them cannot match, so the regex is not run. The sentence's words are
+Scoring a sentence runs dozens of rule regexes, most of them tried at every position. A rule
+declares what every match has (assets/rules.toml): one of a few whole words (`words`: "never",
+"prefer", "decided", ...), or failing that one of a few strings (`contains`: "?", ": "). A
+sentence without any of them cannot match, so the regex is not run. The sentence's words are
 collected in one C-level pass and looked up in a per-word cache (words repeat). The rules' own
 `keywords` keep their meaning: a rule with keywords is tried only when the lowercased sentence
-contains one of them.
+contains one of them. A rule that declares nothing is always tried.
 """
 
 from __future__ import annotations
 
-import re
 import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from memvet.daemon.regex_literals import FOLD, UNFOLDED, WORD, requirement
+from memvet.daemon.casefold import FOLD, UNFOLDED, WORD
 
 if TYPE_CHECKING:
     from memvet.daemon.rules import Rule, Rules
@@ -28,7 +27,7 @@ class Prefilter:
     Per word of the sentence (cached: words repeat) it knows which rules need exactly that
     word, and which need a string or list a keyword whose longest run of word characters lies
     inside that word (a run of word characters can only occur inside one of the sentence's
-    words). Keywords are then confirmed with `in`; required strings are not (the regex decides).
+    words). Keywords are then confirmed with `in`; needed strings are not (the regex decides).
     """
 
     def __init__(self, rules: tuple[Rule, ...]) -> None:
@@ -36,7 +35,7 @@ class Prefilter:
         self._words: dict[str, int] = {}  # a word a rule needs -> rules
         self._runs: dict[str, int] = {}  # the word run of a string a rule needs -> rules
         self._runless: list[tuple[str, int]] = []  # a needed string without word characters
-        self._free = 0  # rules without a requirement of their own
+        self._free = 0  # rules that declare nothing (keywords, if any, still gate them)
         self._gated = 0  # rules with keywords
         self._keywords: dict[str, int] = {}  # a keyword of word characters only -> rules
         self._keyword_runs: dict[str, int] = {}  # the longest word run of another keyword -> rules
@@ -45,12 +44,11 @@ class Prefilter:
         for rule in rules:
             bit = self.bits[id(rule)]
             self._index_keywords(rule.keywords, bit)
-            words, strings = requirement(rule.pattern)
-            if words is not None:
-                for word in words:
+            if rule.words:
+                for word in rule.words:
                     self._words[word] = self._words.get(word, 0) | bit
-            elif strings is not None:
-                for string in strings:
+            elif rule.contains:
+                for string in rule.contains:
                     run = max(WORD.findall(string), key=len, default="")
                     if run:
                         self._runs[run] = self._runs.get(run, 0) | bit
@@ -59,8 +57,8 @@ class Prefilter:
             else:
                 self._free |= bit
         self._tokens: dict[str, tuple[int, int, int]] = {}  # sentence word -> (rules, keyword rules, maybe)
-        self._scan: re.Pattern[str] | None = None
-        self._needles: dict[str, tuple[int, int, int]] = {}
+        self._scan: dict | None = None  # a trie of the needles (_needle_scan)
+        self._needles: dict[str, tuple[int, ...]] = {}
 
     def _index_keywords(self, keywords: tuple[str, ...], bit: int) -> None:
         if not keywords:
@@ -81,7 +79,7 @@ class Prefilter:
         rules, keywords, maybe = self._words.get(token, 0), 0, 0
         if self._scan is None:
             self._scan, self._needles = _needle_scan(self._runs, self._keywords, self._keyword_runs)
-        for needle in set(self._scan.findall(token)):
+        for needle in _longest_needles(self._scan, token):
             found = self._needles[needle]
             rules, keywords, maybe = rules | found[0], keywords | found[1], maybe | found[2]
         found = (rules, keywords, maybe)
@@ -112,10 +110,11 @@ class Prefilter:
         return rules
 
 
-def _needle_scan(*maps: dict[str, int]) -> tuple[re.Pattern[str], dict[str, tuple[int, int, int]]]:
-    """One pattern that finds, at each position of a word, the longest of the needles (the keys
-    of `maps`) starting there; and per needle the bits of each map for it and for every shorter
-    needle it starts with (found at the same position)."""
+def _needle_scan(*maps: dict[str, int]) -> tuple[dict, dict[str, tuple[int, ...]]]:
+    """A trie of the needles (the keys of `maps`), for `_longest_needles`; and per needle the
+    bits of each map for it and for every shorter needle it starts with (found at the same
+    position). A trie walked in Python, not one alternation: compiling that regex was a large
+    part of `memvet extract`'s start-up, and words are looked up once each (cached)."""
     needles = sorted(set().union(*maps))
     bits = {n: tuple(_prefixed(n, m) for m in maps) for n in needles}
     tree: dict = {}
@@ -124,15 +123,21 @@ def _needle_scan(*maps: dict[str, int]) -> tuple[re.Pattern[str], dict[str, tupl
         for char in needle:
             node = node.setdefault(char, {})
         node[""] = {}
+    return tree, bits
 
-    def render(node: dict) -> str:
-        branches = [re.escape(char) + render(child) for char, child in sorted(node.items()) if char]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if "" in node else body
 
-    return re.compile("(?=(" + render(tree) + "))" if needles else "(?!)"), bits
+def _longest_needles(tree: dict, token: str) -> set[str]:
+    """At each position of `token`, the longest needle of the trie that starts there."""
+    found = set()
+    for start in range(len(token)):
+        node, end, longest = tree, start, 0
+        while end < len(token) and (node := node.get(token[end])) is not None:
+            end += 1
+            if "" in node:
+                longest = end
+        if longest:
+            found.add(token[start:longest])
+    return found
 
 
 def _prefixed(needle: str, bits: dict[str, int]) -> int:

@@ -1,5 +1,6 @@
 """Backfill progress on stderr, only when stderr is a terminal: one line rewritten in place with
-files, MB and candidates. Counts only, like the log."""
+files, MB and candidates; and as counts in the daemon's stats file, for `memvet daemon status`.
+Counts only, like the log."""
 
 from __future__ import annotations
 
@@ -23,12 +24,14 @@ class BackfillProgress:
         self.bytes_done = self.candidates = 0
         self._last = 0.0
         self._shown = False
+        self.running = False  # a scan with something to read is under way
 
     def scan_started(self, files: int, pending_bytes: int) -> None:
         """Called when a scan has listed the files with something new to read."""
         if files == 0:
             return
         self.files_total, self.bytes_total = files, pending_bytes
+        self.running = True
         self.files_done.clear()
         self.bytes_done = self.candidates = 0
 
@@ -52,7 +55,14 @@ class BackfillProgress:
             f"{self.candidates} candidates ")
         self.stream.flush()
 
+    def to_json(self) -> dict[str, int | bool]:
+        """Live-lane batches read during a backfill count too: done can pass total a little."""
+        return {"running": self.running, "files_done": len(self.files_done),
+                "files_total": self.files_total, "bytes_done": self.bytes_done,
+                "bytes_total": self.bytes_total}
+
     def finish(self) -> None:
+        self.running = False
         if self._shown:
             self._show(force=True)
             self.stream.write("\n")

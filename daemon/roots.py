@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from memvet.daemon.settings import ConfigError
-from memvet.store.paths import claude_config_dir, codex_home
+from memvet.store import hosts
+from memvet.store.paths import host_folder
 
-HOSTS = ("claude-code", "codex")
 MAX_EXTRA_DEPTH = 8
 
 
@@ -61,7 +61,7 @@ class Root:
     def host_of(self, path: str) -> str:
         if self.host is not None:
             return self.host
-        return "codex" if os.path.basename(path).startswith("rollout-") else "claude-code"
+        return host_by_file_name(os.path.basename(path))
 
     @property
     def max_depth(self) -> int:
@@ -69,11 +69,19 @@ class Root:
             self.layout, MAX_EXTRA_DEPTH)
 
 
+def host_by_file_name(name: str) -> str:
+    """In an extra root of any host: the host whose rollout prefix the name has, else the
+    first host without one (Claude Code names sessions by uuid)."""
+    entries = hosts.REGISTRY.values()
+    for entry in entries:
+        if entry.rollout_prefix and name.startswith(entry.rollout_prefix):
+            return entry.name
+    return next(entry.name for entry in entries if not entry.rollout_prefix)
+
+
 def default_roots() -> list[Root]:
-    claude, codex = claude_config_dir(), codex_home()
-    return [Root(str(claude / "projects"), "claude-code", "claude-projects"),
-            Root(str(codex / "sessions"), "codex", "codex-sessions"),
-            Root(str(codex / "archived_sessions"), "codex", "codex-archive")]
+    return [Root(str(host_folder(entry.name) / folder), entry.name, layout)
+            for entry in hosts.REGISTRY.values() for folder, layout in entry.roots]
 
 
 def extra_roots(entries: tuple[Any, ...] | list[Any]) -> list[Root]:
@@ -85,8 +93,8 @@ def extra_roots(entries: tuple[Any, ...] | list[Any]) -> list[Root]:
             host, path = None, entry
         elif isinstance(entry, dict) and set(entry) <= {"host", "path"} and "path" in entry:
             host, path = entry.get("host"), entry["path"]
-            if host is not None and host not in HOSTS:
-                raise ConfigError(f"daemon.extra_roots: host must be one of {', '.join(HOSTS)}")
+            if host is not None and host not in hosts.names():
+                raise ConfigError(f"daemon.extra_roots: host must be one of {', '.join(hosts.names())}")
         else:
             raise ConfigError('daemon.extra_roots: each entry is a path or {host = "...", '
                               'path = "..."}')

@@ -16,8 +16,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from memvet.daemon.casefold import WORD as _WORD
 from memvet.daemon.filters import FilterSet
 from memvet.daemon.hosts import HOSTS
+from memvet.daemon.lazy_pattern import LazyPattern
 from memvet.daemon.prefilter import prefilter_for
 from memvet.store.errors import MemvetError
 from memvet.store.records import KINDS, POLARITIES
@@ -31,7 +33,7 @@ class RulesError(MemvetError):
 class Rule:
     name: str
     section: str
-    pattern: re.Pattern[str]
+    pattern: re.Pattern[str]  # or a LazyPattern: packaged rules compile on first use
     kind: str | None = None  # [[kind]]: the kind it suggests
     confidence: float = 0.0  # [[kind]]: base confidence
     boost: float = 0.0  # [[durable]], [[correction]]: added to the confidence
@@ -43,6 +45,11 @@ class Rule:
     hosts: tuple[str, ...] | None = None  # [[drop]], [[strip]]: None means every host
     standalone: bool = False  # [[correction]]: makes a candidate even when no kind rule fired
     keywords: tuple[str, ...] = ()  # cheap prefilter: only tried when the lowercased text has one
+    # Declared (tests/tools/declare_rule_words.py writes them, tests/daemon/test_declared_words.py
+    # proves them): every match has one of `words` as a whole word, else contains one of
+    # `contains`; prefilter.py skips the regex on a sentence with none of them.
+    words: tuple[str, ...] = ()
+    contains: tuple[str, ...] = ()
 
     def search(self, text: str, lowered: str) -> re.Match[str] | None:
         if self.keywords and not any(k in lowered for k in self.keywords):
@@ -65,7 +72,7 @@ class Policy:
     redaction_penalty: float = 0.05  # a statement that had a secret in it is less useful
     correction_kind: str = "preference"  # the kind of a correction no kind rule classified
     correction_confidence: float = 0.6
-    learned_scorer: bool = False  # opt-in: the learned scorer (daemon/extraction/learned.py)
+    learned_scorer: bool = True  # the learned scorer (daemon/extraction/learned.py); false: rules alone
     learn_from_reviewer: bool = True  # false: approvals and rejections teach nothing (extraction/reviewer.py)
 
 
@@ -83,7 +90,7 @@ class Rules:
     sources: tuple[str, ...] = field(default_factory=tuple)
 
 
-_COMMON = {"name", "pattern", "description", "enabled", "keywords"}
+_COMMON = {"name", "pattern", "description", "enabled", "keywords", "words", "contains"}
 _SECTIONS: dict[str, set[str]] = {
     "drop": _COMMON | {"hosts"},
     "strip": _COMMON | {"hosts", "replace"},
@@ -99,7 +106,7 @@ _TOP_LEVEL = set(_SECTIONS) | {"policy", "version"}
 _TYPES: dict[str, type | tuple[type, ...]] = {
     "name": str, "pattern": str, "description": str, "enabled": bool, "hosts": list, "replace": str,
     "boost": (int, float), "unless_durable": bool, "kind": str, "confidence": (int, float),
-    "durable": bool, "needs_durable": bool, "polarity": str, "standalone": bool, "keywords": list}
+    "durable": bool, "needs_durable": bool, "polarity": str, "standalone": bool, "keywords": list, "words": list, "contains": list}
 
 
 def _fail(source: str, where: str, message: str) -> RulesError:
@@ -137,8 +144,12 @@ def _check_table(source: str, section: str, index: int, table: Any) -> dict[str,
         raise _fail(source, where, f"key 'kind' must be one of {', '.join(KINDS)}")
     if "polarity" in table and table["polarity"] not in POLARITIES:
         raise _fail(source, where, f"key 'polarity' must be one of {', '.join(POLARITIES)}")
-    if "keywords" in table and not all(isinstance(k, str) and k and k == k.lower() for k in table["keywords"]):
-        raise _fail(source, where, "key 'keywords' must list non-empty lowercase strings")
+    for key in ("keywords", "contains"):
+        if key in table and not all(isinstance(k, str) and k and k == k.lower() for k in table[key]):
+            raise _fail(source, where, f"key '{key}' must list non-empty lowercase strings")
+    if "words" in table and not all(isinstance(w, str) and _WORD.fullmatch(w) and w == w.lower()
+                                    for w in table["words"]):
+        raise _fail(source, where, "key 'words' must list lowercase words (letters, digits, _)")
     if "hosts" in table and not all(h in HOSTS for h in table["hosts"]):
         raise _fail(source, where, f"key 'hosts' may only list {', '.join(HOSTS)}")
     for key in ("confidence", "boost"):
@@ -149,11 +160,16 @@ def _check_table(source: str, section: str, index: int, table: Any) -> dict[str,
 
 def _compile(section: str, table: dict[str, Any]) -> Rule:
     where = f"[[{section}]] '{table['name']}'"
-    try:
-        pattern = re.compile(table["pattern"])
-    except re.error as exc:
-        raise _fail(table["_source"], where, f"key 'pattern': bad regex: {exc}") from None
-    if section == "correction" and pattern.groupindex and "old" not in pattern.groupindex:
+    pattern: re.Pattern[str] | LazyPattern
+    if table["_source"].startswith(_PACKAGED):
+        pattern = LazyPattern(table["pattern"])  # compiled on first use: start-up (lazy_pattern.py)
+    else:
+        try:
+            pattern = re.compile(table["pattern"])
+        except re.error as exc:
+            raise _fail(table["_source"], where, f"key 'pattern': bad regex: {exc}") from None
+    if section == "correction" and not isinstance(pattern, LazyPattern) and pattern.groupindex \
+            and "old" not in pattern.groupindex:
         raise _fail(table["_source"], where, "key 'pattern': the only named group allowed is (?P<old>…)")
     hosts = table.get("hosts")
     return Rule(name=table["name"], section=section, pattern=pattern, kind=table.get("kind"),
@@ -161,7 +177,8 @@ def _compile(section: str, table: dict[str, Any]) -> Rule:
                 durable=table.get("durable", False), needs_durable=table.get("needs_durable", False),
                 unless_durable=table.get("unless_durable", False), polarity=table.get("polarity"),
                 replace=table.get("replace", ""), hosts=tuple(hosts) if hosts is not None else None,
-                standalone=table.get("standalone", False), keywords=tuple(table.get("keywords", ())))
+                standalone=table.get("standalone", False), keywords=tuple(table.get("keywords", ())),
+                words=tuple(table.get("words", ())), contains=tuple(table.get("contains", ())))
 
 
 def _policy(source: str, raw: Any, base: dict[str, Any]) -> dict[str, Any]:
@@ -183,9 +200,12 @@ def _policy(source: str, raw: Any, base: dict[str, Any]) -> dict[str, Any]:
     return base
 
 
+_PACKAGED = "memvet/assets/"
+
+
 def _packaged(name: str) -> tuple[str, str]:
     resource = resources.files("memvet.assets").joinpath(name)
-    return f"memvet/assets/{name}", resource.read_text(encoding="utf-8")
+    return f"{_PACKAGED}{name}", resource.read_text(encoding="utf-8")
 
 
 def _user_files(path: str | None) -> list[Path]:

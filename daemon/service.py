@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from memvet.store import Store, iso
 
 log = logging.getLogger("memvet.daemon")
 STATS_FILE = "daemon-stats.json"
+STATS_EVERY_S = 1.0  # during a backfill, the stats file is rewritten at most this often
 
 
 class DaemonState(enum.Enum):
@@ -77,6 +79,7 @@ class Daemon:
         self._observer_factory = observer_factory
         self._scheduler_paused = scheduler_paused
         self._started_at = store.now()
+        self._stats_written = 0.0
 
     # --- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
@@ -168,6 +171,9 @@ class Daemon:
                 log.error("context server invalidate failed: %s", describe(exc))
         if self.progress is not None:
             self.progress.batch_done(report)
+            # `daemon status` shows a long first backfill's progress while it runs
+            if self.progress.running and time.monotonic() - self._stats_written >= STATS_EVERY_S:
+                self.write_stats()
 
     def write_stats(self) -> None:
         """Counts for `memvet daemon status` (another process): written atomically, owner-only."""
@@ -180,7 +186,9 @@ class Daemon:
                           "exists": os.path.isdir(r.path)} for r in self.roots],
                "watched": [self.ingestor.file_id(p)
                            for p in (self.watcher.watched if self.watcher else [])],
-               "stats": self.ingestor.stats.to_json()}
+               "stats": self.ingestor.stats.to_json(),
+               "backfill": self.progress.to_json() if self.progress is not None else None}
+        self._stats_written = time.monotonic()
         path = self.run_dir / STATS_FILE
         tmp = path.with_suffix(".tmp")
         try:

@@ -4,6 +4,11 @@ Everything that wants a file read puts a work item on its queue: the watcher's e
 rescan job, the start-up backfill. The worker blocks on the queue (an idle daemon uses no CPU),
 then collects whatever else arrives within the debounce window and handles the burst as one
 batch, each file once. Being the only ingest thread, it owns the checkpoint cache.
+
+Live before backfill: a backfill (the rescan, a folder that appeared) reads in slices. Whenever
+work waits on the queue, the slice in progress commits where it is, the files named by "file"
+events are read at once (the live lane), and the backfill resumes from its checkpoint; other
+work waits for the end of the burst.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from dataclasses import dataclass
 
 from memvet.daemon.ingestor import Ingestor
 from memvet.daemon.logging_setup import describe
+from memvet.daemon.memory import release_free_memory
 from memvet.daemon.progress import BackfillProgress
 from memvet.daemon.roots import Root, iter_transcripts, root_of
 from memvet.daemon.sweeps import RESCAN, run_sweep, sweep_rescan
@@ -35,6 +41,7 @@ class Work:
 
 
 STOP = Work("stop")
+TRIM_AFTER_BYTES = 32 * 2**20  # read since the heap was last trimmed; a trim costs milliseconds
 
 
 class IngestWorker:
@@ -50,8 +57,11 @@ class IngestWorker:
         self._after_batch = after_batch
         self._progress = progress
         self._queue: queue.SimpleQueue[Work] = queue.SimpleQueue()
+        self._deferred: list[Work] = []  # taken off the queue during a backfill, handled next
+        self._live_waiting = _LiveWaiting(self._queue, stop)
         self._thread: threading.Thread | None = None
         self.batches = 0  # handled bursts; tests wait on it
+        self._bytes_at_trim = 0
 
     # --- the thread ------------------------------------------------------------------------
     def put(self, work: Work) -> None:
@@ -73,7 +83,10 @@ class IngestWorker:
 
     def _loop(self) -> None:
         while not self.stop_event.is_set():
-            burst = [self._queue.get()]  # blocks: no polling while idle
+            if self._deferred:
+                burst, self._deferred = self._deferred, []
+            else:
+                burst = [self._queue.get()]  # blocks: no polling while idle
             deadline = time.monotonic() + self.debounce_s
             while (remaining := deadline - time.monotonic()) > 0:
                 try:
@@ -90,22 +103,24 @@ class IngestWorker:
 
     # --- one burst -------------------------------------------------------------------------
     def handle(self, burst: list[Work]) -> None:
-        files: dict[str, Root] = {}
+        live: dict[str, Root] = {}
+        folders: dict[str, Root] = {}  # a backfill: read in slices, after the live files
         rescan = False
         for work in burst:
             if work.kind == "file":
                 root = root_of(work.path, self.roots)
                 if root is not None:
-                    files[work.path] = root
+                    live[work.path] = root
             elif work.kind == "dir":
                 root = self._root_containing(work.path)
                 if root is not None:
-                    files.update((p, root) for p in iter_transcripts(root, under=work.path))
+                    folders.update((p, root) for p in iter_transcripts(root, under=work.path))
             elif work.kind == "refresh":
                 for root in self.refresh_watches():
-                    files.update((p, root) for p in iter_transcripts(root))
+                    folders.update((p, root) for p in iter_transcripts(root))
             elif work.kind == "rescan":
                 rescan = True
+        self._process(live)
         if rescan:
             now = self.ingestor.store.now()
             run_sweep(RESCAN, lambda _s, _n: sweep_rescan(_s, _n, scan=self.scan_all),
@@ -116,25 +131,53 @@ class IngestWorker:
                 import_new(self.ingestor.store)
             except Exception as exc:  # noqa: BLE001
                 log.error("importing Codex memories failed (%s)", describe(exc))
-        self._process(files)
+        self._process(folders, backfill=True)
+        if self.ingestor.stats.bytes - self._bytes_at_trim >= TRIM_AFTER_BYTES:
+            release_free_memory()  # or RSS grows with every backfill (memory.py)
+            self._bytes_at_trim = self.ingestor.stats.bytes
         self.batches += 1
         self._after_batch()
 
-    def _process(self, files: dict[str, Root]) -> int:
+    def _process(self, files: dict[str, Root], *, backfill: bool = False) -> int:
         """Existing files first, so a moved file adopts its old checkpoint before the old path
-        is forgotten; then the paths that are gone."""
+        is forgotten; then the paths that are gone. A backfill yields to live work between
+        slices (it never nests: the live lane itself does not yield)."""
         present = {p: r for p, r in files.items() if os.path.lexists(p)}
+        stop = self._live_waiting if backfill else self.stop_event
         for path, root in present.items():
+            while not self.stop_event.is_set():
+                try:
+                    finished = self.ingestor.process(path, root, stop)
+                except Exception as exc:  # e.g. the store busy: this file waits, the others go on
+                    log.error("reading %s failed (%s); retried on its next change or rescan",
+                              self.ingestor.file_id(path), describe(exc))
+                    finished = True
+                if backfill:
+                    self._serve_live()
+                if finished:
+                    break
             if self.stop_event.is_set():
                 return len(present)
-            try:
-                self.ingestor.process(path, root, self.stop_event)
-            except Exception as exc:  # e.g. the store busy: this file waits, the others go on
-                log.error("reading %s failed (%s); retried on its next change or rescan",
-                          self.ingestor.file_id(path), describe(exc))
         for path in files.keys() - present.keys():
             self.ingestor.forget(path)
         return len(present)
+
+    def _serve_live(self) -> None:
+        """The live lane: what waits on the queue now, its files read before the backfill goes
+        on; anything else is kept for after the burst."""
+        live: dict[str, Root] = {}
+        while True:
+            try:
+                work = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            root = root_of(work.path, self.roots) if work.kind == "file" else None
+            if root is not None:
+                live[work.path] = root
+            elif work.kind != "file":
+                self._deferred.append(work)
+        if live:
+            self._process(live)
 
     def scan_all(self) -> int:
         """Every transcript under every root with new bytes; checkpoints of files that are gone
@@ -158,7 +201,7 @@ class IngestWorker:
             root = root_of(path, self.roots)
             if root is not None and os.path.isdir(root.path) and not os.path.lexists(path):
                 todo[path] = root
-        self._process(todo)
+        self._process(todo, backfill=True)
         if self._progress is not None:
             self._progress.finish()
         return len(todo)
@@ -168,3 +211,14 @@ class IngestWorker:
             if root.relative_parts(folder) is not None:
                 return root
         return None
+
+
+class _LiveWaiting:
+    """Tells a backfill slice to commit and step aside: work waits on the queue (or we stop)."""
+
+    def __init__(self, work: queue.SimpleQueue[Work], stop: threading.Event) -> None:
+        self._work = work
+        self._stop = stop
+
+    def is_set(self) -> bool:
+        return self._stop.is_set() or not self._work.empty()

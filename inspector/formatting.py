@@ -9,12 +9,12 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from memvet.store import EXCERPT_LIMIT, Scope
+from memvet.store.hosts import REGISTRY
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SPACES = re.compile(r"\s+")
 KIND_SHORT = {"preference": "pref", "constraint": "rule", "decision": "dcsn", "fact": "fact",
               "procedure": "proc"}
-HOST_SHORT = {"claude-code": "claude", "codex": "codex", "memvet": "memvet"}
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*(?:ago)?\s*$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
@@ -68,7 +68,10 @@ def kind_label(kind: str, short: bool) -> str:
 def host_label(host: str | None, short: bool = True) -> str:
     if not host:
         return "-"
-    return HOST_SHORT.get(host, clean(host)[:6]) if short else clean(host)
+    if not short:
+        return clean(host)
+    entry = REGISTRY.get(host)  # "memvet" (the CLI's own proposals) fits as it is
+    return entry.short if entry else clean(host)[:6]
 
 
 def _aware(value: datetime) -> datetime:

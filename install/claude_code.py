@@ -13,9 +13,15 @@ from memvet.install.hook_settings import (
     WantedHook,
     install_hooks,
     remove_event_hooks,
-    uninstall_hooks,
 )
-from memvet.install.json_edit import JsonText
+from memvet.install.host_setup import (
+    HOOK_TIMEOUT,
+    SetupOptions,
+    context_hooks,
+    finished_text,
+    hooks_and_mcp_edits,
+    remove_hooks,
+)
 from memvet.install.setup_common import (
     ConfigFileError,
     FileEdit,
@@ -27,13 +33,10 @@ from memvet.install.setup_common import (
     pinned_env,
 )
 from memvet.install.setup_record import may_drop
+from memvet.store import hosts
 from memvet.store.paths import claude_config_dir
 
-HOST = "claude-code"
-SESSION_START_MATCHER = "startup|resume|clear|compact"
-# Seconds. Claude's own default for UserPromptSubmit is 30 s; memvet answers in well under
-# one, and a stuck hook must not hold the session for long (on timeout the session goes on).
-HOOK_TIMEOUT = 10
+HOST = hosts.CLAUDE_CODE
 
 
 def settings_path() -> Path:
@@ -48,10 +51,7 @@ def user_state_path() -> Path:
 
 
 def wanted_hooks(native_memory: str = "gate") -> list[WantedHook]:
-    hooks = [
-        WantedHook("SessionStart", SESSION_START_MATCHER, hook_command(HOST, "session-start"), HOOK_TIMEOUT),
-        WantedHook("UserPromptSubmit", None, hook_command(HOST, "user-prompt-submit"), HOOK_TIMEOUT),
-    ]
+    hooks = context_hooks(HOST)
     if native_memory == "gate":  # auto memory writes become candidates (native_memory.py)
         hooks.append(WantedHook("PreToolUse", nms.GATE_MATCHER, hook_command(HOST, "pre-tool-use"),
                                 HOOK_TIMEOUT))
@@ -66,22 +66,26 @@ def mcp_entry() -> dict[str, Any]:
     return entry
 
 
-def edits(uninstall: bool, native_memory: str = "gate") -> list[FileEdit]:
-    settings, state = settings_path(), user_state_path()
-    if uninstall:
-        return [
-            FileEdit(settings, lambda text: _remove_hooks(text, settings)),
-            FileEdit(state, lambda text: _remove_mcp(text, state)),
-        ]
-    return [
-        FileEdit(settings, lambda text: _add_hooks(text, settings, native_memory)),
-        # .claude.json also holds other tools' tokens and OAuth state: a new one is 0600.
-        FileEdit(state, lambda text: _add_mcp(text, state), new_mode=0o600),
-    ]
+def edits(uninstall: bool, options: SetupOptions) -> list[FileEdit]:
+    settings, state = settings_path(), user_state_path()  # .claude.json also holds OAuth state
+    return hooks_and_mcp_edits(
+        uninstall, settings, state,
+        add=(lambda text: _add_hooks(text, settings, options.native_memory), lambda text: _add_mcp(text, state)),
+        remove=(lambda text: remove_hooks(text, settings, HOST, nms.restore), lambda text: _remove_mcp(text, state)))
 
 
-def messages(uninstall: bool, changed: bool) -> list[str]:
-    if not changed:
+def after_setup(options: SetupOptions, edits: list[FileEdit]) -> None:
+    """With the gate on, the memory files Claude Code already wrote go to the review queue."""
+    if options.native_memory != "gate":
+        return
+    imported = nms.import_existing(claude_config_dir())
+    if imported:
+        edits[0].notes.append(f"{imported} memory file(s) Claude Code had written "
+                              "are in memvet's review queue (`memvet queue list`).")
+
+
+def messages(uninstall: bool, files: list[dict[str, Any]]) -> list[str]:
+    if not any(f["action"] != "unchanged" for f in files):
         return []
     if uninstall:
         return ["memvet's hooks and MCP server are removed from Claude Code."]
@@ -107,17 +111,6 @@ def _add_hooks(text: str | None, path: Path, native_memory: str) -> Planned:
         notes.append(f'{path} has "disableAllHooks": true: Claude Code runs no hooks, memvet\'s '
                      "included, until you remove it (memvet leaves it as it is).")
     return Planned(doc.result(), notes, created)
-
-
-def _remove_hooks(text: str | None, path: Path) -> Planned:
-    if text is None:
-        return Planned(None)
-    doc = load_json(text, path)
-    record = setup_record.lookup(path)
-    restored = nms.restore(doc, record)
-    if not uninstall_hooks(doc, HOST, record) and not restored:
-        return Planned(text)
-    return Planned(_finish(doc, record))
 
 
 def _add_mcp(text: str | None, path: Path) -> Planned:
@@ -151,14 +144,7 @@ def _remove_mcp(text: str | None, path: Path) -> Planned:
     doc.remove(("mcpServers", "memvet"))
     if not doc.get(("mcpServers",)) and may_drop(record, ("mcpServers",)):
         doc.remove(("mcpServers",))
-    return Planned(_finish(doc, record))
-
-
-def _finish(doc: JsonText, record: setup_record.SetupRecord | None) -> str | None:
-    """The new text; None (remove the file) when setup created it and only `{}` is left."""
-    if not doc.data and (record is None or record.file):
-        return None
-    return doc.result()
+    return Planned(finished_text(doc, record))
 
 
 def _is_ours(entry: object) -> bool:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 
+from memvet.store import hosts
 from memvet.store.console import add_json_flag
 
-HOSTS = ("claude-code", "codex")
 SERVICE_ACTIONS = ("install", "uninstall", "start", "stop", "status")
 
 
@@ -41,7 +41,7 @@ def _add_setup(sub: argparse._SubParsersAction) -> None:
         description="Add memvet's hooks and MCP server to a host's settings, or remove them. "
         "Each changed file is backed up first as <file>.memvet-backup-<UTC time>.",
     )
-    p.add_argument("host", choices=HOSTS)
+    p.add_argument("host", choices=hosts.names())
     p.add_argument("--dry-run", action="store_true", help="print the diff; write nothing")
     p.add_argument("--uninstall", action="store_true", help="remove only what memvet added")
     p.add_argument("--fix", action="store_true",
@@ -89,7 +89,7 @@ def register_read_side(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_lazy("memvet.install.recall_command", "run"))
     # `memvet hook` never gets here (the launcher runs it before argparse); listed for --help.
     p = sub.add_parser("hook", help="context for a host hook: reads its JSON on stdin, exits 0")
-    p.add_argument("host", choices=HOSTS)
+    p.add_argument("host", choices=hosts.names())
     p.add_argument("event", choices=("session-start", "user-prompt-submit"))
     p.set_defaults(handler=lambda a: __import__("memvet.install.hook_entry", fromlist=["main"])
                    .main([a.host, a.event]))

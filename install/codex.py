@@ -8,21 +8,20 @@ from pathlib import Path
 from typing import Any
 
 from memvet.install import codex_toml, setup_record
-from memvet.install.hook_settings import WantedHook, install_hooks, uninstall_hooks
+from memvet.install.hook_settings import WantedHook, install_hooks
+from memvet.install.host_setup import SetupOptions, context_hooks, hooks_and_mcp_edits, remove_hooks
 from memvet.install.setup_common import (
     ConfigFileError,
     FileEdit,
     Planned,
-    hook_command,
     load_json,
     memvet_argv,
     pinned_env,
 )
+from memvet.store import hosts
 from memvet.store.paths import codex_home
 
-HOST = "codex"
-SESSION_START_MATCHER = "startup|resume|clear|compact"
-HOOK_TIMEOUT = 10  # seconds; Codex's default is 600, and a slow hook holds up the turn
+HOST = hosts.CODEX
 # Newer Codex rejects a hooks.json whose root has any other key (host-formats.md §4.3).
 ALLOWED_ROOT_KEYS = {"hooks", "description"}
 TRUST_MESSAGE = (
@@ -40,10 +39,7 @@ def config_path() -> Path:
 
 
 def wanted_hooks() -> list[WantedHook]:
-    return [
-        WantedHook("SessionStart", SESSION_START_MATCHER, hook_command(HOST, "session-start"), HOOK_TIMEOUT),
-        WantedHook("UserPromptSubmit", None, hook_command(HOST, "user-prompt-submit"), HOOK_TIMEOUT),
-    ]
+    return context_hooks(HOST)
 
 
 def mcp_entry() -> dict[str, Any]:
@@ -54,24 +50,23 @@ def mcp_entry() -> dict[str, Any]:
     return entry
 
 
-def edits(uninstall: bool, fix: bool = False) -> list[FileEdit]:
-    """`fix`: move root keys Codex rejects out of hooks.json (the backup keeps them)."""
+def edits(uninstall: bool, options: SetupOptions) -> list[FileEdit]:
+    """`options.fix`: move root keys Codex rejects out of hooks.json (the backup keeps them)."""
     hooks, config = hooks_path(), config_path()
-    if uninstall:
-        return [
-            FileEdit(hooks, lambda text: _remove_hooks(text, hooks)),
-            FileEdit(config, lambda text: _remove_config(text, config)),
-        ]
-    return [
-        FileEdit(hooks, lambda text: _add_hooks(text, hooks, fix)),
-        # config.toml may hold other servers' tokens: a new one is private.
-        FileEdit(config, lambda text: _add_config(text, config), new_mode=0o600),
-    ]
+    return hooks_and_mcp_edits(
+        uninstall, hooks, config,
+        add=(lambda text: _add_hooks(text, hooks, options.fix), lambda text: _add_config(text, config)),
+        remove=(lambda text: remove_hooks(text, hooks, HOST), lambda text: _remove_config(text, config)))
 
 
-def messages(uninstall: bool, changed: bool, hooks_changed: bool) -> list[str]:
-    if not changed:
+def after_setup(options: SetupOptions, edits: list[FileEdit]) -> None:
+    """Nothing to do after the files are written: Codex reads them at its next start."""
+
+
+def messages(uninstall: bool, files: list[dict[str, Any]]) -> list[str]:
+    if not any(f["action"] != "unchanged" for f in files):
         return []
+    hooks_changed = files[0]["action"] != "unchanged"
     if uninstall:
         return ["memvet's hooks and MCP server are removed from Codex."]
     out = ["Codex loads the hooks and the MCP server in new sessions."]
@@ -101,17 +96,6 @@ def _add_hooks(text: str | None, path: Path, fix: bool) -> Planned:
     notes = [f"{path}: moved root key(s) {', '.join(extra)} out (Codex rejects them); the "
              "backup beside the file keeps them."] if extra else []
     return Planned(doc.result(), notes, created)
-
-
-def _remove_hooks(text: str | None, path: Path) -> Planned:
-    if text is None:
-        return Planned(None)
-    doc = load_json(text, path)
-    record = setup_record.lookup(path)
-    if not uninstall_hooks(doc, HOST, record):
-        return Planned(text)
-    gone = not doc.data and (record is None or record.file)
-    return Planned(None if gone else doc.result())
 
 
 def _add_config(text: str | None, path: Path) -> Planned:

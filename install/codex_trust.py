@@ -10,6 +10,7 @@ from typing import Any
 
 from memvet.install.hook_settings import event_slug
 from memvet.install.setup_common import is_memvet_hook
+from memvet.store.hosts import CODEX
 
 TRUSTED, UNTRUSTED, UNKNOWN = "trusted", "untrusted", "unknown"
 
@@ -34,7 +35,7 @@ def trust_states(hooks_doc: Any, config_doc: Any, hooks_file: str) -> dict[str, 
             handlers = group.get("hooks") if isinstance(group, dict) else None
             for hi, handler in enumerate(handlers if isinstance(handlers, list) else []):
                 command = handler.get("command") if isinstance(handler, dict) else None
-                if not is_memvet_hook(command, "codex", event_slug(event)):
+                if not is_memvet_hook(command, CODEX, event_slug(event)):
                     continue
                 record = records.get(hook_key(hooks_file, event, gi, hi))
                 trusted = isinstance(record, dict) and bool(record.get("trusted_hash"))

@@ -16,14 +16,14 @@ import os
 import sys
 import time
 
+from memvet.store.hosts import REGISTRY, all_hook_events  # plain data, no imports
+
 DEADLINE_S = 2
 DAEMON_TIMEOUT_S = 0.8  # then the direct path still has over a second
 MAX_INPUT = 4 << 20
 MAX_LOG = 1 << 20  # hook.log is rotated to hook.log.1 beyond this
 # request: b"MVH1 <host> <event>\n<the hook's cwd>\n" + stdin; reply: b"OK\n" + stdout
 PROTOCOL = b"MVH1"
-HOSTS = ("claude-code", "codex")
-EVENTS = ("session-start", "user-prompt-submit", "pre-tool-use")
 GATE_DEADLINE_S = 8  # the native-memory gate (pre-tool-use) opens the store; hooks get 10 s
 
 
@@ -39,17 +39,15 @@ def memvet_home() -> str:
 def main(argv: list[str]) -> int:
     started = time.monotonic()
     home = memvet_home()
-    host = argv[0] if argv and argv[0] in HOSTS else "?"
-    event = argv[1] if len(argv) > 1 and argv[1] in EVENTS else "?"
+    host = argv[0] if argv and argv[0] in REGISTRY else "?"
+    event = argv[1] if len(argv) > 1 and argv[1] in all_hook_events() else "?"
     _arm_alarm(home, host, event, started)
     path, outcome = "daemon", "empty"
     try:
-        if "?" in (host, event) or len(argv) != 2:
+        if "?" in (host, event) or len(argv) != 2 or event not in REGISTRY[host].hook_events:
             raise ValueError("usage")
         raw = sys.stdin.buffer.read(MAX_INPUT)
         if event == "pre-tool-use":  # Claude Code's auto memory behind review (native_memory.py)
-            if host != "claude-code":
-                raise ValueError("usage")
             path, out = "gate", _gate(home, host, event, started, raw)
         else:
             out = None if os.environ.get("MEMVET_HOOK_DAEMON") == "off" else _via_daemon(

@@ -9,9 +9,9 @@ import json
 import os
 
 from memvet.install.setup_common import pinned_env
+from memvet.store.hosts import REGISTRY
 from memvet.store.paths import memvet_home
 
-VARIABLES = {"claude-code": "CLAUDE_CONFIG_DIR", "codex": "CODEX_HOME"}
 RECORD = "host-folders.json"
 
 
@@ -20,12 +20,12 @@ def _recorded() -> dict[str, str]:
         doc = json.loads((memvet_home() / RECORD).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return {k: v for k, v in doc.items() if k in VARIABLES and isinstance(v, str)} if isinstance(doc, dict) else {}
+    return {k: v for k, v in doc.items() if k in REGISTRY and isinstance(v, str)} if isinstance(doc, dict) else {}
 
 
 def record(host: str) -> None:
     """At setup: the folder this host uses now (None: its default) for later service installs."""
-    value = os.environ.get(VARIABLES[host])
+    value = os.environ.get(REGISTRY[host].folder_variable)
     doc = _recorded()
     if value:
         doc[host] = os.path.abspath(os.path.expanduser(value))
@@ -45,7 +45,8 @@ def record(host: str) -> None:
 def service_env() -> dict[str, str]:
     env = pinned_env()
     recorded = _recorded()
-    for host, variable in VARIABLES.items():
+    for host, entry in REGISTRY.items():
+        variable = entry.folder_variable
         value = os.environ.get(variable) or recorded.get(host)
         if value:
             env[variable] = os.path.abspath(os.path.expanduser(value))

@@ -124,10 +124,14 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
                                 open_world_hint=False)
     server = MCPServer("memvet", instructions=INSTRUCTIONS, log_level="WARNING")
 
+    # Codex defers MCP tools behind its BM25 `tool_search`: the words a model searches with
+    # ("remember", "memory", "conventions", "preferences") must be in the name or description.
     @server.tool(annotations=read_only)
     async def memory_recall(query: str, ctx: Context, cwd: str | None = None,
                             as_of: str | None = None) -> dict[str, Any]:
-        """Ask memvet a question. Returns the knowledge state (VERIFIED, VERIFIED_HISTORICAL,
+        """Recall what the user asked to remember: memory of this project's conventions,
+        preferences, constraints, decisions and facts, each approved by the user. Ask a
+        question; returns the knowledge state (VERIFIED, VERIFIED_HISTORICAL,
         VERIFIED_NEGATIVE, VERIFIED_WITH_NEGATIVE_BOUNDARY or UNKNOWN with a reason code), the
         memories that answer it and any contradictions. as_of: an ISO 8601 time to ask about.
         cwd: a folder inside this workspace (never outside it)."""

@@ -6,8 +6,10 @@ extraction agent alike — and nobody is asked. memvet's PreToolUse hook
 (`memvet hook claude-code pre-tool-use`) turns each such write into a pending `model_inference`
 candidate (one per memory entry; source "Claude Code auto memory"; evidence: the file, session
 and agent id) and denies the write, so the folder stays empty and the memory comes back only
-once approved, at session start. The `MEMORY.md` index is denied without a candidate; shell
-commands that write into the folder are denied. It fails closed: when memvet cannot take the
+once approved, at session start. The `MEMORY.md` index is denied without a candidate; a shell
+command that plainly writes text into a file there (a here-document, `echo`/`printf` of a
+quoted string) is taken like a Write of that text; other shell commands that write into the
+folder are denied. It fails closed: when memvet cannot take the
 write, the write is denied all the same.
 """
 
@@ -18,6 +20,8 @@ import os
 import re
 from collections.abc import Iterator
 from typing import Any
+
+from memvet.store.hosts import CLAUDE_CODE
 
 SOURCE = "Claude Code auto memory"
 DENY_REASON = "queued in memvet for review; approved memories return at session start"
@@ -65,6 +69,39 @@ def shell_writes_memory(command: str) -> bool:
     named = any(folder and folder in command for folder in folders) and "/memory" in command
     return (named or bool(custom_memory_dir() and custom_memory_dir() in command)) and bool(
         _SHELL_WRITES.search(command))
+
+
+# What a shell command writes where, when it says so plainly: a here-document into a file
+# (`cat > F <<'EOF'`, `cat <<EOF > F`, `tee F <<EOF`) or `echo`/`printf` of one quoted string.
+_HEREDOC_HEAD = re.compile(
+    r"""\A\s*(?:cat\s*>>?\s*(?P<a>\S+)\s*<<-?\s*['"]?(?P<tag>\w+)['"]?"""
+    r"""|cat\s*<<-?\s*['"]?(?P<tag2>\w+)['"]?\s*>>?\s*(?P<b>\S+)"""
+    r"""|tee\s+(?:-a\s+)?(?P<c>\S+)\s*(?:>\s*/dev/null\s*)?<<-?\s*['"]?(?P<tag3>\w+)['"]?"""
+    r"""(?:\s*>\s*/dev/null)?)\s*\Z""")
+_ECHO = re.compile(r"""\A\s*(?P<cmd>echo(?:\s+-[neE]+)?|printf)\s+(?P<q>['"])(?P<body>(?:(?!(?P=q)).)*)"""
+                   r"""(?P=q)\s*>>?\s*(?P<a>\S+)\s*\Z""", re.S)
+
+
+def shell_write(command: str) -> tuple[str, str] | None:
+    """(file, content) of a shell command that writes readable text into one file and does
+    nothing else; None for a cp, mv, script or anything whose content the gate cannot read."""
+    match = _ECHO.match(command)
+    if match:
+        body = match.group("body")
+        if match.group("cmd") == "printf" or "-e" in match.group("cmd"):
+            body = body.replace("\\n", "\n")
+        return match.group("a").strip("'\""), body
+    head, _, rest = command.partition("\n")
+    match = _HEREDOC_HEAD.match(head)
+    if not match:
+        return None
+    tag = match.group("tag") or match.group("tag2") or match.group("tag3")
+    lines = rest.split("\n")
+    ends = [n for n, line in enumerate(lines) if line.strip() == tag]
+    if not ends or any(line.strip() for line in lines[ends[0] + 1:]):
+        return None  # an unterminated document, or more commands after it
+    target = match.group("a") or match.group("b") or match.group("c")
+    return target.strip("'\""), "\n".join(lines[:ends[0]])
 
 
 def entries(tool: str, tool_input: dict[str, Any]) -> Iterator[str]:
@@ -116,10 +153,10 @@ def queue(statements: list[tuple[str, str]], payload: dict[str, Any], path: str,
     store = open_store()
     try:
         scope = Scope(user=store.user, workspace=resolve_workspace(cwd) if cwd else None,
-                      agent="claude-code", session=session)
+                      agent=CLAUDE_CODE, session=session)
         drafts = [CandidateDraft(
             statement=statement, kind=kind, source_type="model_inference", scope=scope,
-            host="claude-code", confidence=0.5,
+            host=CLAUDE_CODE, confidence=0.5,
             reasons=(f"source: {SOURCE}", f"agent: {agent or 'main'}"),
             evidence=Evidence(path=path, line=0, message_id=payload.get("tool_use_id"),
                               timestamp=datetime.now(UTC), excerpt=statement[:300],
@@ -144,13 +181,19 @@ def pre_tool_use(raw: bytes) -> str | None:
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else ""
     if tool == "Bash":
         command = tool_input.get("command")
-        if isinstance(command, str) and shell_writes_memory(command):
+        if not (isinstance(command, str) and shell_writes_memory(command)):
+            return None
+        written = shell_write(command)
+        if written is None or not in_memory_folder(written[0], cwd):
             return json.dumps(deny("shell writes into Claude Code's memory folder are off: memvet "
                                    "reviews memories first (use the Write tool)"))
-        return None
-    path = tool_input.get("file_path")
-    if tool not in WRITE_TOOLS or not isinstance(path, str) or not in_memory_folder(path, cwd):
-        return None
+        # A plain write whose text the gate can read: the same as a Write of that file.
+        tool, path = "Write", written[0]
+        tool_input = {"file_path": path, "content": written[1]}
+    else:
+        path = tool_input.get("file_path")
+        if tool not in WRITE_TOOLS or not isinstance(path, str) or not in_memory_folder(path, cwd):
+            return None
     if os.path.basename(path) == INDEX:
         return json.dumps(deny("the memory index is kept by memvet; " + DENY_REASON))
     try:

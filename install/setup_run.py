@@ -6,19 +6,17 @@ import argparse
 from typing import Any
 
 from memvet.install import setup_record
+from memvet.install.host_setup import SetupOptions, setup_module
 from memvet.install.setup_common import apply
+from memvet.store import hosts
 from memvet.store.console import emit
-
-HOST_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
 
 
 def run_setup(host: str, *, dry_run: bool, uninstall: bool, fix: bool = False,
               native_memory: str = "gate") -> dict[str, Any]:
-    if host == "claude-code":
-        from memvet.install import claude_code as module
-    else:
-        from memvet.install import codex as module
-    edits = module.edits(uninstall, fix) if host == "codex" else module.edits(uninstall, native_memory)
+    module = setup_module(host)
+    options = SetupOptions(fix=fix, native_memory=native_memory)
+    edits = module.edits(uninstall, options)
     files = apply(edits, dry_run)
     if not dry_run:
         setup_record.update(edits, uninstall)
@@ -26,22 +24,11 @@ def run_setup(host: str, *, dry_run: bool, uninstall: bool, fix: bool = False,
             from memvet.install import host_folders
 
             host_folders.record(host)  # for `service install` from another shell
-            if host == "claude-code" and native_memory == "gate":
-                from memvet.install.native_memory_setup import import_existing
-                from memvet.store.paths import claude_config_dir
-
-                imported = import_existing(claude_config_dir())
-                if imported:
-                    edits[0].notes.append(f"{imported} memory file(s) Claude Code had written "
-                                          "are in memvet's review queue (`memvet queue list`).")
+            module.after_setup(options, edits)
     changed = any(f["action"] != "unchanged" for f in files)
     notes = list(dict.fromkeys(note for edit in edits for note in edit.notes))
-    if host == "codex":
-        hooks_changed = files[0]["action"] != "unchanged"
-        notes += module.messages(uninstall, changed, hooks_changed)
-    else:
-        notes += module.messages(uninstall, changed)
-    name = HOST_NAMES[host]
+    notes += module.messages(uninstall, files)
+    name = hosts.host(host).display
     if not changed:
         notes.insert(0, f"Nothing to remove: memvet is not wired into {name}." if uninstall
                      else f"Nothing to change: memvet is already set up for {name}.")

@@ -2,7 +2,8 @@
 this installation, the daemon and its service, the store's key provider and queue, recent hook
 failures. Both commands only read; a missing store is reported with how to create one.
 
-`collect()` gathers the facts; `checks()` turns them into ok/warn/fail lines, each with its fix.
+`collect()` gathers the facts (the hosts' in status_hosts.py); `checks()` turns them into
+ok/warn/fail lines (status_checks.py), each with its fix.
 """
 
 from __future__ import annotations
@@ -10,149 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
+from memvet.install.status_hosts import claude_facts, codex_facts
+from memvet.store.hosts import CLAUDE_CODE, CODEX, REGISTRY
 from memvet.store.paths import db_path, log_dir, run_dir
 
-HOOK_EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit"}
 QUIET_OUTCOMES = ("context", "empty")  # hook.log outcomes that are not failures
 RECENT_HOOK_LINES = 50
-
-
-def _load_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError):
-        return {"__unreadable__": True}
-
-
-def _load_toml(path: Path) -> Any:
-    import tomllib
-
-    try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        return None
-    except (OSError, tomllib.TOMLDecodeError):
-        return {"__unreadable__": True}
-
-
-def _program(argv: list[str]) -> str | None:
-    """The executable of a command line, past any leading VAR=value assignments."""
-    for word in argv:
-        if "=" in word and not word.startswith(("/", ".")) and word.split("=", 1)[0].isidentifier():
-            continue
-        return word
-    return None
-
-
-def _command_facts(argv: list[str]) -> dict[str, Any]:
-    """Does the program exist, and is it this installation's memvet (or its python -m form)?"""
-    from memvet.install.setup_common import memvet_argv
-
-    program = _program(argv)
-    found = program and (shutil.which(program) if os.sep not in program else program)
-    exists = bool(found and os.path.isfile(found) and os.access(found, os.X_OK))
-    here = memvet_argv()
-    same = exists and os.path.realpath(found) == os.path.realpath(here[0])
-    if exists and "memvet.install.launcher" in argv:
-        same = os.path.realpath(found) == os.path.realpath(sys.executable)
-    pinned = next((w.split("=", 1)[1] for w in argv if w.startswith("MEMVET_HOME=")), None)
-    return {"command": program, "exists": exists, "this_installation": bool(same),
-            "memvet_home": pinned}
-
-
-def _hooks(doc: Any, host: str) -> dict[str, Any]:
-    from memvet.install.setup_common import is_memvet_hook
-
-    events: dict[str, Any] = {}
-    groups_by_event = doc.get("hooks") if isinstance(doc, dict) else None
-    for event, slug in HOOK_EVENTS.items():
-        groups = groups_by_event.get(event) if isinstance(groups_by_event, dict) else None
-        for group in groups if isinstance(groups, list) else []:
-            handlers = group.get("hooks") if isinstance(group, dict) else None
-            for handler in handlers if isinstance(handlers, list) else []:
-                command = handler.get("command") if isinstance(handler, dict) else None
-                if is_memvet_hook(command, host, slug):
-                    try:
-                        events[slug] = _command_facts(shlex.split(command))
-                    except ValueError:
-                        events[slug] = {"command": None, "exists": False,
-                                        "this_installation": False, "memvet_home": None}
-    return events
-
-
-def _mcp(servers: Any) -> dict[str, Any] | None:
-    from memvet.install.setup_common import looks_like_memvet_command
-
-    for name, entry in (servers.items() if isinstance(servers, dict) else []):
-        if not isinstance(entry, dict):
-            continue
-        args = entry.get("args") if isinstance(entry.get("args"), list) else []
-        if looks_like_memvet_command(entry.get("command"), args) and "mcp" in args:
-            env = entry.get("env") if isinstance(entry.get("env"), dict) else {}
-            facts = _command_facts([str(entry.get("command")), *map(str, args)])
-            return {**facts, "name": name, "memvet_home": env.get("MEMVET_HOME")}
-    return None
-
-
-def _claude() -> dict[str, Any]:
-    from memvet.install import claude_code
-
-    settings, state = claude_code.settings_path(), claude_code.user_state_path()
-    # Only the file Claude Code reads: with CLAUDE_CONFIG_DIR set, ~/.claude.json is ignored.
-    doc = _load_json(state)
-    mcp = _mcp(doc.get("mcpServers") if isinstance(doc, dict) else None)
-    doc = _load_json(settings)
-    return {"settings": str(settings), "state": str(state), "hooks": _hooks(doc, "claude-code"), "mcp": mcp,
-            "native_memory": _native_memory(doc),
-            "unreadable": [str(p) for p, d in ((settings, doc),) if isinstance(d, dict)
-                           and d.get("__unreadable__")]}
-
-
-def _native_memory(user_settings: Any) -> dict[str, Any]:
-    """Claude Code's auto memory as this folder's project sees it: memvet's gate hook, the user's
-    switch-off variable, and project settings that turn the feature back on."""
-    from memvet.install.setup_common import is_memvet_hook
-    from memvet.store.workspace import resolve_workspace
-
-    hooks = user_settings.get("hooks") if isinstance(user_settings, dict) else None
-    groups = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
-    gated = any(is_memvet_hook(h.get("command"), "claude-code", "pre-tool-use")
-                for g in (groups if isinstance(groups, list) else []) if isinstance(g, dict)
-                for h in (g.get("hooks") or []) if isinstance(h, dict))
-    env = user_settings.get("env") if isinstance(user_settings, dict) else None
-    project = Path(resolve_workspace(os.getcwd())) / ".claude"
-    enabling = [str(p) for p in (project / "settings.json", project / "settings.local.json")
-                if isinstance(d := _load_json(p), dict) and d.get("autoMemoryEnabled") is True]
-    return {"gate": gated, "disabled_by_env": isinstance(env, dict) and
-            env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY") == "1", "project_enables": enabling}
-
-
-def _codex() -> dict[str, Any]:
-    from memvet.install import codex
-    from memvet.install.codex_trust import trust_states
-
-    hooks_doc, config = _load_json(codex.hooks_path()), _load_toml(codex.config_path())
-    hooks = _hooks(hooks_doc, "codex")
-    if isinstance(config, dict):
-        hooks = {**_hooks(config, "codex"), **hooks}  # inline [[hooks.*]] tables count too
-    features = config.get("features", {}) if isinstance(config, dict) else {}
-    disabled = isinstance(features, dict) and (features.get("hooks") is False
-                                                or features.get("codex_hooks") is False)
-    return {"hooks_file": str(codex.hooks_path()), "config": str(codex.config_path()),
-            "hooks": hooks, "hooks_disabled": disabled,
-            "rejected_root_keys": codex.rejected_root_keys(hooks_doc),
-            "trust": trust_states(hooks_doc, config, str(codex.hooks_path())),
-            "mcp": _mcp(config.get("mcp_servers") if isinstance(config, dict) else None),
-            "trust_reminder": codex.TRUST_MESSAGE if hooks else None}
 
 
 def _daemon() -> dict[str, Any]:
@@ -186,13 +54,23 @@ def _daemon() -> dict[str, Any]:
             probe.close()
     try:  # the daemon's roots by keyed id (daemon/service.py write_stats): never paths
         stats = json.loads((run / "daemon-stats.json").read_text())
-        roots, skipped = stats.get("roots", []), stats.get("stats", {}).get("skipped", {})
+        roots, counts = stats.get("roots", []), stats.get("stats", {})
+        skipped, by_host = counts.get("skipped", {}), counts.get("unknown_types", {})
     except (OSError, ValueError, AttributeError):
-        roots, skipped = [], {}
+        roots, skipped, by_host = [], {}, {}
     unknown = skipped.get("unknown_type", 0) if isinstance(skipped, dict) else 0
     return {"pid": pid, "running": alive, "context_server": answering, "socket": str(sock),
             "roots": roots if isinstance(roots, list) else [],
-            "unknown_type_lines": unknown if isinstance(unknown, int) else 0}
+            "unknown_type_lines": unknown if isinstance(unknown, int) else 0,
+            "unknown_types": _by_host_version(by_host)}
+
+
+def _by_host_version(doc: Any) -> dict[str, dict[str, int]]:
+    """The daemon's unknown-type line counts, {host: {host version: lines}}, shape-checked."""
+    if not isinstance(doc, dict):
+        return {}
+    return {str(host): {str(v): n for v, n in versions.items() if isinstance(n, int)}
+            for host, versions in doc.items() if isinstance(versions, dict)}
 
 
 def _service() -> dict[str, Any]:
@@ -206,11 +84,13 @@ def _service() -> dict[str, Any]:
 def _store(integrity: str | None = None) -> dict[str, Any]:
     """integrity: "quick" or "deep" (doctor): also SQLite's check of the file and every row's
     MAC and ciphertexts."""
-    from memvet.store import MemvetError, NoStoreError, iso, open_store
-
     path = db_path()
     if not path.exists():
         return {"exists": False, "path": str(path)}
+    if integrity is None and (fast := _store_read_only(path)) is not None:
+        return fast
+    from memvet.store import MemvetError, NoStoreError, iso, open_store
+
     try:
         store = open_store(schema="never")
         try:
@@ -232,12 +112,27 @@ def _store(integrity: str | None = None) -> dict[str, Any]:
             **({"integrity": scan} if scan is not None else {})}
 
 
+def _store_read_only(path: Path) -> dict[str, Any] | None:
+    """status's store facts through the read layer (sqlite3, no ORM: issue 15); None when it
+    cannot serve, and the Store's path then reports why."""
+    from memvet.store.read_layer import open_reader
+
+    reader = open_reader()
+    if reader is None:
+        return None
+    try:
+        counts, roots = reader.counts(), _shell_root_ids(reader)
+    finally:
+        reader.close()
+    return {"exists": True, "path": str(path), "available": True, **counts, "shell_roots": roots}
+
+
 def _shell_root_ids(store: Any) -> dict[str, str]:
     """The keyed ids of the transcript roots this shell's CLAUDE_CONFIG_DIR and CODEX_HOME
     resolve to, the way the daemon names its roots (daemon/ingestor.py file_id)."""
-    from memvet.store.paths import claude_config_dir, codex_home
+    from memvet.store.paths import host_folder
 
-    roots = {"claude-code": claude_config_dir() / "projects", "codex": codex_home() / "sessions"}
+    roots = {name: host_folder(name) / entry.roots[0][0] for name, entry in REGISTRY.items()}
     return {host: (store.cipher.blind_index("log", str(path)) or "")[:12]
             for host, path in roots.items()}
 
@@ -256,7 +151,7 @@ def _hook_log() -> dict[str, Any]:
 
 
 def collect(integrity: str | None = None) -> dict[str, Any]:
-    report = {"hosts": {"claude-code": _claude(), "codex": _codex()}, "daemon": _daemon(),
+    report = {"hosts": {CLAUDE_CODE: claude_facts(), CODEX: codex_facts()}, "daemon": _daemon(),
               "service": _service(), "store": _store(integrity), "hook": _hook_log()}
     report["checks"] = checks(report)
     report["warnings"] = [c["message"] for c in report["checks"] if c["level"] != "ok"]

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-SETUP = {"claude-code": "memvet setup claude-code", "codex": "memvet setup codex"}
+from memvet.store.hosts import CLAUDE_CODE, CODEX, REGISTRY, names
+
+SETUP = {name: f"memvet setup {name}" for name in names()}
 
 
 def _check(name: str, level: str, message: str, fix: str = "") -> dict[str, str]:
@@ -89,15 +91,15 @@ def host_checks(hosts: dict[str, Any], home: str | None) -> list[dict[str, str]]
         for event in ("session-start", "user-prompt-submit"):
             out.append(_wiring(host, f"hook {event}", facts["hooks"].get(event), home))
         out.append(_wiring(host, "MCP server", facts["mcp"], home))
-    out.append(_native_memory_check(hosts["claude-code"].get("native_memory") or {}))
-    codex = hosts["codex"]
+    out.append(_native_memory_check(hosts[CLAUDE_CODE].get("native_memory") or {}))
+    codex = hosts[CODEX]
     if codex["hooks"] and codex["hooks_disabled"]:
         out.append(_check("codex.features", "fail", "codex: hooks are switched off in "
-                          f"{codex['config']} ([features] hooks = false)", f"`{SETUP['codex']}`"))
+                          f"{codex['config']} ([features] hooks = false)", f"`{SETUP[CODEX]}`"))
     if codex.get("rejected_root_keys"):
         out.append(_check("codex.hooks_file", "fail", f"codex: {codex['hooks_file']} has root "
                           f"key(s) {', '.join(codex['rejected_root_keys'])}: Codex refuses the "
-                          "file and runs none of its hooks", f"`{SETUP['codex']} --fix` moves "
+                          "file and runs none of its hooks", f"`{SETUP[CODEX]} --fix` moves "
                           "them out (the backup keeps them)"))
     if codex["trust_reminder"]:
         out.append(_trust_check(codex))
@@ -115,7 +117,7 @@ def _native_memory_check(facts: dict[str, Any]) -> dict[str, str]:
     if facts.get("project_enables"):
         return _check(name, "warn", "claude-code: this project's settings turn auto memory on "
                       f"(autoMemoryEnabled: true in {', '.join(facts['project_enables'])}): it "
-                      "writes memories nobody reviewed", f"`{SETUP['claude-code']} "
+                      "writes memories nobody reviewed", f"`{SETUP[CLAUDE_CODE]} "
                       "--native-memory gate` (or `off`)")
     return _check(name, "ok", "claude-code: auto memory left as the host has it")
 
@@ -152,7 +154,6 @@ def daemon_checks(daemon: dict[str, Any], service: dict[str, Any]) -> list[dict[
     return out
 
 
-HOST_FOLDER = {"claude-code": "CLAUDE_CONFIG_DIR", "codex": "CODEX_HOME"}
 
 
 def watched_root_checks(daemon: dict[str, Any], store: dict[str, Any]) -> list[dict[str, str]]:
@@ -160,9 +161,13 @@ def watched_root_checks(daemon: dict[str, Any], store: dict[str, Any]) -> list[d
     without CLAUDE_CONFIG_DIR/CODEX_HOME watches the default places and ingests nothing."""
     out = []
     if daemon["running"] and daemon.get("unknown_type_lines"):
+        where = "; ".join(f"{host} {version}: {n}" for host, versions in
+                          sorted((daemon.get("unknown_types") or {}).items())
+                          for version, n in sorted(versions.items()))
         out.append(_check("daemon.line_types", "warn", f"the daemon skipped "
                           f"{daemon['unknown_type_lines']} transcript line(s) of a type it does "
-                          "not know: a host may have changed its format", "compare `claude "
+                          "not know" + (f" ({where})" if where else "") + ": a host may have "
+                          "changed its format", "compare `claude "
                           "--version` / `codex --version` with the versions docs/host-"
                           "integration.md lists as tested, and update memvet"))
     shell = store.get("shell_roots") or {}
@@ -170,7 +175,7 @@ def watched_root_checks(daemon: dict[str, Any], store: dict[str, Any]) -> list[d
         return out
     for host, wanted in shell.items():
         ids = {r.get("id") for r in daemon["roots"] if isinstance(r, dict) and r.get("host") == host}
-        name, variable = f"daemon.roots {host}", HOST_FOLDER[host]
+        name, variable = f"daemon.roots {host}", REGISTRY[host].folder_variable
         if wanted in ids:
             out.append(_check(name, "ok", f"the daemon watches {host}'s transcripts"))
         else:

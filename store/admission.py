@@ -230,7 +230,7 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
         """A correction links to the active memory in its scope that it most plausibly replaces."""
         reader = self.reader_for(draft.scope.workspace)
         words = content_words(draft.supersedes_hint or draft.statement)
-        best, best_score = None, SUPERSEDE_THRESHOLD
+        scored = []
         rows = conn.execute(sa.select(MEM).where(
             MEM.c.status == "active", self.scope_clause(MEM, reader)))
         for row in rows:
@@ -241,6 +241,10 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
                 self._note_unreadable("memories", row.id)
                 continue
             score = overlap(words, content_words(text)) + (0.1 if row.kind == draft.kind else 0.0)
-            if score > best_score:
-                best, best_score = row.id, score
-        return best
+            if score > SUPERSEDE_THRESHOLD:
+                scored.append((score, row.valid_from, text, row.id))
+        # A tie goes to the latest said, then to the statement's text: never to row order, which
+        # follows approval order (random id tails), so the same story links the same memory.
+        scored.sort(key=lambda s: s[2])
+        scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
+        return scored[0][3] if scored else None

@@ -11,7 +11,6 @@ Two anchors make the chain more than a list of events:
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 from datetime import datetime
@@ -20,6 +19,7 @@ import sqlalchemy as sa
 from memvet.store.crypto import FieldCipher
 from memvet.store.models import AuditEventRow, CandidateRow, MemoryRow, StoreMetaRow, TombstoneRow
 from memvet.store.records import AuditEvent, AuditReport, iso
+from memvet.store.row_mac import keyed_digest
 from sqlalchemy import Connection
 
 GENESIS = "0" * 64
@@ -44,11 +44,11 @@ def _digest(key: bytes, seq: int, at: datetime, actor: str, action: str, entity_
     if state_mac is not None:  # events written before state_mac existed keep their hash
         fields.append(state_mac)
     body = json.dumps(fields, separators=(",", ":"))
-    return hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
+    return keyed_digest(key, body.encode()).hex()
 
 
 def _head_mac(key: bytes, seq: int, digest: str) -> str:
-    return hmac.new(key, f"head\x1f{seq}\x1f{digest}".encode(), hashlib.sha256).hexdigest()
+    return keyed_digest(key, f"head\x1f{seq}\x1f{digest}".encode()).hex()
 
 
 def entity_name(entity_type: str, row_id: str) -> str:

@@ -59,10 +59,13 @@ def _exclusive_lockers(locks_text: str, file_id: str | None, *, byte: int | None
 def _daemon_pid(home: Path) -> int | None:
     try:
         pid = int((home / "run" / "daemon.pid").read_text().strip())
+    except (OSError, ValueError):  # an unreadable pid file included: no daemon we can name
+        return None
+    try:
         os.kill(pid, 0)
-    except PermissionError:
+    except PermissionError:  # alive, another user's
         return pid
-    except (OSError, ValueError):
+    except OSError:
         return None
     return pid
 

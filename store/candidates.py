@@ -68,7 +68,7 @@ class CandidateReadMixin(StoreCore):
             query = query.order_by(*(c.desc() for c in order) if newest_first else order)
         else:
             if after is not None:
-                at, cid = after
+                at, cid = after[0], after[1]  # (created_at, id) without a sort column
                 if newest_first:
                     query = query.where(sa.or_(CAND.c.created_at < at,
                                                sa.and_(CAND.c.created_at == at, CAND.c.id < cid)))

@@ -8,6 +8,7 @@ import argparse
 from memvet.store.cli_conflicts import add_conflict_flags
 from memvet.store.console import add_json_flag
 from memvet.store.records import CANDIDATE_STATUSES, KINDS, MEMORY_STATUSES
+from memvet.store.team.cli import add_share, add_team_flag, register_team
 
 
 class _Lazy:
@@ -30,6 +31,7 @@ class _Lazy:
 
 def register(sub: argparse._SubParsersAction) -> None:
     h = _Lazy()
+    lists = _Lazy("cli_lists")  # read paths: no SQLAlchemy unless they must (read_layer.py)
 
     p = sub.add_parser("propose", help="put an operator-typed candidate into the review queue")
     p.add_argument("statement")
@@ -37,20 +39,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     _scope_flags(p)
     add_json_flag(p)
     p.set_defaults(handler=h.propose)
+    add_team_flag(p, "propose")
 
     queue = sub.add_parser("queue", help="the review queue").add_subparsers(
         dest="queue_command", metavar="ACTION", required=True)
     p = queue.add_parser("list", help="candidates (default: pending and stale)")
     p.add_argument("--status", action="append", choices=CANDIDATE_STATUSES)
-    p.add_argument("--limit", type=int, default=1000)
+    _page_flags(p)
     add_json_flag(p)
-    p.set_defaults(handler=h.queue_list)
+    p.set_defaults(handler=lists.queue_list)
+    add_team_flag(p, "queue_list")
     p = queue.add_parser("show", help="one candidate with evidence, conflicts, tombstone hits")
     p.add_argument("id")
     add_json_flag(p)
     p.set_defaults(handler=h.queue_show)
     p = queue.add_parser("approve", help="reserve and commit each candidate")
-    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("ids", nargs="*", metavar="ID",
+                   help="candidate ids; `-` (or none, with stdin not a terminal): read them from "
+                        "stdin, one or more per line")
     p.add_argument("--statement")
     p.add_argument("--kind", choices=KINDS)
     p.add_argument("--no-supersede", action="store_true",
@@ -89,8 +95,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--recorded-as-of", metavar="T", help="as recorded at time T (ISO 8601)")
     p.add_argument("--review", action="store_true",
                    help='active memories due for a "still true?" look (review.py)')
+    _page_flags(p)
     add_json_flag(p)
-    p.set_defaults(handler=h.memories_list)
+    p.set_defaults(handler=lists.memories_list)
+    add_team_flag(p, "memories_list")
+    add_share(mem)
+    p = mem.add_parser("import", help="the operator's bulk import from a JSONL file "
+                                      '(one {"statement", "kind", …} per line)')
+    p.add_argument("file", metavar="FILE.jsonl")
+    _scope_flags(p)
+    p.add_argument("--skip-bad", action="store_true",
+                   help="import the good lines and report the bad ones (default: all or nothing)")
+    add_json_flag(p)
+    p.set_defaults(handler=_Lazy("cli_import").memories_import)
     p = mem.add_parser("confirm", help="it is still true: looked at now (clears the review flag)")
     p.add_argument("id")
     add_json_flag(p)
@@ -124,6 +141,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(handler=h.audit_verify)
 
+    register_team(sub)
+
     p = sub.add_parser("migrate", help="upgrade the store to this version's schema")
     add_json_flag(p)
     p.set_defaults(handler=h.migrate)
@@ -134,3 +153,12 @@ def _scope_flags(p: argparse.ArgumentParser) -> None:
     where.add_argument("--cwd", metavar="DIR", help="the workspace (git root) of DIR")
     where.add_argument("--global", dest="global_", action="store_true",
                        help="applies to every workspace")
+
+
+def _page_flags(p: argparse.ArgumentParser) -> None:
+    """Keyset pages (cli_lists.py): a page of --limit records after --after, or --all."""
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--limit", type=int, metavar="N",
+                      help="records per page (default 1000); JSON `next_after` names the next")
+    size.add_argument("--all", action="store_true", help="every record, streamed (no page)")
+    p.add_argument("--after", metavar="ID", help="start after this record (the last id shown)")

@@ -10,8 +10,7 @@ from datetime import UTC, datetime
 from memvet.store import cli_conflicts
 from memvet.store.console import emit
 from memvet.store.errors import MemvetError, TombstonedError, UsageError
-from memvet.store.integrity import with_unreadable
-from memvet.store.records import Candidate, CandidateDraft, Edits, Scope, iso
+from memvet.store.records import CandidateDraft, Edits, Scope, iso
 from memvet.store.reservation import default_owner
 from memvet.store.store import Store, open_store
 from memvet.store.workspace import resolve_workspace
@@ -39,11 +38,6 @@ def parse_time(value: str | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def _short(text: str, width: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def propose(args: argparse.Namespace) -> int:
     store = _open(create=True)
     scope = Scope(user=store.user, workspace=_workspace(args), agent=None, session=None)
@@ -66,34 +60,22 @@ def propose(args: argparse.Namespace) -> int:
     return 1
 
 
-def origin_of(candidate: Candidate) -> str | None:
-    """Where a candidate came from when a writer said so (`source: …` among its reasons, e.g.
-    "Claude Code auto memory" from the native-memory gate); None for transcripts and typing."""
-    return next((r[len("source: "):] for r in candidate.reasons if r.startswith("source: ")), None)
-
-
-def queue_list(args: argparse.Namespace) -> int:
+def queue_records(statuses: tuple[str, ...], limit: int | None, after: str | None):  # noqa: ANN201
+    """cli_lists.queue_list through the Store (when the read layer cannot serve)."""
     from memvet.store.candidates import QueueFilter
+    from memvet.store.cli_lists import candidate_record
 
     store = _open()
-    statuses = tuple(args.status or ("pending", "stale"))
-    cands = store.list_candidates(store.reader_for(None, all_scopes=True),
-                                  QueueFilter(statuses=statuses), limit=args.limit)
-    keys = ("id", "status", "statement", "kind", "source_type", "host", "scope", "confidence",
-            "evidence_count", "created_at", "subject")
-
-    def human() -> None:
-        if not cands:
-            print("the queue is empty")
-        for c in cands:
-            where = c.scope.workspace or "(global)"
-            origin = f"  ({origin_of(c)})" if origin_of(c) else ""
-            print(f"{c.id}  {c.status:8} {c.kind:10} {c.confidence:.2f} x{c.evidence_count}  "
-                  f"{_short(c.statement)}  [{where}]{origin}")
-
-    emit(args, with_unreadable(store, {"candidates": [
-        {**{k: c.to_json()[k] for k in keys}, "origin": origin_of(c)} for c in cands]}), human)
-    return 0
+    reader = store.reader_for(None, all_scopes=True)
+    key = None
+    if after is not None:
+        key = (store.get_candidate(after, reader).created_at, after)
+    cands = store.list_candidates(reader, QueueFilter(statuses=statuses), after=key,
+                                  limit=None if limit is None else limit + 1)
+    records = [candidate_record(c.to_json()) for c in cands]
+    if limit is not None and len(records) > limit:
+        records[limit:] = [{"__more__": True}]
+    return store, records
 
 
 def queue_show(args: argparse.Namespace) -> int:
@@ -141,7 +123,24 @@ def _results(args: argparse.Namespace, results: list[dict], verb: str) -> int:
     return 1 if failed else 0
 
 
+def ids_of(args: argparse.Namespace) -> list[str]:
+    """The ids on the command line, or read from stdin for `-` or for none with stdin not a
+    terminal (scripts: `… | memvet queue approve -`); `#` starts a comment."""
+    import sys
+
+    ids = list(args.ids)
+    if ids == ["-"] or (not ids and not sys.stdin.isatty()):
+        ids = [word for line in sys.stdin for word in line.split("#", 1)[0].split()]
+    elif "-" in ids:
+        raise UsageError("`-` reads the ids from stdin: pass it alone")
+    if not ids:
+        raise UsageError("no candidate ids: pass them as arguments, or `-` to read them "
+                         "from stdin")
+    return list(dict.fromkeys(ids))  # an id listed twice is approved once
+
+
 def queue_approve(args: argparse.Namespace) -> int:
+    ids = ids_of(args)
     store = _open()
     workspace = resolve_workspace(args.cwd) if args.cwd else None
     edits = Edits(statement=args.statement, kind=args.kind, workspace=workspace,
@@ -151,7 +150,7 @@ def queue_approve(args: argparse.Namespace) -> int:
     if args.subject:
         edits = replace(edits, subject=args.subject)
     results = []
-    for cid in args.ids:
+    for cid in ids:
         try:
             note = cli_conflicts.correction_note(store, cid, edits)
             memory = store.approve(cid, actor=default_owner("cli"), edits=edits)
@@ -192,7 +191,11 @@ def queue_recover(args: argparse.Namespace) -> int:
     return _results(args, [result], "recovered")
 
 
-def memories_list(args: argparse.Namespace) -> int:
+def memory_records(args: argparse.Namespace, statuses: tuple[str, ...], limit: int | None):  # noqa: ANN201
+    """cli_lists.memories_list through the Store: the as-of views, `--review`, and a store the
+    read layer cannot open. Returns (store, records), or `--review`'s exit code."""
+    from memvet.store.cli_lists import MEMORY_KEYS
+
     store = _open()
     if args.all_scopes:
         reader = store.reader_for(None, all_scopes=True)
@@ -204,22 +207,28 @@ def memories_list(args: argparse.Namespace) -> int:
         from memvet.store.cli_review import memories_review
 
         return memories_review(args, store, reader)
-    memories = store.list_memories(reader, statuses=tuple(args.status or ("active",)),
-                                   as_of=parse_time(args.as_of),
+    memories = store.list_memories(reader, statuses=statuses, as_of=parse_time(args.as_of),
                                    recorded_as_of=parse_time(args.recorded_as_of))
-    keys = ("id", "statement", "kind", "status", "scope", "source_type", "candidate_id",
-            "valid_from", "valid_to", "recorded_at", "subject", "conflict_state")
+    after = getattr(args, "after", None)
+    if after is not None:
+        ids = [m.id for m in memories]
+        if after not in ids:
+            store.get_memory(after, reader)  # NotFoundError when it is not there at all
+            raise MemvetError(f"memory {after} is not in this list", code="not_found")
+        memories = memories[ids.index(after) + 1:]
+    records: list[dict] = []
+    for m in memories:
+        full = m.to_json()
+        records.append({k: full[k] for k in MEMORY_KEYS})
+    if limit is not None and len(records) > limit:
+        records[limit:] = [{"__more__": True}]
+    return store, records
 
-    def human() -> None:
-        if not memories:
-            print("no memories in this scope")
-        for m in memories:
-            print(f"{m.id}  {m.status:10} {m.kind:10} {_short(m.statement)}  "
-                  f"[{m.scope.workspace or 'global'}]")
 
-    emit(args, with_unreadable(store, {"memories": [{k: m.to_json()[k] for k in keys}
-                                                    for m in memories]}), human)
-    return 0
+def memories_list(args: argparse.Namespace) -> int:
+    from memvet.store.cli_lists import memories_list as listing
+
+    return listing(args)
 
 
 def memories_confirm(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ TASKS: dict[str, tuple[str, ...]] = {
     "hosts": ("setup", "status", "doctor", "hook", "mcp"),
     "daemon": ("daemon", "service", "extract"),
     "keys and store": ("key", "migrate", "paths"),
+    "team": ("team", "sync"),
     "shell and trying out": ("completion", "demo"),
 }
 

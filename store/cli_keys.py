@@ -26,9 +26,10 @@ def key_status(args: argparse.Namespace) -> int:
         print(f"key-encryption key version {info['kek_version']}, data key {info.get('dek_id')}")
         if warning:
             print(f"warning: {warning}")
-        if info.get("leftover_versions"):
+        leftover = info.get("leftover_versions")
+        if isinstance(leftover, list) and leftover:
             print("leftover: key-encryption key version(s) "
-                  f"{', '.join(f'v{v}' for v in info['leftover_versions'])} from an interrupted "
+                  f"{', '.join(f'v{v}' for v in leftover)} from an interrupted "
                   "rotation; `memvet key rotate --finish` removes them")
 
     emit(args, info, human)

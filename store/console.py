@@ -112,7 +112,7 @@ def report_error(exc: MemvetError, as_json: bool) -> int:
     return exc.exit_code
 
 
-def emit(args: argparse.Namespace, payload: dict[str, Any], human: Callable[[], None]) -> None:
+def emit(args: argparse.Namespace, payload: dict[str, Any], human: Callable[[], object]) -> None:
     """Print exactly one JSON document with --json, else the human form. Either way nothing
     that could drive the terminal (escape sequences, C1 controls, bidi overrides) is printed
     raw: stored text older than the admission gate, or paths, may still hold some."""

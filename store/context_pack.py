@@ -18,6 +18,7 @@ import json
 import math
 import re
 
+from memvet.store import scope as scope_rule
 from memvet.store.lexicon import compile_concepts
 from memvet.store.subjects import STOPWORDS, WORD
 
@@ -104,11 +105,7 @@ def ranked(items: Iterable[Any]) -> list[Any]:
     return sorted(items, key=rank_key, reverse=True)
 
 
-def in_force(item: PackItem, now: str) -> bool:
-    """Valid now: started, not ended, not past its TTL (the sweep may not have retired it yet).
-    fast_read.IN_FORCE_SQL is its twin for counting in SQL."""
-    return (item.valid_from <= now and (item.valid_to is None or item.valid_to > now)
-            and (item.expires_at is None or item.expires_at > now))
+in_force = scope_rule.in_force  # valid now (store/scope.py; fast_read counts with its SQL twin)
 
 
 def count_active(items: Iterable[PackItem], now: str) -> int:
@@ -271,14 +268,41 @@ def item_terms(item: PackItem) -> frozenset[str]:
 
 
 class TermIndex:
-    """The pack's items as a relevance.Corpus (terms and postings, in rank order), built once:
-    the daemon keeps one per pack; a prompt is scored only against items sharing a term."""
+    """The pack's items as a relevance.Corpus (terms and postings), built once: the daemon keeps
+    one per pack and updates it in place when memories change (`replace`); a prompt is scored
+    only against items sharing a term. Positions are never reused: a dropped item leaves a hole
+    (None) no posting names, a new one takes the next position."""
 
     def __init__(self, items: list[PackItem]) -> None:
         from memvet.store.relevance import Corpus
 
-        self.items = items
+        self.items: list[PackItem | None] = list(items)
         self.corpus = Corpus(item_terms(item) for item in items)
+        self._at = {item.id: position for position, item in enumerate(items)}
+
+    def held(self) -> set[str]:
+        return self._at.keys()  # type: ignore[return-value]
+
+    def replace(self, ids: Iterable[str], items: Iterable[PackItem]) -> None:
+        """Drop the items of `ids`, then add `items` (their new state, or new memories)."""
+        postings = self.corpus.postings
+        for mid in ids:
+            position = self._at.pop(mid, None)
+            if position is None:
+                continue
+            for term in item_terms(self.items[position]):  # type: ignore[arg-type]
+                holders = postings[term]
+                holders.remove(position)
+                if not holders:
+                    del postings[term]
+            self.items[position] = None
+            self.corpus.n -= 1
+        for item in items:
+            position = self._at[item.id] = len(self.items)
+            self.items.append(item)
+            for term in item_terms(item):
+                postings.setdefault(term, []).append(position)
+            self.corpus.n += 1
 
 
 def idf_of(df: int, n: int) -> float:
@@ -293,14 +317,26 @@ def relevant(index: TermIndex, prompt: str, given: set[str], now: str,
     and `memvet recall` agree on what answers a question. One difference: a prompt is a task, not
     a question, and most of its words describe the task; words no memory in scope speaks of do not
     dilute the share ("containerise the api with Docker" must still find the Docker rule)."""
-    from memvet.store.relevance import FLOOR, Question, noise_of
-
-    question = Question(prompt, index.corpus, noise_of([workspace]), absent_weight=0.0)
     scored = []
+    for position, score in prompt_scores(index.corpus, prompt, workspace):
+        item = index.items[position]
+        if item.id not in given and in_force(item, now):  # type: ignore[union-attr]
+            scored.append((score, rank_key(item), item))
+    scored.sort(key=lambda entry: entry[:2], reverse=True)  # rank order within a score
+    return (item for _, _, item in scored)
+
+
+def prompt_scores(corpus: Any, prompt: str, workspace: str | None = None) -> list[tuple[int, float]]:
+    """(corpus position, relevance) of each text that reaches the prompt floor, by position:
+    `relevant`'s scoring, which the no-daemon hook also runs over the term index
+    (fast_read.DirectSource.relevant, whose corpus holds positions of texts it has not read)."""
+    from memvet.store.relevance import PROMPT_ABSENT_WEIGHT, PROMPT_FLOOR, Question, noise_of
+
+    question = Question(prompt, corpus, noise_of([workspace]),
+                        absent_weight=PROMPT_ABSENT_WEIGHT)
+    out = []
     for position in sorted(question.shared):
         score = question.share(position)
-        item = index.items[position]
-        if score >= FLOOR and item.id not in given and in_force(item, now):
-            scored.append((round(score, 6), item))
-    scored.sort(key=lambda pair: pair[0], reverse=True)  # stable: rank order within a score
-    return (item for _, item in scored)
+        if score >= PROMPT_FLOOR:
+            out.append((position, round(score, 6)))
+    return out

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
+from memvet.store import scope as scope_rule
 from memvet.store.audit import append_event
 from memvet.store.crypto import FieldCipher
 from memvet.store.engine import read_transaction, write_transaction
@@ -55,6 +56,11 @@ class StoreCore:
     def _write(self) -> Iterator[Connection]:
         with write_transaction(self.engine) as conn:
             yield conn
+            # Whatever the write changed in memory text, the term index follows in the same
+            # transaction (the triggers queued it: recall_index.py).
+            from memvet.store.recall_index import reindex_stale
+
+            reindex_stale(conn, self.cipher)
 
     @contextmanager
     def _read(self) -> Iterator[Connection]:
@@ -71,23 +77,16 @@ class StoreCore:
         return Reader(user=self.user, workspace=workspace, all_scopes=all_scopes)
 
     def scope_clause(self, table: sa.Table, reader: Reader) -> sa.ColumnElement[bool]:
-        """A reader in workspace W sees the user's global records and W's, never another
-        workspace's. Every read path filters with this clause."""
-        user = table.c.user_bidx == self.cipher.blind_index("user", reader.user)
-        if reader.all_scopes:
-            return user
-        visible = table.c.workspace_bidx.is_(None)
-        if reader.workspace is not None:
-            ws = self.cipher.blind_index("workspace", reader.workspace)
-            visible = sa.or_(visible, table.c.workspace_bidx == ws)
-        return sa.and_(user, visible)
+        """The scope rule (store/scope.py) over the blind indexes. Every read path filters with it."""
+        values = {"user": self.cipher.blind_index("user", reader.user),
+                  "workspace": self.cipher.blind_index("workspace", reader.workspace)}
+        rule = scope_rule.SCOPE_ALL if reader.all_scopes else scope_rule.SCOPE
+        return scope_rule.clause(rule, table, values, "{}_bidx")
 
     @staticmethod
-    def visible(reader: Reader, scope: Scope) -> bool:
+    def visible(reader: Reader, record_scope: Scope) -> bool:
         """The same rule in Python, for records assembled outside SQL."""
-        if scope.user != reader.user:
-            return False
-        return reader.all_scopes or scope.workspace is None or scope.workspace == reader.workspace
+        return scope_rule.visible(reader.user, reader.workspace, reader.all_scopes, record_scope)
 
     # --- rows that fail authentication ----------------------------------------------------------
     def _readable(self, rows: Iterable[sa.Row], decode: Callable[[sa.Row], object],

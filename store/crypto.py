@@ -3,15 +3,14 @@
 Ciphertext format v1 (named `MV1`):  b"MV" | 0x01 | dek_id (8 ASCII bytes) | nonce (12) | ct||tag (16)
 Associated data: b"memvet/field/v1\x1f" + table + 0x1f + column + 0x1f + row id.
 
-From the one data key (DEK) four more keys are derived with HKDF-SHA256, so that a blind index
+From the one data key (DEK) five more keys are derived with HKDF-SHA256, so that a blind index
 or a content key never reveals the data key: `bidx` (blind indexes), `content` (content keys),
-`audit` (the ledger's hash chain), `row` (row MACs over lifecycle and scope, row_mac.py).
+`audit` (the ledger's hash chain), `row` (row MACs over lifecycle and scope, row_mac.py), `term`
+(the recall index's blind tokens, term_index.py).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 
 from cryptography.exceptions import InvalidTag
@@ -19,6 +18,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from memvet.store.errors import IntegrityError
+from memvet.store.row_mac import keyed_digest
+from memvet.store.term_index import TERM_LABEL
 
 MAGIC = b"MV"
 FORMAT_V1 = 1
@@ -58,6 +59,7 @@ class FieldCipher:
         self._content_key = derive_key(dek, "memvet/content/v1")
         self.audit_key = derive_key(dek, "memvet/audit/v1")
         self.row_key = derive_key(dek, "memvet/row/v1")
+        self.term_key = derive_key(dek, TERM_LABEL)
 
     def encrypt(self, table: str, column: str, row_id: str, text: str | None) -> bytes | None:
         if text is None:
@@ -85,20 +87,20 @@ class FieldCipher:
         """A keyed HMAC of a value filtered in SQL (user, workspace, path)."""
         if value is None:
             return None
-        return hmac.new(self._bidx_key, f"{field}{SEP}{value}".encode(), hashlib.sha256).hexdigest()
+        return keyed_digest(self._bidx_key, f"{field}{SEP}{value}".encode()).hex()
 
     def content_key(self, user: str, workspace: str | None, agent: str | None, kind: str,
                     statement: str) -> str:
         """`ck2` = HMAC-SHA256(content key, "ck2" ␟ user ␟ workspace ␟ agent ␟ kind ␟
         norm2(statement)). The version tag keeps keys of two canonicalisations apart."""
         parts = ["ck2", user, workspace or "", agent or "", kind, normalise_statement(statement)]
-        return hmac.new(self._content_key, SEP.join(parts).encode(), hashlib.sha256).hexdigest()
+        return keyed_digest(self._content_key, SEP.join(parts).encode()).hex()
 
     def statement_key(self, user: str, statement: str) -> str:
         """`sk2` = HMAC-SHA256(content key, "sk2" ␟ user ␟ norm2(statement)): the statement
         whatever its kind or scope, which tombstones are looked up by."""
         parts = ["sk2", user, normalise_statement(statement)]
-        return hmac.new(self._content_key, SEP.join(parts).encode(), hashlib.sha256).hexdigest()
+        return keyed_digest(self._content_key, SEP.join(parts).encode()).hex()
 
 
 class PlainCipher(FieldCipher):

@@ -3,7 +3,7 @@
 
 Keys are derived exactly as crypto.py derives them (HKDF-SHA256 with no salt, written out with
 hmac so the KDF module is not imported); the workspace filter is the blind index, the scope rule
-the same as core.py's `scope_clause` (tests compare both). The daemon's context server uses the
+store/scope.py's, rendered as SQL. The daemon's context server uses the
 same source and hook_reply.respond, so both paths give the same context.
 """
 
@@ -18,6 +18,8 @@ import stat
 
 from memvet.store import context_pack as cp
 from memvet.store import row_mac
+from memvet.store import scope as scope_rule
+from memvet.store import term_index as ti
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~4 ms
 if TYPE_CHECKING:
@@ -28,9 +30,10 @@ if TYPE_CHECKING:
         def decrypt(self, table: str, column: str, row_id: str, blob: bytes | None) -> str | None: ...
         def blind_index(self, field: str, value: str | None) -> str | None: ...
         row_key: bytes
+        term_key: bytes
 
 
-SCHEMA_VERSION = 6  # the store schema this SQL was written for; a test pins it to migrations'
+SCHEMA_VERSION = 9  # the store schema this SQL was written for; a test pins it to migrations'
 CT_OVERHEAD = 2 + 1 + 8 + 12 + 16  # MV1 ciphertext: magic, version, dek id, nonce, tag
 BUSY_TIMEOUT_S = 0.5
 # records.Memory.auto_admitted in SQL: approved by the admission policy, not by a person.
@@ -45,12 +48,10 @@ AUTO_AT = SLOT_AT + 3  # auto-admitted (selective mode), issue 9
 TEXTS_AT = AUTO_AT + 1  # statement_ct, usage_boundary_ct, subject_ct, when selected after COLUMNS
 TIER_SQL = "CASE source_type {} ELSE {} END".format(
     " ".join(f"WHEN '{k}' THEN {v}" for k, v in cp.SOURCE_TIER.items()), cp.LAST_TIER)
-SCOPE_SQL = "user_bidx = ? AND (workspace_bidx IS NULL OR workspace_bidx = ?)"
+SCOPE_SQL = scope_rule.SCOPE_SQL  # params: the user and workspace blind indexes
 SCOPED_SQL = (f"FROM memories WHERE {SCOPE_SQL} AND status IN ('active', 'disputed') "
               f"ORDER BY {TIER_SQL}, importance DESC, recorded_at DESC, id DESC")
-# context_pack.in_force in SQL (the same comparisons of the same strings); a test compares them.
-IN_FORCE_SQL = ("valid_from <= ? AND (valid_to IS NULL OR valid_to > ?) "
-                "AND (expires_at IS NULL OR expires_at > ?)")
+IN_FORCE_SQL = scope_rule.IN_FORCE_SQL  # params: now, now, now
 FIRST_PAGE = 256  # rows sorted with a LIMIT (a cheap top-N sort); rarely does a pack read more
 
 
@@ -70,17 +71,12 @@ def _hkdf_sha256(key: bytes, label: str) -> bytes:
 
 
 def aesgcm_class() -> type:
-    """cryptography's AESGCM, taken from the Rust binding that the public `ciphers.aead` module
-    re-exports: importing the binding alone skips ~10 ms of pure-Python cipher modules and
-    `typing`. A test checks both names are the same class; the public path is the fallback."""
-    try:
-        from cryptography.hazmat.bindings._rust import openssl
+    """cryptography's public AESGCM (issue 15 replaced the private Rust-binding import that saved
+    its ~10 ms of pure-Python cipher modules: a private name can change in any release).
+    Imported when a key is first used, never by merely loading this module."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-        return openssl.aead.AESGCM
-    except (ImportError, AttributeError):
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
-        return AESGCM
+    return AESGCM
 
 
 class FastCipher:
@@ -90,6 +86,7 @@ class FastCipher:
         self._aead = aesgcm_class()(dek)
         self._bidx_key = _hkdf_sha256(dek, "memvet/bidx/v1")
         self.row_key = _hkdf_sha256(dek, "memvet/row/v1")
+        self.term_key = _hkdf_sha256(dek, ti.TERM_LABEL)
 
     def decrypt(self, table: str, column: str, row_id: str, blob: bytes | None) -> str | None:
         if blob is None:
@@ -267,3 +264,77 @@ class DirectSource:
 
     def index(self) -> cp.TermIndex:
         return cp.TermIndex(self.all_items())
+
+    def relevant(self, prompt: str, given: set[str], now: str) -> Iterator[cp.PackItem]:
+        """cp.relevant over the term index: the prompt's terms are looked up as blind tokens,
+        rarity counted from the postings, and only the memories that reach the floor are read
+        (their rows; their text only if `fill` chooses them). Memories written since the last
+        re-index (term_stale) are read whole, as `all_items` reads every one."""
+        from memvet.store.relevance import noise_of, units
+
+        scope = f"{SCOPE_SQL} AND status IN ('active', 'disputed')"
+        stale = self._rows_of([r[0] for r in self.conn.execute(
+            f"SELECT memory_id FROM term_stale CROSS JOIN memories ON memories.id = memory_id "
+            f"WHERE {scope}", self.params)], texts=True)
+        terms = {t for unit in units(prompt, noise_of([None])) for t in unit}
+        holders = ti.scope_holders(self.conn, self.cipher.term_key, terms, scope, self.params)
+        for item in stale:
+            for term in cp.item_terms(item):
+                holders.setdefault(term, set()).add(item.id)
+        count = self.conn.execute(f"SELECT count(*) FROM memories WHERE {scope}",
+                                  self.params).fetchone()[0]
+        corpus = ti.ScopeTerms(count, holders)
+        corpus.read(item.id for item in stale)
+        found = cp.prompt_scores(corpus, prompt)  # gives every holder its position
+        ids = corpus.ids()
+        scores = {ids[position]: score for position, score in found}
+        return self._by_score(scores, {item.id: item for item in stale}, given, now)
+
+    def _by_score(self, scores: dict[str, float], known: dict[str, cp.PackItem],
+                  given: set[str], now: str) -> Iterator[cp.PackItem]:
+        """Best score first, rank order within a score; rows read one score at a time, so a
+        pack that is full after the best few never reads the thousands below them."""
+        levels: dict[float, list[str]] = {}
+        for mid, score in scores.items():
+            if mid not in given:
+                levels.setdefault(score, []).append(mid)
+        for score in sorted(levels, reverse=True):
+            ids = levels[score]
+            items = [known[m] for m in ids if m in known]
+            items += self._rows_of([m for m in ids if m not in known])
+            yield from (item for item in cp.ranked(items) if cp.in_force(item, now))
+
+    def scoped_items(self, ids: Iterable[str]) -> list[cp.PackItem]:
+        """Those of these memories that are in scope, active or disputed, decrypted (what
+        `all_items` holds of them): the daemon's pack takes them in after a change."""
+        return self._rows_of(list(ids), texts=True, scoped=True)
+
+    def _rows_of(self, ids: list[str], *, texts: bool = False,
+                 scoped: bool = False) -> list[cp.PackItem]:
+        """The sealed rows of these ids as items (decrypted too with `texts`)."""
+        if not ids:
+            return []
+        extra = ", statement_ct, usage_boundary_ct, subject_ct" if texts else ""
+        # Unary + keeps SQLite on the id lookups (an index on the scope would scan it whole).
+        scope = (" AND +user_bidx = ? AND (workspace_bidx IS NULL OR +workspace_bidx = ?) AND "
+                 "+status IN ('active', 'disputed')") if scoped else ""
+        rows = self.conn.execute(f"SELECT {COLUMNS}{extra} FROM memories WHERE id IN "
+                                 f"(SELECT value FROM json_each(?)){scope}",
+                                 (_json_list(ids), *(self.params if scoped else ())))
+        items = []
+        for row in rows:
+            if self._sealed(row):
+                item = _item(row)
+                if not texts:
+                    items.append(item)
+                elif self._decrypt(item, row[TEXTS_AT], row[TEXTS_AT + 1]):
+                    self._subject(item, row[TEXTS_AT + 2])
+                    items.append(item)
+        return items
+
+
+def _json_list(values: list[str]) -> str:
+    """Ids as one JSON parameter for json_each: any number of them, whatever they hold."""
+    import json
+
+    return json.dumps(values)

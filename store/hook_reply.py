@@ -12,6 +12,7 @@ import json
 import os
 
 from memvet.store import context_pack as cp
+from memvet.store import hosts
 from memvet.store.fast_read import FastReadError
 from memvet.store.hook_scope import session_workspace
 from memvet.store.host_jobs import host_job
@@ -26,8 +27,8 @@ if TYPE_CHECKING:
         def count_active(self, now: str) -> int: ...
         def fill(self, items: list[cp.PackItem]) -> None: ...
         def index(self) -> cp.TermIndex: ...
+        def relevant(self, prompt: str, given: set[str], now: str) -> Iterator[cp.PackItem]: ...
 
-HOSTS = ("claude-code", "codex")
 MAX_GIVEN = 2000  # ids remembered per session
 MAX_SESSIONS = 256  # session memo files kept
 
@@ -126,7 +127,7 @@ def respond(source: Source, event: str, payload: dict[str, Any], home: str,
         if not isinstance(prompt, str):
             return None
         given = load_given(memo)
-        chosen = cp.choose(cp.relevant(source.index(), prompt, given, now), budget, event, now)
+        chosen = cp.choose(source.relevant(prompt, given, now), budget, event, now)
         left_out = 0  # a prompt adds what matches; no footer about the rest
     if not chosen:
         return None
@@ -161,7 +162,7 @@ def parse_request(host: str, event: str, raw: bytes,
     relative to the hook process's own cwd (which the hosts set to the session's), refused when
     outside the session's project (hook_scope.py). Resolved afresh every time: a daemon's cache
     would miss a `git init` the direct path sees."""
-    if host not in HOSTS or event not in cp.EVENT_NAMES:
+    if host not in hosts.REGISTRY or event not in cp.EVENT_NAMES:
         raise FastReadError("usage")
     try:
         payload = json.loads(raw)

@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from memvet.store import row_mac
 from memvet.store.audit import ENTITIES, GONE, entity_name
 from memvet.store.crypto import FieldCipher
+from memvet.store.read_layer import with_unreadable  # noqa: F401  (its home moved there)
 from memvet.store.records import AuditReport
 from sqlalchemy import Connection
 
@@ -48,18 +49,3 @@ def verify_state(conn: Connection, cipher: FieldCipher, states: dict[tuple[str, 
                                f"event {seq}, is missing: it was deleted",
                                entity=f"{entity_type} {name}")
     return None
-
-
-def with_unreadable(store: object, payload: dict) -> dict:
-    """A list command's payload, with the rows its reads had to skip (ids only) under
-    `unreadable` and named in one line on stderr (stdout keeps its one JSON document)."""
-    import sys
-
-    skipped = store.unreadable()  # type: ignore[attr-defined]
-    if not skipped["count"]:
-        return payload
-    shown = ", ".join(skipped["ids"][:10]) + (" …" if skipped["count"] > 10 else "")
-    print(f"memvet: {skipped['count']} record(s) left out: they failed authentication (altered "
-          f"without the key): {shown}; run `memvet doctor` and `memvet audit verify`",
-          file=sys.stderr)
-    return {**payload, "unreadable": skipped}

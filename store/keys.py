@@ -36,6 +36,7 @@ class KeyringProvider:
 
     def _keyring(self):  # noqa: ANN202 - imported lazily: keyring is slow to import
         import keyring
+        import keyring.errors  # noqa: F401 - `kr.errors` below: loaded by keyring, named here
 
         return keyring
 

@@ -4,10 +4,13 @@ expired is `stale` — shown and filtered as such at read time, so a crashed app
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import UTC, datetime
 
-import sqlalchemy as sa
+TYPE_CHECKING = False  # read_layer.py imports this module without SQLAlchemy or typing
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    import sqlalchemy as sa
 
 
 def lease_expired(expires_at: datetime | None, now: datetime) -> bool:
@@ -23,13 +26,17 @@ def shown_status(status: str, expires_at: datetime | None, now: datetime) -> str
 
 
 def expired_clause(table: sa.Table, now: datetime) -> sa.ColumnElement[bool]:
+    import sqlalchemy as sa
+
     return sa.and_(table.c.status == "reserved", table.c.lease_expires_at < now)
 
 
 def status_clause(table: sa.Table, statuses: Iterable[str],
                   now: datetime) -> sa.ColumnElement[bool]:
     """`status IN (…)` by shown status, kept index-friendly: an expired reservation counts as
-    stale, not as reserved."""
+    stale, not as reserved. `status_sql` is the same rule in SQL text (a test compares them)."""
+    import sqlalchemy as sa
+
     wanted = set(statuses)
     if {"reserved", "stale"} <= wanted or not wanted & {"reserved", "stale"}:
         return table.c.status.in_(sorted(wanted))
@@ -39,6 +46,24 @@ def status_clause(table: sa.Table, statuses: Iterable[str],
     return sa.or_(table.c.status.in_(plain), sa.and_(
         table.c.status == "reserved",
         sa.or_(table.c.lease_expires_at.is_(None), table.c.lease_expires_at >= now)))
+
+
+def status_sql(statuses: Iterable[str], now: str) -> tuple[str, list[str]]:
+    """status_clause as SQL text and parameters, for the sqlite3 read path (read_layer.py);
+    `now` as SQLite holds times."""
+    wanted = set(statuses)
+
+    def among(names: Iterable[str]) -> tuple[str, list[str]]:
+        names = sorted(names)
+        return f"status IN ({','.join('?' * len(names))})" if names else "0", names
+
+    if {"reserved", "stale"} <= wanted or not wanted & {"reserved", "stale"}:
+        return among(wanted)
+    plain, params = among(wanted - {"reserved"})
+    if "stale" in wanted:
+        return (f"{plain} OR (status = 'reserved' AND lease_expires_at < ?)", [*params, now])
+    return (f"{plain} OR (status = 'reserved' AND (lease_expires_at IS NULL "
+            "OR lease_expires_at >= ?))", [*params, now])
 
 
 def shown_counts(by_status: dict[str, int], expired: int) -> dict[str, int]:

@@ -28,6 +28,10 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "container": ("docker", "container", "containers", "podman", "dockerfile"),
 }
 
+# Programming languages: a value a tool choice is made for (near_duplicates.py, slots.py).
+LANGUAGES = frozenset("""python go golang rust kotlin elixir typescript javascript java ruby swift zig
+php scala haskell clojure erlang dart lua perl julia ocaml fsharp csharp c++ nim crystal""".split())
+
 
 def compile_word_groups(groups: dict[str, tuple[str, ...]], prefix: str, stem_words,  # noqa: ANN001
                         ) -> tuple[dict[str, tuple[str, ...]], list[tuple[frozenset[str], str]]]:

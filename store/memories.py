@@ -61,7 +61,7 @@ class MemoryMixin(StoreCore):
             self.refresh_slot(conn, row)  # type: ignore[attr-defined]
             if tombstone:
                 statement = self._dec("memories", "statement", memory_id, row.statement_ct) or ""
-                self._tombstone(conn, row.content_key, tombstone, memory_id, statement,
+                self._tombstone(conn, row.content_key, tombstone, memory_id, statement,  # type: ignore[attr-defined]
                                 self._scope_of("memories", row))
             self._audit(conn, actor, f"memory.{reason}", "memory", memory_id, note)
             fresh = conn.execute(sa.select(MEM).where(MEM.c.id == memory_id)).one()
@@ -93,7 +93,7 @@ class MemoryMixin(StoreCore):
         values["row_mac"] = (seal(self.cipher, "memories", {**row._mapping, **values}) if repair
                              else resealed(conn, self.cipher, MEM, row.id, values, row=row))
         conn.execute(MEM.update().where(MEM.c.id == row.id).values(**values))
-        self._append_transition(conn, row.id, row.status, to_status, row.valid_to, valid_to,
+        self._append_transition(conn, row.id, row.status, to_status, row.valid_to, valid_to,  # type: ignore[attr-defined]
                                 actor, reason, txn_id)
 
     def _supersede(self, conn: Connection, old_id: str, new_id: str, actor: str,

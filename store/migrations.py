@@ -251,10 +251,78 @@ def m006_subjects(conn: Connection) -> None:
         _add_column(conn, table, sa.Column('subject_bidx', sa.String(length=64)), index=True)
     _add_column(conn, 'memories', sa.Column('compatible_key', sa.String(length=40)))
 
-# Still reserved, in this order:
-#   m007_term_index       — issue 15: blind-token postings for recall (keyed HMAC of terms)
-#   m008_team             — issue 16: local team outbox / sync state
-#   m009_list_order       — issue 15: keyset-paging indexes for lists
+
+PACK_TIER_SQL = ("CASE source_type WHEN 'operator' THEN 0 WHEN 'explicit_user' THEN 1 "
+                 "WHEN 'import' THEN 2 WHEN 'model_inference' THEN 3 ELSE 4 END")
+
+
+@migration
+@keyed
+def m007_term_index(conn: Connection, cipher) -> None:  # noqa: ANN001
+    """Issue 15: blind-token postings for recall (term_index.py: keyed HMACs of each memory's
+    terms), kept current by triggers; existing memories are indexed here, in this step. And the
+    session-start hook's two reads from indexes: the pack's first page in rank order
+    (fast_read.SCOPED_SQL's ORDER BY, expression for expression: a test compares them) and the
+    footer's count."""
+    from memvet.store import term_index
+    from memvet.store.recall_index import index_all
+
+    for sql in term_index.SCHEMA_SQL:
+        conn.exec_driver_sql(sql)
+    conn.exec_driver_sql(f"CREATE INDEX ix_memories_pack_order ON memories (user_bidx, "
+                         f"{PACK_TIER_SQL}, importance DESC, recorded_at DESC, id DESC)")
+    conn.exec_driver_sql("CREATE INDEX ix_memories_in_force ON memories (user_bidx, status, "
+                         "workspace_bidx, valid_from, valid_to, expires_at)")
+    # The daemon's packs follow changes by updated_at (context_server._update_packs).
+    conn.exec_driver_sql("CREATE INDEX ix_memories_updated_at ON memories (updated_at)")
+    if cipher is not None:
+        index_all(conn, cipher)
+
+
+@migration
+def m008_team(conn: Connection) -> None:
+    """Issue 16: the team store's local side (store/team/): the outbox of team writes made
+    while the server was away, the links from team rows to local memories (idempotent sync),
+    the sync cursors, and which local folder is the workspace of which git remote."""
+    md = sa.MetaData()
+    _create(conn,
+        sa.Table('team_outbox', md,
+                 sa.Column('seq', sa.Integer(), primary_key=True),
+                 sa.Column('op', sa.String(length=24), nullable=False),
+                 sa.Column('item_id', sa.String(length=48), nullable=False, unique=True),
+                 sa.Column('payload_ct', sa.LargeBinary(), nullable=False),
+                 sa.Column('created_at', UTCDateTime(), nullable=False),
+                 sa.Column('attempts', sa.Integer(), nullable=False),
+                 sa.Column('last_error', sa.String(length=64))),
+        sa.Table('team_links', md,
+                 sa.Column('team_item_id', sa.String(length=48), primary_key=True),
+                 sa.Column('team_id', sa.String(length=40), nullable=False),
+                 sa.Column('kind', sa.String(length=16), nullable=False),
+                 sa.Column('state', sa.String(length=16), nullable=False, index=True),
+                 sa.Column('local_memory_id', sa.String(length=48), index=True),
+                 sa.Column('payload_ct', sa.LargeBinary()),
+                 sa.Column('updated_at', UTCDateTime(), nullable=False)),
+        sa.Table('team_sync_state', md,
+                 sa.Column('key', sa.String(length=64), primary_key=True),
+                 sa.Column('value', sa.String(length=256), nullable=False)),
+        sa.Table('team_workspaces', md,
+                 sa.Column('remote_bidx', sa.String(length=64), primary_key=True),
+                 sa.Column('remote_ct', sa.LargeBinary(), nullable=False),
+                 sa.Column('path_ct', sa.LargeBinary(), nullable=False)),
+    )
+
+
+@migration
+def m009_list_order(conn: Connection) -> None:
+    """Issue 15: indexes in the order the lists page in (read_layer.py, keyset `--after`), so
+    a first page at 100k rows is read from the index instead of sorting the whole scope: the
+    queue oldest first, memories of one status newest first."""
+    conn.execute(sa.text('CREATE INDEX ix_candidates_list_order '
+                         'ON candidates (user_bidx, created_at, id)'))
+    conn.execute(sa.text('CREATE INDEX ix_memories_list_order '
+                         'ON memories (user_bidx, status, recorded_at DESC, id)'))
+
+
 # (reviewer-decision features of issue 12 live in an encrypted file written by learning.py)
 
 SCHEMA_VERSION = len(MIGRATIONS)

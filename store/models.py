@@ -5,8 +5,9 @@ fields filtered in SQL are keyed HMAC blind indexes (`*_bidx`). Nothing here is 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING, ClassVar
 
-from sqlalchemy import Column, LargeBinary, UniqueConstraint
+from sqlalchemy import Column, LargeBinary, Table, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -14,13 +15,22 @@ def _ct(nullable: bool = True):  # noqa: ANN202 - a column factory
     return Field(default=None, sa_column=Column(LargeBinary, nullable=nullable))
 
 
-class StoreMetaRow(SQLModel, table=True):
+class Row(SQLModel):
+    """Every table's base: tells the type checker what SQLModel adds at class creation (the
+    table and its name), so `CandidateRow.__table__` is a `Table`. Nothing at run time."""
+
+    if TYPE_CHECKING:
+        __table__: ClassVar[Table]
+        __tablename__: ClassVar[str]  # pyright: ignore[reportIncompatibleVariableOverride]
+
+
+class StoreMetaRow(Row, table=True):
     __tablename__ = "store_meta"
     key: str = Field(primary_key=True, max_length=64)
     value: str = Field(max_length=512)
 
 
-class KeyMaterialRow(SQLModel, table=True):
+class KeyMaterialRow(Row, table=True):
     """The data key, wrapped by the key-encryption key held by the recorded provider."""
 
     __tablename__ = "key_material"
@@ -32,7 +42,7 @@ class KeyMaterialRow(SQLModel, table=True):
     rotated_at: datetime | None = None
 
 
-class CandidateRow(SQLModel, table=True):
+class CandidateRow(Row, table=True):
     __tablename__ = "candidates"
     id: str = Field(primary_key=True, max_length=40)
     status: str = Field(index=True, max_length=16)
@@ -69,7 +79,7 @@ class CandidateRow(SQLModel, table=True):
     row_mac: str | None = Field(default=None, max_length=64)  # row_mac.py
 
 
-class EvidenceRow(SQLModel, table=True):
+class EvidenceRow(Row, table=True):
     __tablename__ = "evidence"
     id: str = Field(primary_key=True, max_length=40)  # made by the writer: bound into the AAD
     candidate_id: str = Field(foreign_key="candidates.id", index=True, max_length=40)
@@ -84,7 +94,7 @@ class EvidenceRow(SQLModel, table=True):
     identity_key: str | None = Field(default=None, index=True, max_length=64)
 
 
-class MemoryRow(SQLModel, table=True):
+class MemoryRow(Row, table=True):
     __tablename__ = "memories"
     id: str = Field(primary_key=True, max_length=48)
     candidate_id: str = Field(foreign_key="candidates.id", unique=True, max_length=40)
@@ -119,7 +129,7 @@ class MemoryRow(SQLModel, table=True):
     row_mac: str | None = Field(default=None, max_length=64)  # row_mac.py
 
 
-class MemoryTransitionRow(SQLModel, table=True):
+class MemoryTransitionRow(Row, table=True):
     __tablename__ = "memory_transitions"
     __table_args__ = (UniqueConstraint("memory_id", "txn_id", name="uq_transition_txn"),)
     id: int | None = Field(default=None, primary_key=True)
@@ -134,7 +144,7 @@ class MemoryTransitionRow(SQLModel, table=True):
     at: datetime = Field(index=True)
 
 
-class TombstoneRow(SQLModel, table=True):
+class TombstoneRow(Row, table=True):
     __tablename__ = "tombstones"
     content_key: str = Field(primary_key=True, max_length=64)
     reason: str = Field(max_length=16)
@@ -151,7 +161,7 @@ class TombstoneRow(SQLModel, table=True):
     workspace_bidx: str | None = Field(default=None, max_length=64)
 
 
-class FileCheckpointRow(SQLModel, table=True):
+class FileCheckpointRow(Row, table=True):
     __tablename__ = "file_checkpoints"
     path_key: str = Field(primary_key=True, max_length=64)
     host: str = Field(max_length=32)
@@ -166,7 +176,7 @@ class FileCheckpointRow(SQLModel, table=True):
     state_ct: bytes | None = _ct()
 
 
-class AuditEventRow(SQLModel, table=True):
+class AuditEventRow(Row, table=True):
     __tablename__ = "audit_events"
     seq: int = Field(primary_key=True)
     at: datetime
@@ -180,8 +190,66 @@ class AuditEventRow(SQLModel, table=True):
     state_mac: str | None = Field(default=None, max_length=64)  # the entity's row MAC after it
 
 
-class SweepRunRow(SQLModel, table=True):
+class SweepRunRow(Row, table=True):
     __tablename__ = "sweep_runs"
     job_id: str = Field(primary_key=True, max_length=64)
     last_success_at: datetime
     last_result: str = Field(default="", max_length=256)
+
+
+class TermPostingRow(Row, table=True):
+    """The recall index (term_index.py): a blind token of one term a memory holds, never text.
+    Migration m007 creates it WITHOUT ROWID, with triggers that keep it current."""
+
+    __tablename__ = "term_postings"
+    token: bytes = Field(sa_column=Column(LargeBinary, primary_key=True))
+    memory_id: str = Field(primary_key=True, max_length=48, index=True)
+    field: int = Field(primary_key=True)
+
+
+class TermStaleRow(Row, table=True):
+    """Memories whose text changed since the index last read them (filled by triggers)."""
+
+    __tablename__ = "term_stale"
+    memory_id: str = Field(primary_key=True, max_length=48)
+
+
+class TeamOutboxRow(Row, table=True):
+    """Team writes waiting for the server (store/team/outbox.py), in order; payload encrypted."""
+
+    __tablename__ = "team_outbox"
+    seq: int | None = Field(default=None, primary_key=True)
+    op: str = Field(max_length=24)
+    item_id: str = Field(max_length=48, unique=True)
+    payload_ct: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    created_at: datetime
+    attempts: int = 0
+    last_error: str | None = Field(default=None, max_length=64)
+
+
+class TeamLinkRow(Row, table=True):
+    """A team row this home has seen: the local memory it became, or why it waits."""
+
+    __tablename__ = "team_links"
+    team_item_id: str = Field(primary_key=True, max_length=48)
+    team_id: str = Field(max_length=40)
+    kind: str = Field(max_length=16)
+    state: str = Field(max_length=16, index=True)
+    local_memory_id: str | None = Field(default=None, max_length=48, index=True)
+    payload_ct: bytes | None = _ct()
+    updated_at: datetime
+
+
+class TeamSyncStateRow(Row, table=True):
+    __tablename__ = "team_sync_state"
+    key: str = Field(primary_key=True, max_length=64)
+    value: str = Field(max_length=256)
+
+
+class TeamWorkspaceRow(Row, table=True):
+    """Which local folder is the workspace of a git remote (remote and path encrypted)."""
+
+    __tablename__ = "team_workspaces"
+    remote_bidx: str = Field(primary_key=True, max_length=64)
+    remote_ct: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    path_ct: bytes = Field(sa_column=Column(LargeBinary, nullable=False))

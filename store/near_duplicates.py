@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 from memvet.store.core import CAND, StoreCore
 from memvet.store.errors import IntegrityError
-from memvet.store.lexicon import CONCEPTS
+from memvet.store.lexicon import CONCEPTS, LANGUAGES
 from memvet.store.records import CandidateDraft
 from memvet.store.sealing import resealed
 from memvet.store.slots import GENERIC
@@ -41,8 +41,7 @@ _QUOTES = re.compile(r"[`'\"“”‘’]")
 _CODE = re.compile(r"`([^`]+)`")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.+/#-]*")
 _VALUE_SHAPE = re.compile(r"[0-9/._]")  # numbers, versions, paths, files
-_LANGUAGES = frozenset("""python go golang rust kotlin elixir typescript javascript java ruby swift zig
-php scala haskell clojure erlang dart lua perl julia ocaml fsharp csharp c++ nim crystal""".split())
+_LANGUAGES = LANGUAGES
 _TOOLS = (frozenset(w for words in CONCEPTS.values() for w in words if " " not in w) - GENERIC) | _LANGUAGES
 
 

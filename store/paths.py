@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from memvet.store.hosts import CLAUDE_CODE, CODEX, host
+
 APP_NAME = "memvet"
 
 
@@ -53,9 +55,15 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
+def host_folder(name: str) -> Path:
+    """A host's config folder: its variable (store/hosts.py) when set, else its default under HOME."""
+    entry = host(name)
+    return Path(os.environ.get(entry.folder_variable) or Path.home() / entry.folder_default).expanduser()
+
+
 def claude_config_dir() -> Path:
-    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude").expanduser()
+    return host_folder(CLAUDE_CODE)
 
 
 def codex_home() -> Path:
-    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
+    return host_folder(CODEX)

@@ -26,7 +26,7 @@ from typing import Any
 from memvet.store import context_pack as cp
 from memvet.store import relevance
 from memvet.store.recall_slots import SlotJudge, decide_which, unstated_attribute
-from memvet.store.records import MEMORY_STATUSES, NEVER_VALID, Candidate, Memory, iso
+from memvet.store.records import MEMORY_STATUSES, NEVER_VALID, Candidate, Memory, iso, valid_at
 from memvet.store.subjects import LINK_THRESHOLD, is_negated, overlap
 
 MATCH_THRESHOLD = relevance.FLOOR  # relevance a memory needs to be an answer (relevance.py)
@@ -62,15 +62,16 @@ def negative(memory: Memory) -> bool:
 
 
 def in_force(memory: Memory, at: datetime) -> bool:
-    return (memory.valid_from <= at and (memory.valid_to is None or memory.valid_to > at)
-            and (memory.expires_at is None or memory.expires_at > at))
+    """Valid at `at`: records.valid_at, the one rule `memories list --as-of` follows too."""
+    return valid_at(memory, at)
 
 
 class Recall:
     """One question over one scope's memories and pending candidates."""
 
     def __init__(self, query: str, memories: list[Memory], candidates: list[Candidate], *,
-                 now: datetime, as_of: datetime | None = None) -> None:
+                 now: datetime, as_of: datetime | None = None, index: Any = None) -> None:
+        """index: a recall_index.IndexedScope, when `memories` are only those it found."""
         self.q = cp.terms(query) - QUERY_NOISE
         words = query.casefold().split()
         self.wh_question = (not words or words[0] not in YES_NO) and bool(WH & set(
@@ -78,9 +79,12 @@ class Recall:
         self.memories, self.candidates = memories, candidates
         self.now, self.as_of = now, as_of
         self.historical = as_of is not None and as_of < now - HISTORICAL_SLACK
-        self.at = as_of if self.historical else now
+        self.at = as_of if as_of is not None and self.historical else now
         self.terms = {m.id: cp.terms(m.statement) for m in memories}  # the negative pass's
-        self.relevance = relevance.Relevance(query, memories, (c.statement for c in candidates))
+        self.index = index
+        self.relevance = relevance.Relevance(
+            query, memories, (c.statement for c in candidates),
+            **({} if index is None else {"noise": index.noise, "corpus": index.corpus}))
         self.slots = SlotJudge()
 
     def answerable(self, m: Memory) -> bool:
@@ -172,7 +176,19 @@ class Recall:
     def _relative(self, other: Memory, best: Memory) -> float:
         return min(1.0, self.scores[other.id] / max(self.scores[best.id], 1e-9))
 
+    def _read_neighbours(self, best: Memory) -> None:
+        """Over the index, the memories that could contradict `best` join those read."""
+        if self.index is None:
+            return
+        more = self.index.neighbours(best, {m.id for m in self.memories})
+        for m in more:
+            self.terms[m.id] = cp.terms(m.statement)
+            self.scores[m.id] = self.relevance.of_outside(m, self.index.corpus.position(m.id))
+        pool = sorted([*self.memories, *more], key=lambda m: m.id)
+        self.memories = sorted(pool, key=lambda m: m.recorded_at, reverse=True)  # as listed
+
     def _contradictions(self, best: Memory) -> list[dict[str, Any]]:
+        self._read_neighbours(best)
         found = []
         for other in self.memories:
             if other.id == best.id or other.retired_reason in NEVER_VALID:
@@ -257,9 +273,17 @@ def recall(store: Any, query: str, *, workspace: str | None, as_of: datetime | N
     from memvet.store.candidates import QueueFilter
 
     reader = store.reader_for(workspace)
-    memories = store.list_memories(reader, statuses=MEMORY_STATUSES, recorded_as_of=recorded_as_of)
     candidates = store.list_candidates(
         reader, QueueFilter(statuses=("pending", "reserved", "stale")), limit=None)
+    index = None
+    if recorded_as_of is None:  # the store as it is now: the term index finds what to read
+        from memvet.store.recall_index import IndexedScope
+
+        index = IndexedScope(store, reader, query, candidates)
+        memories = index.memories
+    else:
+        memories = store.list_memories(reader, statuses=MEMORY_STATUSES,
+                                       recorded_as_of=recorded_as_of)
     now = store.now()
     if recorded_as_of is not None:
         candidates = [c for c in candidates if c.created_at <= recorded_as_of]
@@ -268,4 +292,4 @@ def recall(store: Any, query: str, *, workspace: str | None, as_of: datetime | N
             as_of = as_of or recorded_as_of
         else:
             now = min(now, recorded_as_of)
-    return Recall(query, memories, candidates, now=now, as_of=as_of).decide()
+    return Recall(query, memories, candidates, now=now, as_of=as_of, index=index).decide()

@@ -12,14 +12,12 @@ from __future__ import annotations
 import re
 
 from memvet.store.records import Memory
+from memvet.store.relevance import ATTRIBUTE_TYPES
 from memvet.store.slots import Claim, claim_of, normalise_subject, rivalry
 
 # Attributes a question asks the value of, and the value type that states one (slots.Claim
-# types, plus "host": a path or a name with a digit or a dot, "staging.tidepool.dev").
-ATTRIBUTE_TYPES = {"port": "number", "version": "number", "id": "number", "size": "number",
-                   "limit": "number", "timeout": "number", "period": "number",
-                   "host": "host", "hostnam": "host", "url": "host", "address": "host",
-                   "endpoint": "host"}
+# types, plus "host": a path or a name with a digit or a dot, "staging.tidepool.dev"): one table,
+# relevance.py's, which also lets such a value count as speaking of its attribute.
 MONTH_YEAR = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
                         r"(?:19|20)\d\d\b", re.IGNORECASE)  # a date is no value of the slot
 

@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memvet.store.scope import in_force
+
 KINDS = ("preference", "constraint", "decision", "fact", "procedure")
 SOURCE_TYPES = ("explicit_user", "operator", "model_inference", "import")
 CANDIDATE_STATUSES = ("pending", "reserved", "stale", "committed", "rejected", "expired")
@@ -31,9 +33,7 @@ def valid_at(memory: Memory, at: datetime) -> bool:
     from when the user said it (the evidence time) until a correction said otherwise, a retirement
     or its TTL; a false write or a forget was never valid. Record time (`--recorded-as-of`) first
     rebuilds status and validity as recorded then (memories.py), then applies the same rule."""
-    return (memory.retired_reason not in NEVER_VALID and memory.valid_from <= at
-            and (memory.valid_to is None or memory.valid_to > at)
-            and (memory.expires_at is None or memory.expires_at > at))
+    return memory.retired_reason not in NEVER_VALID and in_force(memory, at)
 
 
 def iso(value: datetime | None) -> str | None:

@@ -61,9 +61,10 @@ def _records(conn: sa.Connection, cipher: Any, table: str, counts: Counter,
         if fresh == plain:
             continue
         values = {f"{c}_ct": cipher.encrypt(table, c, row["id"], v) for c, v in fresh.items()}
-        if fresh["statement"] != plain["statement"]:
-            values["content_key"] = cipher.content_key(user, workspace, None, row["kind"], fresh["statement"])
-            changed[row["id"]] = (fresh["statement"], user, workspace)
+        statement = fresh["statement"]  # None only where it was None before
+        if statement is not None and statement != plain["statement"]:
+            values["content_key"] = cipher.content_key(user, workspace, None, row["kind"], statement)
+            changed[row["id"]] = (statement, user, workspace)
         values["row_mac"] = row_mac.seal(cipher.row_key, table, {**row, **values})
         conn.execute(sa.text(f"UPDATE {table} SET {', '.join(f'{k} = :{k}' for k in values)} WHERE id = :id"),
                      {**values, "id": row["id"]})

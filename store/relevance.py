@@ -5,29 +5,39 @@ synonyms.py's curated vocabulary, less words that say nothing about the subject:
 noise ("remember", "before", month names) and the words of the workspace's own name (every
 memory of `shop-api` is about shop-api). A memory's relevance is the idf-weighted share of the
 question's terms it holds, rarity measured over the scope's memories and candidates; a question
-word nothing in scope uses weighs in full, so a question about something memvet was never told
-is not answered by the one common word it shares with a memory. A memory whose subject (the slot
-it fills, slots.py) the question names gets SUBJECT_BONUS of its subject's share on top: a
-subject match counts over plain word overlap.
+word nothing in scope uses weighs ABSENT_WEIGHT of its idf, so a question about something memvet
+was never told is not answered by the one common word it shares with a memory. A memory whose
+subject (the slot it fills, slots.py) the question names gets SUBJECT_BONUS of its subject's
+share on top: a subject match counts over plain word overlap. A what/which question names what
+it asks for (its focus: "which rust EDITION"); when nothing in scope speaks of part of it, every
+memory keeps only FOCUS_MISS of its score, bonus included: the Rust version is no edition. An
+attribute ("version", "port", "host") is spoken of by a value of its type (ATTRIBUTE_TYPES) when
+the memory also speaks of something else the question names ("pins Terraform 1.9.2" for "which
+terraform version?").
 
 The hook's prompt path ranks with this same rule (context_pack.relevant over a Corpus the
-daemon keeps per pack), without the subject bonus: the hook decrypts no subjects. So this module
-stays light: no SQLAlchemy, no typing at run time.
+daemon keeps per pack), without the subject bonus (the hook decrypts no subjects), with its own
+calibration: PROMPT_ABSENT_WEIGHT and PROMPT_FLOOR. So this module stays light: no SQLAlchemy,
+no typing at run time.
 
 FLOOR is the relevance below which a memory is no answer (recall then says UNKNOWN /
-insufficient_evidence). It was calibrated on development data only: the dev split of the
-user-side evaluation (tests/eval/user; never its frozen test split) and the 176 gold cases of
-tests/eval/cases, between the two sets' best points: see docs/benchmarks.md, "Relevance".
-Measured against it (eval.json, user_side.relevance_comparison): a small embedding model
-shipped inside a PyPI package (wordllama) ranked worse than this on the dev split, alone or
-blended, and loads in seconds, so it is not used (and never on the hook's path).
+insufficient_evidence). FLOOR, ABSENT_WEIGHT, FOCUS_MISS and the prompt's pair were calibrated
+on development data only, the dev split of the user-side evaluation (tests/eval/user; never its
+frozen test split), in the middle of the plateau a sweep found, and checked on the 176 gold
+cases of tests/eval/cases: see docs/benchmarks.md, "Relevance". Measured against it (eval.json,
+user_side.relevance_comparison): a small embedding model shipped inside a PyPI package
+(wordllama) ranked worse on the dev split alone and no better blended, and takes about a second
+to load, so it is not used (and never on the hook's path).
 """
 
 from __future__ import annotations
 
 import os
+import re
+from typing import Any, Protocol
 
 from memvet.store import context_pack as cp
+from memvet.store.subjects import STOPWORDS
 from memvet.store.synonyms import compile_groups
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the hook's prompt path loads this module
@@ -35,15 +45,44 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
-FLOOR = 0.3  # calibrated on the dev splits (docs/benchmarks.md, "Relevance")
+FLOOR = 0.25  # calibrated on the dev splits (docs/benchmarks.md, "Relevance")
 SUBJECT_BONUS = 0.4  # added times the share of the memory's subject the question names
-ABSENT_WEIGHT = 1.0  # weight of a question word nothing in scope uses, times its idf
+ABSENT_WEIGHT = 0.5  # weight of a question word nothing in scope uses, times its idf
+# The prompt hook's own calibration: a prompt is a task, most of its words describe the task, so
+# words no memory speaks of weigh nothing; its floor is set on the same dev split.
+PROMPT_FLOOR = 0.3
+PROMPT_ABSENT_WEIGHT = 0.0
 # Question words that say nothing about the subject; time words too (as_of carries the time).
 QUERY_NOISE = cp.terms(
     "tell know remember recall said say told memory memories okay ok anything something whether "
     "back old before earlier previous previously ago last formerly currently nowadays today "
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec still")
+
+# A "what/which" question's answer must speak of what it asks for, or keeps FOCUS_MISS of its
+# score: "which rust edition?" is not answered by the Rust version (calibrated on the dev split).
+FOCUS_MISS = 0.25
+WH_FOCUS = frozenset({"what", "which", "what's", "whats"})
+COPULA = frozenset({"is", "are", "was", "were"})
+DETERMINERS = frozenset({"the", "a", "an", "our", "my", "your", "this", "that", "its", "their"})
+GENERIC_HEADS = cp.terms("library tool framework runner thing kind type option one way file "
+                         "command format style convention engine")
+# Attributes a question asks the value of, and the type of value that states one (stemmed as
+# context_pack.terms stems): a text holding such a value speaks of the attribute ("which terraform
+# version?" and "pins Terraform 1.9.2"). recall_slots.unstated_attribute uses the same table.
+ATTRIBUTE_TYPES = {"port": "number", "version": "number", "id": "number", "size": "number",
+                   "limit": "number", "timeout": "number", "period": "number",
+                   "host": "host", "hostnam": "host", "url": "host", "address": "host",
+                   "endpoint": "host"}
+VALUE_TOKENS = {"number": "#number", "host": "#host"}  # tokens no text can spell
+VALUES = frozenset(VALUE_TOKENS.values())
+_NUMBER = re.compile(r"v?\d+(?:[.-]\d+)*")
+_YEAR = re.compile(r"(?:19|20)\d\d")  # a year is no value of an attribute
+_NUMBER_START = frozenset("v0123456789")
+# A host: a dotted name ("staging.tidepool.dev"), a path, a name with a number ("legacy-db-01").
+_HOST = re.compile(r"[a-z][a-z0-9-]*\.[a-z0-9.-]*[a-z]|.*/.*|[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d+")
+_WORDS = re.compile(r"[a-z0-9][a-z0-9_.+/#'-]*")
+_PART = re.compile(r"[-_./+#]+")  # context_pack's compound separators
 
 _GROUPS, _GROUP_PHRASES = compile_groups(cp._plain_terms)
 _PHRASES = (*cp._CONCEPT_PHRASES, *_GROUP_PHRASES)
@@ -54,23 +93,62 @@ def expanded(text: str) -> frozenset[str]:
     base = cp.terms(text)
     groups = {g for term in base for g in _GROUPS.get(term, ())}
     groups.update(token for phrase, token in _GROUP_PHRASES if phrase <= base)
+    # Cheap tests first: this runs for every memory on the hook's prompt path.
+    if any(t[0] in _NUMBER_START and _NUMBER.fullmatch(t) and not _YEAR.fullmatch(t)
+           for t in base):
+        groups.add(VALUE_TOKENS["number"])
+    if any(("." in t or "/" in t or "-" in t) and _HOST.fullmatch(t) for t in base):
+        groups.add(VALUE_TOKENS["host"])
     return base | groups
 
 
-def units(text: str, noise: frozenset[str]) -> list[frozenset[str]]:
-    """What a question asks about, one unit per word or named phrase: each unit is the set of
-    terms that would show a memory speaks of it (the word, its concepts, its synonym groups).
-    A phrase ("front matter", "go live") is one unit in place of its words."""
+def _units(text: str, noise: frozenset[str]) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """(unit, the question's own terms it stands for), one per word or named phrase: a unit is
+    the set of terms that would show a memory speaks of it (the word, its concepts, its synonym
+    groups, the value type an attribute takes). A phrase ("front matter", "go live") is one unit
+    in place of its words."""
     base = cp._plain_terms(text) - noise
-    out: list[frozenset[str]] = []
+    out: list[tuple[frozenset[str], frozenset[str]]] = []
     used: set[str] = set()
     for phrase, token in _PHRASES:
         if phrase <= base:
-            out.append(frozenset({token}))
+            out.append((frozenset({token}), phrase))
             used |= phrase
     for term in sorted(base - used):
-        out.append(frozenset({term, *cp._CONCEPTS.get(term, ()), *_GROUPS.get(term, ())}))
+        kind = ATTRIBUTE_TYPES.get(term)
+        extra = (VALUE_TOKENS[kind],) if kind else ()
+        out.append((frozenset({term, *cp._CONCEPTS.get(term, ()), *_GROUPS.get(term, ()),
+                               *extra}), frozenset({term})))
     return out
+
+
+def units(text: str, noise: frozenset[str]) -> list[frozenset[str]]:
+    """What a question asks about, one unit per word or named phrase (see _units)."""
+    return [unit for unit, _ in _units(text, noise)]
+
+
+def focus_terms(query: str, noise: frozenset[str]) -> frozenset[str]:
+    """What a "what/which" question asks for: the noun phrase right after the wh-word or after
+    "what is the" ("what's the snowflake warehouse size for ..." -> snowflake, warehouse, size),
+    less class words ("which navigation library" asks for a navigation tool). None when the
+    wh-word is an object ("what did we use to install packages?") or for other questions."""
+    words = _WORDS.findall(query.casefold().replace("\u2019", "'"))
+    if not words or words[0] not in WH_FOCUS:
+        return frozenset()
+    rest = words[1:]
+    if words[0] in ("what's", "whats") or rest[:1] and rest[0] in COPULA:
+        rest = rest[0 if words[0] in ("what's", "whats") else 1:]
+        while rest and rest[0] in DETERMINERS:
+            rest = rest[1:]
+    phrase: list[str] = []
+    for word in rest:
+        if word in STOPWORDS or word in COPULA:
+            break
+        phrase.append(word)
+    found = cp._plain_terms(" ".join(phrase))
+    # A compound ("elixir/otp") is asked for through its parts, which a text may name apart.
+    wholes = {t for t in found if _PART.search(t) and set(_PART.split(t)) & found}
+    return frozenset(found - wholes) - noise - GENERIC_HEADS
 
 
 def name_terms(workspaces: Iterable[str | None]) -> frozenset[str]:
@@ -103,35 +181,70 @@ class Corpus:
         return out
 
 
+class Holding(Protocol):
+    """What a question reads of a corpus: its size and who speaks of a unit (positions for
+    Corpus, memory ids for term_index.IdCorpus)."""
+
+    n: int
+
+    def holders(self, unit: frozenset[str]) -> set[Any]: ...
+
+
 class Question:
     """One question against one corpus: its units, their weights, each text's share."""
 
-    def __init__(self, query: str, corpus: Corpus, noise: frozenset[str], *,
-                 absent_weight: float = ABSENT_WEIGHT) -> None:
-        self.units = [u for u in (unit - noise for unit in units(query, noise)) if u]
+    def __init__(self, query: str, corpus: Holding, noise: frozenset[str], *,
+                 absent_weight: float = ABSENT_WEIGHT, focus_miss: float = FOCUS_MISS) -> None:
+        found = [(unit - noise, source) for unit, source in _units(query, noise)]
+        found = [(unit, source) for unit, source in found if unit]
+        self.units = [unit for unit, _ in found]
         self.q = frozenset().union(*self.units) if self.units else frozenset()
         holders = [corpus.holders(unit) for unit in self.units]
+        # A value is the attribute's only beside something else the question names ("terraform
+        # 1.9.2" for "which terraform version?"; any number is no Go version).
+        named = set().union(*(h for u, h in zip(self.units, holders, strict=True)
+                              if not u & VALUES))
+        holders = [h if not u & VALUES else corpus.holders(u - VALUES) | (h & named)
+                   for u, h in zip(self.units, holders, strict=True)]
+        # What a what/which question asks for: when nothing in scope speaks of part of it, what
+        # shares the question's other words is no answer ("which rust edition?").
+        wanted = focus_terms(query, noise)
+        self.focus_miss = focus_miss
+        self.unknown_focus = any(not h for (_, source), h in zip(found, holders, strict=True)
+                                 if source & wanted)
         # A unit's rarity is that of its meaning: the texts that speak of it in any of its words.
         self.weights = [cp.idf_of(len(h), corpus.n) * (1.0 if h else absent_weight)
                         for h in holders]
         self.total = sum(self.weights)
         # What the question names that no text in scope speaks of (recall's attribute check).
         self.absent = [unit for unit, h in zip(self.units, holders, strict=True) if not h]
-        self.shared: dict[int, float] = {}
+        self.shared: dict[Any, float] = {}
         for weight, found in zip(self.weights, holders, strict=True):
             for position in found:
                 self.shared[position] = self.shared.get(position, 0.0) + weight
 
-    def share(self, position: int) -> float:
-        """The weighted share of the question's units that text `position` speaks of."""
-        return self.shared.get(position, 0.0) / self.total if self.total else 0.0
+    def share(self, position: Any) -> float:
+        """The weighted share of the question's units that text `position` speaks of (less, when
+        it is silent on what the question asks for)."""
+        if not self.total:
+            return 0.0
+        return self.shared.get(position, 0.0) / self.total * self.focus_factor(position)
+
+    def focus_factor(self, position: Any) -> float:
+        """1, or FOCUS_MISS when a what/which question asks for what nothing in scope speaks of."""
+        return self.focus_miss if self.unknown_focus else 1.0
 
     def overlap(self, words: frozenset[str]) -> float:
         """The same share for a text outside the corpus."""
         if not self.total:
             return 0.0
-        return sum(w for unit, w in zip(self.units, self.weights, strict=True)
-                   if unit & words) / self.total
+        held = [bool(unit & words) for unit in self.units]
+        other = any(h for unit, h in zip(self.units, held, strict=True)
+                    if not unit & VALUES)
+        held = [h and (not unit & VALUES or other or bool(unit - VALUES & words))
+                for unit, h in zip(self.units, held, strict=True)]
+        return sum(w for w, h in zip(self.weights, held, strict=True)
+                   if h) / self.total * self.focus_factor(0)
 
     def subject_bonus(self, subject: frozenset[str]) -> float:
         """A subject (the slot a memory fills) the question names counts over word overlap."""
@@ -146,13 +259,17 @@ def noise_of(workspaces: Iterable[str | None]) -> frozenset[str]:
 class Relevance:
     """One question scored against one scope's memories (and candidates, for rarity)."""
 
-    def __init__(self, query: str, memories: Sequence[Any], candidate_texts: Iterable[str] = ()):
-        self.noise = noise_of({m.scope.workspace for m in memories})
+    def __init__(self, query: str, memories: Sequence[Any], candidate_texts: Iterable[str] = (),
+                 *, noise: frozenset[str] | None = None, corpus: Any = None):
+        """noise/corpus: given by recall over the term index (recall_index.py), which reads only
+        the memories that can match and counts rarity over the whole scope from its postings."""
+        self.noise = noise_of({m.scope.workspace for m in memories}) if noise is None else noise
         self.ids = [m.id for m in memories]
         self.subjects = {m.id: expanded(subject) - self.noise for m in memories
                          if (subject := getattr(m, "subject", ""))}
-        corpus = Corpus([*(expanded(m.statement) for m in memories),
-                         *(expanded(t) for t in candidate_texts)])
+        if corpus is None:
+            corpus = Corpus([*(expanded(m.statement) for m in memories),
+                             *(expanded(t) for t in candidate_texts)])
         self.question = Question(query, corpus, self.noise)
         self.q = self.question.q
 
@@ -161,10 +278,17 @@ class Relevance:
 
     def of(self, position: int) -> float:
         """The memory's relevance: word overlap, plus the bonus for a subject the question names."""
-        mid = self.ids[position]
+        return self._at(position, self.subjects.get(self.ids[position], frozenset()))
+
+    def _at(self, position: int, subject: frozenset[str]) -> float:
         score = self.question.share(position)
-        score += self.question.subject_bonus(self.subjects.get(mid, frozenset()))
+        score += self.question.subject_bonus(subject) * self.question.focus_factor(position)
         return min(1.0, score)
+
+    def of_outside(self, memory: Any, position: int) -> float:
+        """The same relevance for a memory the corpus holds at `position` but this recall did
+        not read up front (recall's contradiction pass reads it later: recall_index.py)."""
+        return self._at(position, expanded(getattr(memory, "subject", "") or "") - self.noise)
 
     def scores(self) -> dict[str, float]:
         return {mid: self.of(i) for i, mid in enumerate(self.ids)}

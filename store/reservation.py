@@ -81,7 +81,7 @@ class ReservationMixin(TombstoneMixin):
             if row is None:
                 raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
             if row.status == "committed":
-                existing = conn.execute(sa.select(MEM).where(MEM.c.id == row.memory_id)).first()
+                existing = conn.execute(sa.select(MEM).where(MEM.c.id == row.memory_id)).one()
                 return self.memory_from_row(existing)
             expected = "stale" if recovery else "reserved"
             if row.status != expected:
@@ -261,7 +261,7 @@ class ReservationMixin(TombstoneMixin):
         self._append_transition(conn, mid, None, "active", None, edits.valid_to, actor,
                                 "approved", f"commit:{cand.id}")
         if supersede and edits.conflict != "supersede":
-            self._supersede(conn, supersede, mid, actor, valid_to=valid_from)
+            self._supersede(conn, supersede, mid, actor, valid_to=valid_from)  # type: ignore[attr-defined]
             found = found.without(supersede)
         self.settle_slot(conn, mid, found, edits, actor, valid_from)  # type: ignore[attr-defined]
         self._audit(conn, actor, "memory.created", "memory", mid, statement)

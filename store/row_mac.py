@@ -57,7 +57,7 @@ def _pads(key: bytes) -> tuple:
         block = key.ljust(64, b"\0") if len(key) <= 64 else hashlib.sha256(key).digest().ljust(64, b"\0")
         found = (hashlib.sha256(bytes(b ^ 0x36 for b in block)),
                  hashlib.sha256(bytes(b ^ 0x5C for b in block)))
-        if len(_PADS) < 8:  # a process holds one or two store keys
+        if len(_PADS) < 32:  # a process holds one or two stores, five HMAC keys each
             _PADS[key] = found
     return found
 
@@ -67,11 +67,16 @@ def mac(key: bytes, table: str, row_id: str, values: tuple | list) -> str:
     body = SEP.join((LABEL, table, row_id,
                      *[v if v.__class__ is str else NULL if v is None else _text(v)
                        for v in values]))  # inline: this runs per row on the hook's path
+    return keyed_digest(key, body.encode("utf-8", "surrogatepass")).hex()
+
+
+def keyed_digest(key: bytes, data: bytes) -> bytes:
+    """HMAC-SHA256(key, data), from the pads hashed once per key (what hmac.new computes)."""
     inner, outer = _pads(key)
     inner, outer = inner.copy(), outer.copy()
-    inner.update(body.encode("utf-8", "surrogatepass"))
+    inner.update(data)
     outer.update(inner.digest())
-    return outer.hexdigest()
+    return outer.digest()
 
 
 def seal(key: bytes, table: str, row: object) -> str:

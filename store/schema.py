@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 from memvet.store.engine import write_transaction
@@ -27,6 +28,7 @@ def migrate(engine: Engine, *, target: int = SCHEMA_VERSION, cipher=None) -> lis
     applied = []
     version = current_version(engine)
     last = min(target, len(MIGRATIONS))
+    before: tuple[set, set] = (set(), set())
     if version < last:
         with write_transaction(engine) as conn:
             before = before_migration(conn, cipher)
@@ -37,7 +39,8 @@ def migrate(engine: Engine, *, target: int = SCHEMA_VERSION, cipher=None) -> lis
             # Re-check under the write lock: another process may have migrated meanwhile.
             if number <= _version_in(conn):
                 continue
-            step(conn, cipher) if getattr(step, "keyed", False) else step(conn)
+            keyed: Any = step  # migrations.keyed steps also take the cipher
+            keyed(conn, cipher) if getattr(step, "keyed", False) else step(conn)
             if number == last:  # row MACs need the key: computed once, after every step
                 seal_after_migration(conn, cipher, *before)
             _record_version(conn, number)

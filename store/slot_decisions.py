@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
@@ -78,7 +79,7 @@ class SlotMixin(StoreCore):
             sa.or_(MEM.c.subject_bidx.in_(keys), MEM.c.subject_bidx.is_(None)))).all()
         return [m for m in self._decoded(rows) if normalise_subject(m.subject) == normal]
 
-    def _decoded(self, rows: list[sa.Row]) -> list[Memory]:
+    def _decoded(self, rows: Sequence[sa.Row]) -> list[Memory]:
         """Rows that fail authentication are left out (core.py reports them), never trusted."""
         out = []
         for row in rows:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from memvet.store import context_pack as cp
-from memvet.store.lexicon import CONCEPTS
+from memvet.store.lexicon import CONCEPTS, LANGUAGES
 from memvet.store.subjects import STOPWORDS
 
 SUBJECT_WORDS = 3  # words at most in a derived subject
@@ -54,6 +54,9 @@ CHANGE_FROM = re.compile(r"\b(?:moved|switched|migrated|changed|went|move|switch
 TOOLS = frozenset(w for name, words in CONCEPTS.items() for w in words
                   if " " not in w and w not in GENERIC)
 CONCEPT_OF = {w: name for name, words in CONCEPTS.items() for w in words if " " not in w}
+# A package manager's own verbs (about the package manager), and script names that say a role.
+INSTALLING = frozenset("install i add remove rm uninstall sync lock update upgrade ci init".split())
+SCRIPT_ROLES = {"test": "tests", "tests": "tests", "fmt": "formatter"}
 COMPATIBLE_KINDS = ("procedure",)  # two procedures of one subject are two tasks unless they clash
 
 
@@ -82,11 +85,12 @@ def derive_subject(statement: str, kind: str) -> str:
     tokens = _tokens(text)
     has_number = any(NUMBER.fullmatch(t) for t in tokens)
     if not has_number:
-        for token in tokens:
-            for word in (token, *token.split()):
-                name = CONCEPT_OF.get(word) or CONCEPT_OF.get(cp.stem(word))
-                if name is not None:
-                    return CONCEPT_LABELS.get(name, name.replace("-", " "))
+        role = _tool_role(tokens)
+        if role is not None:
+            # A tool's role is per language: black for Python and prettier for TypeScript are
+            # two formatters, not rivals ("go" is left out: it is mostly a verb).
+            language = next((t for t in tokens if t in LANGUAGES and t != "go"), None)
+            return f"{language} {role}" if language else role
     words: list[str] = []
     for i, token in enumerate(tokens):
         if NUMBER.fullmatch(token) and i and tokens[i - 1] in NAMING and words[-1:] == [
@@ -106,6 +110,38 @@ def derive_subject(statement: str, kind: str) -> str:
         if _content(token) and token not in FILLER and len(words) < SUBJECT_WORDS:
             words.append(token)
     return " ".join(words[:SUBJECT_WORDS]) or kind
+
+
+def _concept(word: str) -> str | None:
+    return CONCEPT_OF.get(word) or CONCEPT_OF.get(cp.stem(word))
+
+
+def _label(name: str) -> str:
+    return CONCEPT_LABELS.get(name, name.replace("-", " "))
+
+
+def _tool_role(tokens: list[str]) -> str | None:
+    """The role of the first tool the statement names. A package manager running a script is
+    the script's role ("cargo clippy" lints, "yarn test" tests); only installing with it (or
+    naming it) is about the package manager."""
+    words = [(w, " " in t) for t in tokens for w in (t.split() if " " in t else (t,))]
+    for i, (word, in_code) in enumerate(words):
+        name = _concept(word)
+        if name is None:
+            continue
+        if name != "package-manager":
+            return _label(name)
+        rest = [w for w, _ in words[i + 1:i + 3]]
+        script = rest[1] if rest[:1] == ["run"] and len(rest) > 1 else (rest[:1] or [""])[0]
+        other = _concept(script) if script else None
+        if other is not None and other != "package-manager":
+            return _label(other)
+        if script in SCRIPT_ROLES:
+            return SCRIPT_ROLES[script]
+        if in_code and script and script not in INSTALLING and not script.startswith("-"):
+            continue  # a script of no known role: what it does is the subject, not the tool
+        return _label(name)
+    return None
 
 
 def _content(token: str) -> bool:

@@ -24,7 +24,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "log": ("log", "logs", "logging", "logged", "print", "printed"),
     "card-data": ("card", "cards", "pan", "credit", "cardholder"),
     "database": ("db", "database", "relational", "rdbms", "postgres", "postgresql", "mysql"),
-    "line-width": ("width", "max_width", "line length", "columns", "wrap", "long line"),
+    "line-width": ("width", "max_width", "line width", "line length", "columns", "wrap",
+                   "long line"),
     "lint": ("lint", "linter", "linting", "clippy", "warning", "warnings", "eslint", "ruff"),
     "commit-message": ("commit message", "commit messages", "commit style",
                        "conventional commits"),
@@ -64,6 +65,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "schema-codegen": ("generated", "regenerated", "codegen", "openapi"),
     "containers": ("container", "containers", "docker", "compose", "podman"),
     "secret": ("secret", "secrets", "token", "password", "credentials", "api key"),
+    "timezone": ("timezone", "time zone", "time_zone", "tz"),
+    "git-branch": ("branch", "branches", "main", "master", "develop", "trunk"),
 }
 
 

@@ -37,7 +37,7 @@ class TombstoneMixin(StoreCore):
                        statements: Sequence[tuple[Scope, str]]) -> list[sa.Row | None]:
         """For each (scope, statement), the live tombstone that blocks it, or None."""
         keys = [self.cipher.statement_key(scope.user, text) for scope, text in statements]
-        live: dict[str, list[sa.Row]] = {}
+        live: dict[str, list[tuple[sa.Row, bool]]] = {}  # with whether its MAC holds
         unique = sorted(set(keys))
         for i in range(0, len(unique), CHUNK):
             for row in conn.execute(sa.select(TOMB).where(

@@ -28,20 +28,64 @@ INSTALL_QUESTION = "how do I install dependencies?"
 LAUNCHER = (sys.executable, "-m", "memvet.install.launcher")
 
 
-@pytest.fixture
-def story(tmp_path, monkeypatch):
+def play_demo(folder: Path) -> dict[str, str]:
     """Both halves of the demo ingested, last week's candidates approved (as `memvet demo`)."""
-    env = demo.demo_env(tmp_path)
+    env = demo.demo_env(folder)
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in env.items():
+            mp.setenv(key, value)
+        demo.place(folder, "earlier")
+        demo.ingest_once(env)
+        demo.approve_all(Path(env["MEMVET_HOME"]))
+        demo.place(folder, "later")
+        demo.ingest_once(env)
+    return env
+
+
+def review_links(home: Path) -> dict[str, dict]:
+    """For each pending statement, the memories it links to, by statement (ids differ per run)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MEMVET_KEY_PROVIDER", "file")
+        store = open_store(home)
+        try:
+            reader = store.reader_for(None, all_scopes=True)
+            said = {m.id: m.statement for m in store.list_memories(reader)}
+            out = {}
+            for c in store.list_candidates(reader, QueueFilter(statuses=("pending",)), limit=None):
+                d = store.candidate_detail(c.id)
+                out[c.statement] = {
+                    "supersedes": d.supersedes.statement if d.supersedes else None,
+                    "conflicts": sorted(m.statement for m in d.conflicts),
+                    "preselect": sorted(said[i] for i in d.preselect)}
+            return out
+        finally:
+            store.close()
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory):
+    """One demo run, shared: its links are read before the story test changes the store."""
+    env = play_demo(tmp_path_factory.mktemp("demo-first"))
+    return env, review_links(Path(env["MEMVET_HOME"]))
+
+
+@pytest.fixture
+def story(first_run, monkeypatch):
+    env, _ = first_run
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    demo.place(tmp_path, "earlier")
-    demo.ingest_once(env)
-    demo.approve_all(Path(env["MEMVET_HOME"]))
-    demo.place(tmp_path, "later")
-    demo.ingest_once(env)
     store = open_store(Path(env["MEMVET_HOME"]))
     yield store
     store.close()
+
+
+@pytest.mark.slow
+def test_the_demo_links_the_same_memories_on_every_run(first_run, tmp_path):
+    _, links = first_run
+    correction = next(s for s in links if "moved from poetry to uv" in s)
+    assert links[correction]["supersedes"] and "poetry install" in links[correction]["supersedes"]
+    again = review_links(Path(play_demo(tmp_path)["MEMVET_HOME"]))
+    assert again == links
 
 
 def pending(store, needle: str) -> str:

@@ -16,50 +16,37 @@ from __future__ import annotations
 
 import re
 
+from memvet.daemon.lazy_pattern import LazyPattern
 from memvet.store.records import ADOPTED
 
-
-class _lazy:  # noqa: N801 - stands in for a compiled pattern
-    """A pattern compiled on first use: most processes (`memvet extract`, the hooks) never adopt."""
-
-    __slots__ = ("_args", "_compiled")
-
-    def __init__(self, *args: object) -> None:
-        self._args, self._compiled = args, None
-
-    def __getattr__(self, name: str) -> object:
-        if self._compiled is None:
-            self._compiled = re.compile(*self._args)
-        return getattr(self._compiled, name)
-
-
+# Patterns compile on first use (LazyPattern): most processes (`memvet extract`, the hooks) never adopt.
 MAX_REPLY_WORDS = 30  # a longer reply says something of its own
 MAX_PROPOSAL_CHARS = 300
 TAIL_CHARS = 4000  # the proposal closes the message: only its end is read (and redacted)
 
-_STANDING = _lazy(
+_STANDING = LazyPattern(
     r"(?i)\b(?:from now on|going forward|moving forward|from here on(?: out)?|in (?:the )?future|"
-    r"(?:every|each) time|always|as a rule|by default|make (?:that|this|it) (?:the|a|our|my) "
+    r"(?:every|each) time|always|as a rule|by default|make (?:that|this|it) (?:the|a|our|my) (?:standing |permanent |general |new )?"
     r"(?:rule|default|standard|convention|practice|policy|habit)|(?:that|this|it)(?:'s| is| should be| becomes) "
     r"(?:the|a|our|my) (?:rule|default|standard|convention|practice|policy)|keep doing (?:that|this|it)|"
     r"stick (?:with|to) (?:that|this|it)|remember (?:that|this|it)|for (?:all|every) (?:future )?"
     r"(?:projects?|repos?|tasks?|changes?|commits?|prs?))\b")
-_REFERS_BACK = _lazy(
+_REFERS_BACK = LazyPattern(
     r"(?i)(?:^\W*(?:yes|yeah|yep|yup|sure|ok|okay|agreed|deal|perfect|great|good (?:idea|call)|"
     r"sounds good|exactly|please do|do it|let's do (?:it|that))\b"
     r"|\b(?:that|this|it|those|these|your (?:suggestion|proposal|idea|approach|plan)|"
     r"what you (?:said|suggested|proposed|described))\b)")
-_TIME_LIMITED = _lazy(
+_TIME_LIMITED = LazyPattern(
     r"(?i)\b(?:for now|for the moment|for today|this time|just (?:this )?once|today|not yet|"
     r"until (?:we|i|the)|temporarily|this (?:pr|branch|session|turn|task))\b")
-_NEGATED = _lazy(r"(?i)^\W*(?:no|nope|nah|don'?t|do not|never mind|not)\b")
+_NEGATED = LazyPattern(r"(?i)^\W*(?:no|nope|nah|don'?t|do not|never mind|not)\b")
 _CUE_WORDS = ("now on", "forward", "future", "time", "always", "rule", "default", "standard",
               "convention", "practice", "policy", "habit", "keep doing", "stick", "remember",
               "every", "here on")
 
 # How an assistant proposes; the group `rule` is what it proposes.
-_PROPOSAL = _lazy(
-    r"(?i)^(?:(?:so|ok|okay|alternatively|also|instead),?\s+)?(?:"
+_PROPOSAL = LazyPattern(
+    r"(?i)^(?:(?:so|ok|okay|alternatively|also|instead|going forward|from now on|moving forward|in future),?\s+)?(?:"
     r"(?:i(?:'d| would)? (?:suggest|recommend|propose)|my (?:suggestion|recommendation) (?:is|would be))"
     r"(?: that)?(?: (?:we|you))?(?: should)?"
     r"|(?:should|shall|can|may) i(?: go ahead and)?|(?:do you )?want me to|would you like me to|"
@@ -68,10 +55,10 @@ _PROPOSAL = _lazy(
     r"(?:a|the) (?:better|cleaner|safer|simpler) (?:approach|option|way) (?:would be|is) to|let's|"
     r"i (?:can|could)(?: also)?(?: go ahead and)?|consider|one option is to|i propose"
     r")\s+(?P<rule>.+)$")
-_LASTING = _lazy(r"(?i)\b(?:every|each|always|never|by default|instead of|whenever|all (?:future|new)|"
+_LASTING = LazyPattern(r"(?i)\b(?:every|each|always|never|by default|instead of|whenever|all (?:future|new)|"
                       r"from now on|going forward|as a rule|before (?:every|each|any)|after (?:every|each|any))\b")
-_SENTENCE = _lazy(r"(?<=[.!?])\s+(?=[A-Z\"'`(\[])|\n+")
-_FOR_YOU = _lazy(r"(?i)\s+(?:for you|for us|if you(?:'d)? like|if you want|instead|as well)(?=[\s?.!,]*$)")
+_SENTENCE = LazyPattern(r"(?<=[.!?])\s+(?=[A-Z\"'`(\[])|\n+")
+_FOR_YOU = LazyPattern(r"(?i)\s+(?:for you|for us|if you(?:'d)? like|if you want|instead|as well)(?=[\s?.!,]*$)")
 
 
 def may_adopt(reply: str) -> bool:
@@ -116,7 +103,7 @@ def as_rule(sentence: str) -> str | None:
     return rule[0].upper() + rule[1:] + "."
 
 
-_OWN_WORD = _lazy(r"[A-Za-z0-9_./\-`]{2,}")
+_OWN_WORD = LazyPattern(r"[A-Za-z0-9_./\-`]{2,}")
 _NOT_CONTENT = frozenset(
     "yes yeah yep yup sure ok okay agreed deal perfect great good idea call sounds exactly please do it "
     "let's lets that this those these your suggestion proposal approach plan what you said suggested "

@@ -19,31 +19,33 @@ A joined statement keeps every word of its clauses, so a "never" in one of them 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import Any
 
 from memvet.daemon.extraction.scope_cues import WIDENS_ANY
+from memvet.daemon.lazy_pattern import LazyPattern
 
-_SENTENCE_GAP = re.compile(r"[.!?\n]")
-_DEPENDENT = re.compile(
+# Compiled on first use (lazy_pattern.py): only messages with a candidate get here.
+_SENTENCE_GAP = LazyPattern(r"[.!?\n]")
+_DEPENDENT = LazyPattern(
     r"(?i)^(?:it|it's|they|them|he|she|same|ditto)\b"
     r"|^(?:this|that|these|those)\s+(?:is|are|was|were|goes|go|applies|apply|should|must|needs?|has|have|"
-    r"means|also|too|one|ones|includes|works|stays|can|will|'s)\b"
+    r"means|also|too|one|ones|includes|works|stays|can|will|'s)\b(?![^:]{0,40}:\s*\S)"  # "this goes for X: <rule>"
     r"|^(?:never|not|no|always|only)\s+(?:with|on|in|for|at|to|from|via|through|over|under|by|after|before)\b")
-_SCOPE_ONLY = re.compile(
+_SCOPE_ONLY = LazyPattern(
     r"(?i)^(?:this|that|it|same|the same|these|those)\s+(?:also\s+)?(?:goes|applies|holds|is true|counts|stands)?\s*"
     r"(?:for|to|in|across|on)?\b")
-_TASK_VERB = re.compile(
+_TASK_VERB = LazyPattern(
     r"(?i)^(?:fix|rename|add|remove|delete|update|port|move|change|create|write|rewrite|refactor|bump|"
     r"revert|drop|replace|implement|migrate|convert|split|merge|edit|make)\b")
 # Clauses that say nothing of their own: never glued to a statement.
-_FILLER = re.compile(r"(?i)^(?:also|and|but|so|ok|okay|yes|yeah|yep|no|nope|thanks|thank you|thx|ty|please|pls|"
+_FILLER = LazyPattern(r"(?i)^(?:also|and|but|so|ok|okay|yes|yeah|yep|no|nope|thanks|thank you|thx|ty|please|pls|"
                      r"btw|oh|well|now|then|plus|hmm|right|sure|great|cool|perfect|nice|again|anyway|"
                      r"wait|sorry|fine|good|lol|haha)(?:\W+(?:also|and|but|so|thanks|please|again|then|now))*\W*$")
-_NEGATION = re.compile(r"(?i)\b(?:never|not|no|don't|dont|do not|avoid|stop|without)\b|n't\b")
-_WORD = re.compile(r"[a-z0-9_./'\-]{2,}")
+_NEGATION = LazyPattern(r"(?i)\b(?:never|not|no|don't|dont|do not|avoid|stop|without)\b|n't\b")
+_WORD = LazyPattern(r"[a-z0-9_./'\-]{2,}")
 _STOP = frozenset("the and for with that this from into onto not never always use uses only our your "
                   "their them they its it's should must have has all any every".split())
 # Words that name nothing: a statement made only of them ("Don't do that from now on") points
@@ -51,12 +53,18 @@ _STOP = frozenset("the and for with that this from into onto not never always us
 _EMPTY = _STOP | frozenset("don't dont does did doing done now going forward keep please again time "
                            "more way like those these here there what which thing things stuff one on in to of is be do we so or "
                            "at by as an up if no it me my us".split())
+_BLOCKED = -2  # in `previous`: a sentence nothing may be glued to
 FRAGMENT_WORDS = 5  # a clause this short without a statement of its own belongs to its neighbour
 
 
-def merge_clauses(text: str, parts: Sequence[tuple[str, Any]], max_chars: int) -> tuple[list[Any], list[str]]:
+def merge_clauses(text: str, parts: Sequence[tuple[str, Any]], max_chars: int, *,
+                  rejected: AbstractSet[int] = frozenset(),
+                  framing: AbstractSet[int] = frozenset()) -> tuple[list[Any], list[str]]:
     """`parts`: the message's sentences in order, each with its `Extracted` or None. Returns
-    the statements after merging and the sentences that are not statements (scope cues count)."""
+    the statements after merging and the sentences that are not statements (scope cues count).
+    `rejected`: parts a reject rule ruled out ("don't ship it today"), never glued to a rule;
+    `framing`: those of them that govern the clause after them in the same sentence ("According
+    to the README, …"), which is then no statement either."""
     raw = " ".join(text.split())
     flat = raw.lower()
     spans = _locate(flat, [sentence for sentence, _ in parts])
@@ -67,6 +75,10 @@ def merge_clauses(text: str, parts: Sequence[tuple[str, Any]], max_chars: int) -
     previous: tuple[str, Any, int] | None = None  # (sentence, its result, index in `found` or -1)
     for index, (sentence, result) in enumerate(parts):
         same_sentence = index > 0 and _joined_in_text(flat, spans[index - 1], spans[index])
+        if index in rejected or (same_sentence and index - 1 in framing):
+            others.append(sentence)
+            previous = (sentence, None, _BLOCKED)
+            continue
         if result is None:
             if (same_sentence and previous is not None and previous[2] >= 0
                     and len(sentence.split()) <= FRAGMENT_WORDS and not _FILLER.match(sentence)):
@@ -99,6 +111,8 @@ def _merged_with(previous: tuple[str, Any, int], sentence: str, result: Any, fou
     """Join `result` to the sentence before it; the index in `found` of the joined statement,
     or None when they stay apart."""
     prev_sentence, _, at = previous
+    if at == _BLOCKED:
+        return None
     glue = ", " if same_sentence else " "
     if at >= 0:
         merged = _join(found[at], sentence, glue, result, max_chars)
@@ -134,7 +148,9 @@ def _join(base: Any, clause: str, glue: str, clause_result: Any, max_chars: int,
     if clause_result is None and before and base.polarity == "deny" and not _NEGATION.search(clause):
         polarity = "assert"  # "Deploy to fly.io. Never with heroku." asserts fly.io
     if clause_result is not None:
-        if clause_result.confidence > confidence:
+        # "X, never Y": the rule is X (its kind); the "never Y" only bounds it
+        keeps_kind = base.polarity == "assert" and clause_result.polarity == "deny"
+        if clause_result.confidence > confidence and not keeps_kind:
             kind, confidence = clause_result.kind, clause_result.confidence
         if base.polarity == "deny" and clause_result.polarity == "assert":
             polarity = "assert"  # "X, never Y" asserts X; the "never Y" stays in the words

@@ -59,6 +59,16 @@ _ALL_REPOS = re.compile(r"(?i)\b(?:(?:all|every|any|each) (?:of )?my (?:repos?|r
                         r"in general|globally|for me everywhere|all repos|everywhere I)\b")
 _THIS_CODEBASE = re.compile(r"(?i)\b(?:(?:in|across|throughout) (?:this|the|our) (?:codebase|repo|repository|project|app)|"
                             r"everywhere in (?:this|the|our)|in here|this repo)\b")
+# Structure, not vocabulary: how a sentence is built says more across voices than its nouns.
+_IMPERATIVE = frozenset("""use keep put run add write prefer avoid make start end name always never don't dont do
+stick default stay prefix suffix wrap sort pin ask check commit push deploy test format lint document place store
+call import include return log target stop""".split())
+_SUBJECT = {"i": "i", "we": "we", "you": "you", "let's": "we", "our": "we", "my": "i", "your": "you"}
+_MODAL = re.compile(r"(?i)\b(must|should|need(?:s)? to|ha(?:ve|s) to|shall|may not|can't|cannot|will|would|could|might)\b")
+_ONE_OFF = re.compile(r"(?i)\b(?:this (?:file|function|test|line|bug|change|commit|branch|ticket|issue|method|class)|"
+                      r"the (?:bug|error|failure|crash) (?:in|at|on)|(?:in|for) (?:this|your) (?:answer|reply|response|turn)|"
+                      r"(?:once|one more time|again|instead this time))\b")
+_SECOND_PERSON = re.compile(r"(?i)\b(?:you(?:'ll|'re| will| are| can| might)|your (?:career|team|role|first|growth|skills))\b")
 _PROPOSAL = re.compile(r"(?i)\b(?:I could|I can|I'd suggest|we could|one option|want me to|shall I|if you want|going forward I)\b")
 
 
@@ -73,6 +83,7 @@ class Context:
     rules: tuple[str, ...] = ()  # names of the rules that fired on the sentence (reject.* too)
     adopted: bool = False  # the statement was built from the assistant's proposal
     host: str | None = None
+    strength: float = 0.0  # the rules' own confidence in the candidate (0: the rules did not propose it)
 
 
 def tokens(text: str) -> list[str]:
@@ -120,8 +131,29 @@ def sentence_features(sentence: str, context: Context, *, chars: bool = True) ->
         feats.append("shape:code")
     if sentence.lstrip().startswith(("#", "- [ ]")) or re.match(r"^[A-Z][\w ]{0,20}:\s", sentence):
         feats.append("shape:heading")
+    feats += structure_features(sentence, words)
     feats += meaning_features(sentence)
     feats += context_features(context)
+    return feats
+
+
+def structure_features(sentence: str, words: list[str]) -> list[str]:
+    """Mood, subject, modality, one-off and time markers: what carries across phrasings."""
+    feats = []
+    if words:
+        first = words[0]
+        if first in _IMPERATIVE:
+            feats.append("st:imperative")
+        feats.append(f"st:subject-{_SUBJECT.get(first, 'other')}")
+    feats += [f"st:modal-{m.split()[0].lower()}" for m in dict.fromkeys(_MODAL.findall(sentence))]
+    if _ONE_OFF.search(sentence):
+        feats.append("st:one-off")
+    if _MESSAGE_CUES["time"].search(sentence):
+        feats.append("st:time-limited")
+    if _SECOND_PERSON.search(sentence):
+        feats.append("st:about-you")
+    if any(t in ("<code>", "<path>") for t in words) or re.search(r"'[^'\s]{1,30}'|\w+\(\)|--\w", sentence):
+        feats.append("st:code-token")
     return feats
 
 
@@ -141,6 +173,8 @@ def context_features(context: Context) -> list[str]:
     feats += [f"rs:{name.split('.', 1)[0]}" for name in context.rules]
     if not context.rules:
         feats.append("r:none")
+    # The rules' strength as a prior: a strong explicit rule starts high, a weak guess low.
+    feats.append("strength:none" if context.strength <= 0 else f"strength:{min(9, int(context.strength * 10))}")
     position = "only" if context.count <= 1 else "first" if context.index == 0 else (
         "last" if context.index == context.count - 1 else "middle")
     feats.append(f"pos:{position}")

@@ -1,10 +1,12 @@
 """Rules propose, the learned scorer decides.
 
 The declarative rules (`Extractor`) stay the cheap, high-recall front: their candidates are
-scored, and so is every other sentence of the message that is long enough to be a statement
-(terse rules with no trigger word, "X over Y", first-person facts). The scorer keeps what a
-reviewer would approve, types its kind and scope, and says why. Polarity and what a correction
-replaces still come from the rules: a statement never loses its "never".
+scored, and so is a sentence they did not propose only when one of their kind, durable or
+correction rules saw something in it (a reject rule or the confidence floor stopped it). The
+scorer keeps what a reviewer would approve and says why; a strong explicit rule (rule confidence
+at or above the weights' `strong_rule`) is never scored out. Kind and scope of a rule candidate
+stay the rules' when the weights say so (`rule_kinds`, chosen on dev), polarity and what a
+correction replaces always do: a statement never loses its "never".
 """
 
 from __future__ import annotations
@@ -12,15 +14,35 @@ from __future__ import annotations
 from dataclasses import replace
 
 from memvet.daemon.extract import Extracted, Extractor, _replaced
+from memvet.daemon.extraction.clauses import _DEPENDENT as DEPENDENT_CLAUSE
 from memvet.daemon.extraction.features import Context
 from memvet.daemon.extraction.scorer import Scorer, default_scorer
 
 GLOBAL_LINE = 0.5
+# The scorer reads a sentence the rules did not propose only when a kind, durable or correction
+# rule saw something in it (a reject rule or the confidence floor stopped it): scoring every
+# sentence took office small talk and task chatter that no rule touches (MemoryCode dev: P 0.23).
+SECOND_LOOK = frozenset(("kind", "durable", "correction"))
+
+
+def worth_a_second_look(sentence: str, hits: list[tuple]) -> bool:
+    """A clause that leans on the one before it ("That must stay private!", clauses.py's rule) is
+    never a rule alone."""
+    return any(rule.section in SECOND_LOOK for rule, _ in hits) and DEPENDENT_CLAUSE.match(sentence) is None
 
 
 def polarity_of(hits: list[tuple]) -> str:
     deny = any(r.section == "polarity" or (r.section == "kind" and r.polarity == "deny") for r, _ in hits)
     return "deny" if deny else "assert"
+
+
+def _second_look_bits(extractor: Extractor) -> int:
+    """The prefilter bits of the rules a second look needs (0: unknown, ask `rule_hits`). Read from
+    the extractor's sections; its prefilter mask of a sentence is cached from `extract`."""
+    try:
+        return extractor._durable[0] | extractor._kinds[0] | extractor._correction[0]
+    except (AttributeError, IndexError, TypeError):
+        return 0
 
 
 class LearnedExtractor:
@@ -48,20 +70,32 @@ class LearnedExtractor:
             adopted = "adopted" in item.reasons
             context = Context(message=text, index=inside[0] if inside else 0, count=count,
                               previous_assistant=previous_assistant, rules=tuple(r.name for r, _ in hits),
-                              adopted=adopted, host=host)
+                              adopted=adopted, host=host, strength=item.confidence)
             # An adoption has its own (lower) confidence cap and gate (adoption.py): typed, not dropped.
-            if adopted or scorer.keep_score(item.statement, context) >= scorer.threshold_proposed:
+            # A strong explicit rule ("Never push to main.") and a correction of an earlier one are
+            # never scored out: the prior wins (a dropped correction leaves the old rule served).
+            strong = item.confidence >= scorer.strong_rule or item.supersedes_hint is not None
+            if adopted or strong or scorer.keep_score(item.statement, context) >= scorer.threshold_proposed:
                 verdict = scorer.judge(item.statement, context)
-                reasons = verdict.reasons
-                confidence = min(verdict.score, item.confidence) if adopted else verdict.score
-                kept.append(replace(item, kind=verdict.kind, confidence=round(confidence, 3),
-                                    user_global=verdict.global_p >= GLOBAL_LINE,
-                                    reasons=(*item.reasons, *reasons)))
+                score = max(verdict.score, scorer.threshold_proposed) if strong else verdict.score
+                confidence = min(score, item.confidence) if adopted else score
+                # Kind and scope: the rules' where they proposed it (they agree better with the
+                # labels on dev), the scorer's for what only it kept.
+                kind, user_global = ((item.kind, item.user_global) if scorer.rule_kinds
+                                     else (verdict.kind, verdict.global_p >= GLOBAL_LINE))
+                kept.append(replace(item, kind=kind, confidence=round(confidence, 3), user_global=user_global,
+                                    reasons=(*item.reasons, *(("scorer.strong-rule",) if strong else ()),
+                                             *verdict.reasons)))
         seen = {item.statement.casefold() for item in kept}
+        may_look = _second_look_bits(extractor)
         for index, sentence in enumerate(sentences):
             if index in covered or not extractor.sized(sentence) or sentence.casefold() in seen:
                 continue
+            if may_look and not extractor._mask(sentence) & may_look:  # the prefilter rules them all out
+                continue
             hits = extractor.rule_hits(sentence)
+            if not worth_a_second_look(sentence, hits):
+                continue
             context = Context(message=text, index=index, count=count, previous_assistant=previous_assistant,
                               rules=tuple(r.name for r, _ in hits), host=host)
             if scorer.keep_score(sentence, context) < scorer.threshold:

@@ -10,14 +10,15 @@ A sentence that ties itself to this workspace ("everywhere in this codebase", "f
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from memvet.daemon.lazy_pattern import LazyPattern
+
 _WORK = r"(?:projects?|repos?|repositories|codebases?|code ?bases?|work|code)"
 # Widens to every workspace, whatever else the sentence says ("all my repos, this one too").
-_WIDENS = re.compile(
+_WIDENS = LazyPattern(
     rf"(?i)\b(?:in|for|across|on) (?:all|every|each|any) (?:of )?(?:my |our )?(?:other )?{_WORK}"
     rf"|\b(?:all|every one|each|any) of my {_WORK}|\ball my {_WORK}|\bevery (?:single )?(?:project|repo|codebase) (?:I|of mine)"
     rf"|\bany (?:project|repo|codebase) (?:of mine|I (?:work on|touch|open|start))"
@@ -26,18 +27,21 @@ _WIDENS = re.compile(
     r"|\bnot (?:just|only) (?:here|in this (?:repo|project|codebase|one))|\bfor everything I (?:do|write|build)"
     r"|\bacross the board|\bin general\b(?!\s+(?:here|in this))|\bas a general rule|\buser[- ]wide|\bsystem[- ]wide")
 # Widens unless the same sentence ties it to this workspace ("everywhere in this codebase").
-_WIDENS_WEAKLY = re.compile(r"(?i)\b(?:everywhere|globally|always and everywhere)\b")
-WIDENS_ANY = re.compile(f"(?i){_WIDENS.pattern[4:]}|{_WIDENS_WEAKLY.pattern[4:]}")
-_LOCAL = re.compile(
+_WIDENS_WEAKLY = LazyPattern(r"(?i)\b(?:everywhere|globally|always and everywhere)\b")
+WIDENS_ANY = LazyPattern(f"(?i){_WIDENS.source[4:]}|{_WIDENS_WEAKLY.source[4:]}")
+_LOCAL = LazyPattern(
     r"(?i)\b(?:this|the|our) (?:repo|repository|project|codebase|code ?base|app|application|service|"
     r"monorepo|package|workspace|folder|directory|module|crate|site|server)\b|\b(?:in )?here\b")
 # First-person facts about the person, not a project: their machine, shell, place, style.
-_ABOUT_ME = re.compile(
+_ABOUT_ME = LazyPattern(
     r"(?i)\bmy (?:own )?(?:machine|laptop|computer|workstation|desktop|mac|macbook|pc|box|os|shell|"
     r"terminal|editor|ide|keyboard(?: layout)?|time ?zone|locale|name|pronouns|handle|username|"
     r"e-?mail|setup|dotfiles|native language|first language|screen|monitor|display)\b"
-    r"|\bI(?:'m| am) (?:on (?:a |an )?(?:mac|macos|linux|windows|ubuntu|fedora|arch|nixos|wsl|m\d)|"
-    r"based in|located in|in (?:the )?[A-Z][\w/+\-]* (?:time ?zone|time)|(?:colou?r ?blind|left-handed))"
+    r"|\bI(?:'m| am) (?:on (?:a |an |the )?(?!(?:it|my way|a call|the call|leave|vacation|holiday|the phone|"
+    r"the train|board|top|track|a break|break|the same page|the fence|this|that|it|call|duty)\b)"
+    r"(?-i:[A-Z])|on (?:a |an )?(?:mac|macos|linux|windows|ubuntu|fedora|arch|nixos|wsl|m\d|old|new)|"
+    r"based in|located in|in (?-i:[A-Z])(?!(?-i:PR|CI)\b)|from (?-i:[A-Z])|"
+    r"in (?:the )?[A-Z][\w/+\-]* (?:time ?zone|time)|(?:colou?r ?blind|left-handed))"
     r"|\bI (?:use|run|prefer|like|write|name|type|live|work from|speak|code in|am using|'m using)\b"
     r"|\bI (?:always|never|usually|generally|tend to) (?:use|run|write|name|prefer|type|work)\b"
     r"|\bcall me\b")

@@ -16,7 +16,8 @@ learning). Build a `Context` (features.py) and ask:
   `adopted=True` says the statement was built from the previous assistant turn.
 * `score` is a probability in [0, 1]; the keep lines (from the weights file, tuned on the dev
   split) are `threshold_proposed` for a candidate the rules (or adoption) proposed and
-  `threshold` for any other sentence. `reasons` are `score:0.912` and the top features by contribution
+  `threshold` for any other sentence; `strong_rule` is the rule confidence from which a rule
+  candidate is kept whatever the score (fill `Context.strength` with the rules' confidence). `reasons` are `score:0.912` and the top features by contribution
   (`feature:+1.31:w:never`), what `memvet extract --json` shows.
 
 The weights (assets/extraction/scorer.json + .bin) are a linear model over hashed features,
@@ -29,7 +30,6 @@ from __future__ import annotations
 import json
 import math
 from array import array
-from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -66,7 +66,22 @@ class Scorer:
         self.threshold: float = header["threshold"]  # a sentence only the scorer read
         self.threshold_proposed: float = header.get("threshold_proposed", self.threshold)  # a rule candidate
         self.chars: bool = header.get("chars", True)
+        # A rule candidate at or above this rule confidence is kept whatever the model says (the
+        # rule-strength prior), and `rule_kinds`: proposed candidates keep the rules' kind and scope.
+        self.strong_rule: float = header.get("strong_rule", 2.0)
+        self.rule_kinds: bool = header.get("rule_kinds", False)
         self.header = header
+        self._rows: dict[int, int] | None = None  # bucket -> row, built on the first score
+        self._last: tuple[str, Context, list[str]] | None = None  # keep_score's features, for judge
+
+    def _features(self, statement: str, context: Context) -> list[str]:
+        """The features of a candidate; `judge` right after `keep_score` reuses them."""
+        last = self._last
+        if last is not None and last[0] == statement and last[1] == context:
+            return last[2]
+        features = sentence_features(statement, context, chars=self.chars)
+        self._last = (statement, context, features)
+        return features
 
     def _sums(self, features: list[str]) -> list[float]:
         sums = list(self._bias)
@@ -81,27 +96,32 @@ class Scorer:
     def keep_score(self, statement: str, context: Context) -> float:
         """The keep probability alone: one weight per feature, not all outputs (most sentences
         stop here; `judge` types only what is kept)."""
+        features = self._features(statement, context)
+        if type(self)._sums is not Scorer._sums:  # an adapted scorer adds the reviewer's offsets there
+            return _sigmoid(self._sums(features)[0])
         total = self._bias[0]
         weights = self._weights
-        for index, value in hashed(sentence_features(statement, context, chars=self.chars)).items():
+        for index, value in hashed(features).items():
             at = self._row(index)
             if at is not None:
                 total += weights[at] * value
         return _sigmoid(total)
 
     def _row(self, index: int) -> int | None:
-        """Where a feature's weights start; the indices are sorted, so a binary search finds it
-        (no table built at start-up: `memvet extract` on one file stays quick)."""
-        indices = self._indices
-        at = bisect_left(indices, index)
-        return at * self._width if at < len(indices) and indices[at] == index else None
+        """Where a feature's weights start (a table of a few thousand rows, built when the first
+        candidate is scored, not at load: `memvet extract` on a file with no candidate pays nothing)."""
+        rows = self._rows
+        if rows is None:
+            width = self._width
+            rows = self._rows = {bucket: at * width for at, bucket in enumerate(self._indices)}
+        return rows.get(index)
 
     def score(self, statement: str, context: Context) -> tuple[float, tuple[str, ...]]:
         verdict = self.judge(statement, context)
         return verdict.score, verdict.reasons
 
     def judge(self, statement: str, context: Context, *, explain: int = 3) -> Verdict:
-        features = sentence_features(statement, context, chars=self.chars)
+        features = self._features(statement, context)
         sums = self._sums(features)
         score = _sigmoid(sums[0])
         kind_logits = sums[1:1 + len(KINDS)]

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from memvet.daemon.hosts.base import TranscriptParser
 from memvet.daemon.hosts.claude_code import ClaudeCodeParser
 from memvet.daemon.hosts.codex import CodexParser
 from memvet.daemon.hosts.turns import ParseResult, SessionState, Turn
 
-HOSTS = ("claude-code", "codex")
-
-_PARSERS = {"claude-code": ClaudeCodeParser, "codex": CodexParser}
+# The hosts whose transcripts the daemon reads: one parser each, named by store/hosts.py.
+_PARSERS = {parser.host: parser for parser in (ClaudeCodeParser, CodexParser)}
+HOSTS = tuple(_PARSERS)
 
 
 def parser_for(host: str, path: str, state: SessionState, *, want_assistant: bool = False
-               ) -> ClaudeCodeParser | CodexParser:
+               ) -> TranscriptParser:
     try:
         parser_class = _PARSERS[host]
     except KeyError:
@@ -20,4 +21,4 @@ def parser_for(host: str, path: str, state: SessionState, *, want_assistant: boo
     return parser_class(path, state, want_assistant=want_assistant)
 
 
-__all__ = ["HOSTS", "ParseResult", "SessionState", "Turn", "parser_for"]
+__all__ = ["HOSTS", "ParseResult", "SessionState", "TranscriptParser", "Turn", "parser_for"]

@@ -13,18 +13,18 @@ import re
 from typing import Any
 
 from memvet.daemon.hosts import queued, rawjson
-from memvet.daemon.hosts.previous import PreviousMessage
+from memvet.daemon.hosts.base import TranscriptParser
 from memvet.daemon.hosts.rawjson import COLON, KEY, SHORT, SMALL, WS, NotPlain, captures
 from memvet.daemon.hosts.turns import (
-    MAX_LINE_BYTES,
     ParseResult,
     SessionState,
     Turn,
     decode_line,
     text_of,
 )
+from memvet.store import hosts
 
-HOST = "claude-code"
+HOST = hosts.CLAUDE_CODE
 
 # Line types that never hold a prompt (anything else unknown is counted as such).
 _KNOWN_TYPES = frozenset((
@@ -66,29 +66,16 @@ def is_sidechain_path(path: str) -> bool:
     return bool(_SIDECHAIN_FILE.match(os.path.basename(path)))
 
 
-class ClaudeCodeParser:
+class ClaudeCodeParser(TranscriptParser):
     host = HOST
 
     def __init__(self, path: str, state: SessionState, *, want_assistant: bool = False) -> None:
-        self.state = state
-        self.want_assistant = want_assistant
-        self.previous = PreviousMessage(_assistant_text, state.proposal)
+        super().__init__(path, state, want_assistant=want_assistant)
         if is_sidechain_path(path):
             state.sidechain = True
 
-    def parse(self, raw: bytes, line_no: int) -> ParseResult:
-        stripped = raw.strip()
-        if len(stripped) <= MAX_LINE_BYTES and stripped[:1] == b"{" and stripped[-1:] == b"}":
-            try:
-                quick = self._from_bytes(stripped, line_no)
-            except NotPlain:
-                quick = None
-            if quick is not None:
-                return quick
-        record, reason = decode_line(stripped)
-        if record is None:
-            return ParseResult.skip(reason or "invalid_json")
-        return self._parse_record(record, line_no)
+    def _assistant_text(self, line: bytes) -> str | None:
+        return _assistant_text(line)
 
     # --- from the bytes: lines that cannot hold a prompt, without decoding them ----------------
 

@@ -14,19 +14,18 @@ import re
 from typing import Any
 
 from memvet.daemon.hosts import rawjson
-from memvet.daemon.hosts.previous import PreviousMessage
+from memvet.daemon.hosts.base import TranscriptParser
 from memvet.daemon.hosts.rawjson import COLON, SHORT, WS, NotPlain, captures
 from memvet.daemon.hosts.turns import (
-    MAX_LINE_BYTES,
     ParseResult,
-    SessionState,
     Turn,
     decode_line,
     fingerprint,
     text_of,
 )
+from memvet.store import hosts
 
-HOST = "codex"
+HOST = hosts.CODEX
 
 # Read from the bytes (rawjson): the line's type, then the payload's leading small fields.
 _TOP = rawjson.head_pattern(("type",))
@@ -46,26 +45,13 @@ _ENV_CWD = re.compile(r"<cwd>([^<\n]{1,4096})</cwd>")
 _REQUEST_MARKER = "## My request for Codex:"  # 2025 builds wrapped the prompt after this line
 
 
-class CodexParser:
+class CodexParser(TranscriptParser):
     host = HOST
 
-    def __init__(self, path: str, state: SessionState, *, want_assistant: bool = False) -> None:
-        self.state = state
-        self.want_assistant = want_assistant
-        self.previous = PreviousMessage(_assistant_text, state.proposal)
+    def _assistant_text(self, line: bytes) -> str | None:
+        return _assistant_text(line)
 
-    def parse(self, raw: bytes, line_no: int) -> ParseResult:
-        stripped = raw.strip()
-        if len(stripped) <= MAX_LINE_BYTES and stripped[:1] == b"{" and stripped[-1:] == b"}":
-            try:
-                quick = self._from_bytes(stripped, line_no)
-            except NotPlain:
-                quick = None
-            if quick is not None:
-                return quick
-        record, reason = decode_line(stripped)
-        if record is None:
-            return ParseResult.skip(reason or "invalid_json")
+    def _parse_record(self, record: dict[str, Any], line_no: int) -> ParseResult:
         if "payload" in record:
             return self._envelope(record, line_no)
         return self._bare(record, line_no)

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memvet.store import CandidateDraft, Evidence, Scope, Store
+from memvet.store.hosts import CODEX
 from memvet.store.paths import codex_home, run_dir
 
 log = logging.getLogger(__name__)
@@ -66,8 +67,8 @@ def import_new(store: Store) -> int:
                 continue
             keys.append(key)
             drafts.append(CandidateDraft(
-                statement=statement, kind="fact", source_type="model_inference", host="codex",
-                scope=Scope(user=store.user, workspace=None, agent="codex"), confidence=0.4,
+                statement=statement, kind="fact", source_type="model_inference", host=CODEX,
+                scope=Scope(user=store.user, workspace=None, agent=CODEX), confidence=0.4,
                 reasons=(f"source: {SOURCE}",),
                 evidence=Evidence(path=str(path), line=0, message_id=None,
                                   timestamp=datetime.now(UTC), excerpt=statement[:300])))

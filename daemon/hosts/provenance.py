@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from memvet.daemon.hosts.turns import fingerprint, without_lone_surrogates
+from memvet.store.hosts import CLAUDE_CODE, CODEX
 from memvet.store.records import CandidateDraft
 
 UNVERIFIED = "unverified:"  # a reason with this prefix: never auto-committed
@@ -161,4 +162,4 @@ def _echoes(message: Any, prompt: str | None) -> bool:
     return fingerprint(message) == fingerprint(prompt) or " ".join(message.split()) in " ".join(prompt.split())
 
 
-CHECKS = {"claude-code": ClaudeCodeChain, "codex": CodexEcho}
+CHECKS = {CLAUDE_CODE: ClaudeCodeChain, CODEX: CodexEcho}

@@ -1,5 +1,5 @@
 """Everything a reviewer needs to decide on one candidate: the full statement, kind, suggested
-scope, confidence and reasons, each evidence excerpt with where and when it was said, the active
+scope, where it came from, confidence and reasons, each evidence excerpt with where and when it was said, the active
 memories it conflicts with or would supersede, and any tombstone on the same content."""
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ from datetime import datetime
 from memvet.inspector.formatting import age, clean, clip_excerpt, one_line, when, workspace_label
 from memvet.inspector.widgets.screen_tabs import SCREENS
 from memvet.store import Candidate, CandidateDetail, Memory
+from memvet.store.cli_lists import origin
+from memvet.store.records import ADOPTED
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -46,6 +48,22 @@ def state_note(candidate: Candidate, flag: str | None, error: str | None) -> Con
     return None
 
 
+# How a candidate without a named origin got into the queue, by its source type.
+CAME_BY_TYPE = {"explicit_user": "typed by the user", "operator": "typed by the operator",
+                "model_inference": "inferred by a model", "import": "imported"}
+
+
+def came_from(candidate: Candidate) -> str:
+    """Where the candidate came from, as `queue list` says it (a writer's `source: …` reason,
+    e.g. the native-memory gates), else adopted from the assistant, else by its source type."""
+    named = origin(list(candidate.reasons))
+    if named:
+        return f"from {clean(named)}"
+    if ADOPTED in candidate.reasons:
+        return "adopted (the user agreed to the assistant's proposal)"
+    return CAME_BY_TYPE.get(candidate.source_type, candidate.source_type)
+
+
 def render_detail(detail: CandidateDetail, now: datetime, note: Content | None) -> Content:
     c = detail.candidate
     lines: list[Content] = []
@@ -57,8 +75,9 @@ def render_detail(detail: CandidateDetail, now: datetime, note: Content | None) 
     lines.append(Content.styled(clean(c.statement).strip(), "bold"))
     scope = "this workspace" if c.scope.workspace else "user-global"
     lines.append(_field("scope", workspace_label(c.scope), (f"  (suggested: {scope})", LABEL)))
-    lines.append(_field("source", f"{c.source_type} via {clean(c.host or 'unknown host')}"
-                        + ("" if c.polarity == "assert" else " · a denial")))
+    lines.append(_field("source", f"{c.source_type} via {clean(c.host or 'unknown host')}",
+                        (f" · {came_from(c)}", "$accent"),
+                        "" if c.polarity == "assert" else " · a denial"))
     if c.reasons:
         lines.append(_field("why", "; ".join(one_line(r, 120) for r in c.reasons)))
     for memory in detail.conflicts:

@@ -10,6 +10,7 @@ import re
 
 from memvet.store.redaction.values import (
     MARKER_PREFIX,
+    always,
     char_classes,
     is_identifier_like,
     is_pathlike,
@@ -65,8 +66,8 @@ def _code_between_literals(value: str) -> bool:
 
 def _assignment_value(match: re.Match[str]) -> Span | None:
     start = match.start()
-    keyword_end = start + _LEADING_WORD.match(match.group(0)).end()
-    prefix = _NAME_BEFORE.search(match.string, max(0, start - 60), start).group(0)
+    keyword_end = start + always(_LEADING_WORD.match(match.group(0))).end()
+    prefix = always(_NAME_BEFORE.search(match.string, max(0, start - 60), start)).group(0)
     suffix = match.group("suffix")
     name = (prefix + match.string[start:keyword_end] + suffix).strip("_.-")
     if NOT_SECRET_NAME.search(name.split(".")[-1]):

@@ -10,6 +10,7 @@ from memvet.store.redaction.assignments import Span
 from memvet.store.redaction.patterns import Detector, detector
 from memvet.store.redaction.values import (
     MARKER_PREFIX,
+    always,
     char_classes,
     entropy,
     is_hash_like,
@@ -122,8 +123,8 @@ BLOB_MIN = 48
 
 def _inside_blob(text: str, at: int) -> bool:
     """`at` lies inside (not at the start of) a run of 48+ base64 characters."""
-    back = _BLOB_CHARS.match(text[max(0, at - BLOB_MIN):at][::-1]).end()
-    return back > 0 and back + _BLOB_CHARS.match(text, at).end() - at >= BLOB_MIN
+    back = always(_BLOB_CHARS.match(text[max(0, at - BLOB_MIN):at][::-1])).end()
+    return back > 0 and back + always(_BLOB_CHARS.match(text, at)).end() - at >= BLOB_MIN
 
 
 def nearby(text: str, starts: list[int]) -> list[Span]:
@@ -138,7 +139,7 @@ def nearby(text: str, starts: list[int]) -> list[Span]:
         kw_start = match.start("kw")
         if _inside_blob(text, kw_start):  # "…aKey…" inside a long base64 run: long_tokens takes it whole
             continue
-        owner = _IDENTIFIER_BEFORE.search(text, max(0, kw_start - 40), kw_start).group(0)
+        owner = always(_IDENTIFIER_BEFORE.search(text, max(0, kw_start - 40), kw_start)).group(0)
         if _NOT_SECRET_OWNER.search(owner + match.group("kw")):
             continue
         raw, v_start = match.group("v"), match.start("v")

@@ -69,11 +69,13 @@ _CONSTANT_NAME = re.compile(r"[A-Z_]+")
 
 def _spelling(chunk: str) -> tuple[str, ...] | None:
     """`chunk` (lower-case letters) split into self-describing words, or None (word-break DP)."""
-    best: list[tuple[str, ...] | None] = [()] + [None] * len(chunk)
+    best: list[tuple[str, ...] | None] = [None] * (len(chunk) + 1)
+    best[0] = ()
     for end in range(1, len(chunk) + 1):
         for start in range(max(0, end - 12), end):
-            if best[start] is not None and chunk[start:end] in _SELF_DESCRIBING:
-                best[end] = (*best[start], chunk[start:end])
+            before = best[start]
+            if before is not None and chunk[start:end] in _SELF_DESCRIBING:
+                best[end] = (*before, chunk[start:end])
                 break
     return best[-1]
 
@@ -242,3 +244,10 @@ def looks_random(value: str, *, min_len: int = 16) -> bool:
     if char_classes(value) < 2 or is_identifier_like(value):
         return False
     return entropy(value) >= (3.0 if len(value) < 24 else 3.3)
+
+
+def always(match: re.Match[str] | None) -> re.Match[str]:
+    """A match that cannot fail where it is tried (`[…]*`, or the word a larger match starts
+    with): never None."""
+    assert match is not None
+    return match

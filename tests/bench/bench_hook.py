@@ -6,7 +6,9 @@ without any daemon. Budgets (architecture.md): ≤ 3× with the daemon, ≤ 5× 
 Two MEMVET_HOMEs hold the same store (the second a copy of the first): one served by a
 ContextServer started here, as the daemon starts it; no daemon runs for the other. The three
 commands are interleaved round by round, so machine noise hits all of them alike.
-The project's modules are byte-compiled first, as an installed package's are.
+The hook process runs from a non-editable wheel install in a venv of its own, against that
+venv's `python -c pass` (wheel_venv.py); the project's modules are byte-compiled first for the
+in-process context server.
 
     python tests/bench/bench_hook.py [--memories 10000] [--rounds 40]
 """
@@ -28,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchlib import ROOT, write_result  # noqa: E402
+from wheel_venv import WheelVenv  # noqa: E402
 
 KINDS = ("preference", "constraint", "decision", "fact", "procedure")
 SOURCES = ("explicit_user", "explicit_user", "operator", "model_inference", "import")
@@ -99,7 +102,9 @@ def main() -> None:
 
     store = open_store(served)
     server = ContextServer(store, served / "run" / "daemon.sock").start()
-    memvet = str(Path(sys.executable).parent / "memvet")
+    # The hook as a user runs it: memvet's wheel in a venv of its own (no editable finder).
+    venv = WheelVenv.build(tmp / "wheel")
+    memvet = str(venv.memvet)
     payload = json.dumps({"session_id": "bench", "transcript_path": "/tmp/t.jsonl",
                           "cwd": str(workspace), "hook_event_name": "SessionStart",
                           "source": "startup"}).encode()
@@ -110,7 +115,7 @@ def main() -> None:
     env = {"served": {**base_env, "MEMVET_HOME": str(served)},
            "direct": {**base_env, "MEMVET_HOME": str(direct)}}
     commands = {
-        "python_c_pass": ([sys.executable, "-c", "pass"], base_env, b""),
+        "python_c_pass": ([str(venv.python), "-c", "pass"], base_env, b""),
         "hook_with_daemon": ([memvet, "hook", "claude-code", "session-start"], env["served"], payload),
         "hook_without_daemon": ([memvet, "hook", "claude-code", "session-start"], env["direct"], payload),
         "prompt_with_daemon": ([memvet, "hook", "claude-code", "user-prompt-submit"], env["served"], prompt),
@@ -147,7 +152,7 @@ def main() -> None:
         "ratio_with_daemon": "<= 3.0 (hook context at session start, daemon running)",
         "ratio_without_daemon": "<= 5.0 (hook context at session start, no daemon)"},
         notes="Whole-process wall time, medians of interleaved rounds, against `python -c pass` "
-              "of the same interpreter (which includes the editable install's .pth finder). "
+              "of the venv the hook runs from (a non-editable wheel install, wheel_venv.py). "
               "The prompt figures (user-prompt-submit) have no budget: without the daemon they "
               "decrypt every memory in scope to judge relevance.")
     os.chdir(ROOT)

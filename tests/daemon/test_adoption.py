@@ -119,9 +119,16 @@ def test_a_new_assistant_message_replaces_the_old_proposal(tmp_path: Path) -> No
     ("I'd recommend that we keep migrations in db/migrations.", "Keep migrations in db/migrations."),
     ("Want me to use pnpm for installs instead?", "Use pnpm for installs."),
     ("We could run the linter in CI as well.", "Run the linter in CI."),
+    ("Going forward I can write a short ADR in docs/adr/ for every architectural change.",
+     "Write a short ADR in docs/adr/ for every architectural change."),
 ])
 def test_the_framing_comes_off_the_proposal(sentence: str, rule: str) -> None:
     assert adoption.as_rule(sentence) == rule
+
+
+def test_a_standing_rule_reply_with_an_adjective_adopts() -> None:
+    assert adoption.adopts("let's make that a standing rule")
+    assert not adoption.adopts("let's make that a rule for now")
 
 
 def test_the_daemon_adopts_across_two_passes(tmp_path: Path) -> None:

@@ -75,3 +75,7 @@ class Recording:
     @property
     def state(self) -> Any:
         return self.inner.state
+
+    @property
+    def stats(self) -> Any:
+        return self.inner.stats

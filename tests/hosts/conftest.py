@@ -15,13 +15,15 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 STUB = Path(__file__).with_name("model_stub.py")
-HOST_TIMEOUT = 90  # seconds per host run: a hung host fails its test instead of the suite
+HOST_TIMEOUT = 150  # seconds per host run: a hung host fails its test instead of the suite
+# (room for a loaded machine: both hosts of a world and both worlds of the loop run at once)
 
 
 def host_bin_dir() -> Path:
@@ -59,6 +61,7 @@ class Stub:
 
     def __init__(self, directory: Path) -> None:
         self.dir = directory
+        directory.mkdir(parents=True, exist_ok=True)
         self.netns = _netns_possible()
         argv = [sys.executable, str(STUB), str(directory)]
         if self.netns:  # a namespace with loopback only: nothing can reach the real providers
@@ -79,24 +82,23 @@ class Stub:
 
     def requests(self) -> list[dict]:
         try:
-            lines = (self.dir / "requests.jsonl").read_text().splitlines()
+            text = (self.dir / "requests.jsonl").read_text()
         except FileNotFoundError:
             return []
-        return [json.loads(line) for line in lines]
+        # Complete lines only: the other host of the world may be writing one right now.
+        return [json.loads(line) for line in text.split("\n")[:-1]]
 
     def clear(self) -> None:
         (self.dir / "requests.jsonl").unlink(missing_ok=True)
 
+    def requests_since(self, mark: int, path_part: str) -> list[dict]:
+        """Requests after the first `mark` whose path holds `path_part`: the two hosts of a
+        world may run at the same time, each reading its own API's requests."""
+        return [r for r in self.requests()[mark:] if path_part in r["path"]]
+
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(10)
-
-
-@pytest.fixture(scope="session")
-def model_stub(host_bins: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Stub:
-    stub = Stub(tmp_path_factory.mktemp("model-stub"))
-    yield stub
-    stub.stop()
 
 
 CODEX_PROVIDER = """model = "gpt-5.5"
@@ -135,6 +137,9 @@ class World:
             "ANTHROPIC_BASE_URL": stub.url, "ANTHROPIC_API_KEY": "sk-ant-stub",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
             "STUB_API_KEY": "sk-stub", "NO_COLOR": "1",
+            # Claude Code waits this long (ms) for MCP servers at start; `memvet mcp` needs
+            # seconds on a loaded machine (the SDK's import), more with both worlds playing.
+            "MCP_TIMEOUT": "120000",
         }
         if custom_folders:
             self.env |= {"CLAUDE_CONFIG_DIR": str(self.claude_dir), "CODEX_HOME": str(self.codex_dir)}
@@ -170,17 +175,18 @@ class World:
         return self.run(self.stub.wrap([str(self.bins["codex"]), *args]), cwd=cwd, check=check)
 
     def claude_session(self, prompt: str, cwd: Path | None = None, *extra: str) -> list[dict]:
-        """One `claude -p` session; the model requests it made (the main model's, not Haiku's)."""
-        self.stub.clear()
+        """One `claude -p` session; the model requests it made (the main model's, not Haiku's).
+        It may run while a Codex session of the same world does (`both`)."""
+        mark = len(self.stub.requests())
         self.claude("-p", prompt, "--output-format", "json", *extra, cwd=cwd)
-        return [r["body"] for r in self.stub.requests() if r["path"].startswith("/v1/messages")
-                and "count_tokens" not in r["path"] and r["body"].get("messages")]
+        return [r["body"] for r in self.stub.requests_since(mark, "/v1/messages")
+                if "count_tokens" not in r["path"] and r["body"].get("messages")]
 
     def codex_session(self, prompt: str, cwd: Path | None = None, *extra: str) -> list[dict]:
-        self.stub.clear()
+        mark = len(self.stub.requests())
         self.codex("exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", *extra,
                    prompt, cwd=cwd)
-        return [r["body"] for r in self.stub.requests() if r["path"].endswith("/responses")]
+        return [r["body"] for r in self.stub.requests_since(mark, "/responses")]
 
 
 def anthropic_texts(request: dict) -> dict[str, str]:
@@ -229,8 +235,31 @@ def model_texts():
     return texts
 
 
+def run_both(claude_step, codex_step) -> tuple:
+    """Run a Claude Code step and a Codex step of one world at the same time (they touch
+    different host folders; memvet's store takes both): the host runs are the suite's cost."""
+    with ThreadPoolExecutor(2) as pool:
+        claude, codex = pool.submit(claude_step), pool.submit(codex_step)
+        return claude.result(), codex.result()
+
+
 @pytest.fixture(scope="session")
-def make_world(model_stub: Stub, host_bins: dict[str, Path], tmp_path_factory: pytest.TempPathFactory):
+def both():
+    """`both(claude_step, codex_step)`: see run_both."""
+    return run_both
+
+
+@pytest.fixture(scope="session")
+def make_world(host_bins: dict[str, Path], tmp_path_factory: pytest.TempPathFactory):
+    """`make_world(custom_folders)`: a new world with a model stub of its own, so worlds can
+    play at the same time; the stubs are stopped (by pid) at the end of the session."""
+    stubs: list[Stub] = []
+
     def make(custom_folders: bool) -> World:
-        return World(tmp_path_factory.mktemp("world"), model_stub, host_bins, custom_folders)
-    return make
+        root = tmp_path_factory.mktemp("world")
+        stubs.append(Stub(root / "model-stub"))
+        return World(root, stubs[-1], host_bins, custom_folders)
+
+    yield make
+    for stub in stubs:
+        stub.stop()

@@ -6,8 +6,12 @@ that the hosts join; it talks to the tests through files only:
 - `DIR/port`: written once the server listens;
 - `DIR/requests.jsonl`: one line per request ({"path", "body"}), what reached "the model";
 - `DIR/script.json` (read at every request): a list of rules `{"when": TEXT, "tool": NAME,
-  "input": {...}}`: when the user text holds TEXT and no tool result has come back yet,
+  "input": {...}}` (and `"api": "messages"|"responses"` to serve one API only): when the user
+  text holds TEXT and no tool result has come back yet,
   answer with that tool call; otherwise (and after the tool result) answer with plain text.
+  With `"search": QUERY` and `"namespace": NS` (Responses API) it plays what a model does with
+  the MCP tools Codex defers: wait until Codex announces NS, search for QUERY, call the tool the
+  search found (see `_deferred_step`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -40,15 +45,51 @@ def _user_text(body: dict) -> tuple[str, bool]:
     return " ".join(texts), tool_done
 
 
+# A cheap Codex tool to wait with, ≤ 30 s of waits in all (a server Codex gave up on, past
+# its startup_timeout_sec, is not announced however long one waits).
+WAIT_TOOL, WAIT_S, MAX_WAITS = "get_goal", 0.25, 120
+
+
+def _deferred_step(rule: dict, body: dict) -> dict | None:
+    """The next step with a tool Codex defers. Codex 0.171 starts MCP servers without waiting
+    for them, announces a server's tools once it is up (a developer message "Added deferred
+    tool namespaces: - NS: …") and makes them callable only through its `tool_search` (BM25
+    over the tools' names and descriptions). So: while NS is not announced, call WAIT_TOOL
+    (the turn goes on); then search for the rule's query; then call the rule's tool as the
+    search returned it (namespace and name), or answer in text when the search did not find
+    it; after its output, plain text."""
+    items = body.get("input") or []
+    if any(i.get("type") == "function_call_output" and i.get("call_id") == "call_stub1"
+           for i in items):
+        return None
+    outputs = [i for i in items if i.get("type") == "tool_search_output"]
+    if outputs:
+        for entry in outputs[-1].get("tools") or []:  # namespaces holding tools, or tools
+            namespace = entry.get("name") if entry.get("type") == "namespace" else entry.get("namespace")
+            for found in entry.get("tools", [entry]) if entry.get("type") == "namespace" else [entry]:
+                if found.get("name") == rule["tool"]:
+                    return {"tool": rule["tool"], "input": rule["input"], "namespace": namespace}
+        return None
+    announced = any(i.get("role") == "developer" and "Added deferred tool namespaces" in json.dumps(i)
+                    and f"- {rule['namespace']}:" in json.dumps(i) for i in items)
+    waits = sum(i.get("type") == "function_call" and i.get("name") == WAIT_TOOL for i in items)
+    if not announced and waits < MAX_WAITS:
+        time.sleep(WAIT_S)
+        return {"tool": WAIT_TOOL, "input": {}, "call_id": f"call_wait{waits}"}
+    return {"search": rule["search"]}
+
+
 def _pick_tool(directory: Path, body: dict) -> dict | None:
     try:
         rules = json.loads((directory / "script.json").read_text())
     except (OSError, ValueError):
         return None
     text, tool_done = _user_text(body)
-    if tool_done:
-        return None
-    return next((rule for rule in rules if rule["when"] in text), None)
+    api = "responses" if "input" in body else "messages"
+    rule = next((rule for rule in rules if rule["when"] in text and rule.get("api", api) == api), None)
+    if rule and "search" in rule and "input" in body:
+        return _deferred_step(rule, body)
+    return None if tool_done else rule
 
 
 def _sse(events: list[tuple[str, dict]]) -> bytes:
@@ -75,10 +116,15 @@ def anthropic_events(model: str, tool: dict | None) -> list[tuple[str, dict]]:
 
 
 def responses_events(tool: dict | None) -> list[tuple[str, dict]]:
-    if tool:
-        item = {"type": "function_call", "id": "fc_stub1", "call_id": "call_stub1",
+    if tool and "tool" not in tool:  # a client-side tool search (see the module doc)
+        item = {"type": "tool_search_call", "id": "ts_stub1", "call_id": "call_search1",
+                "execution": "client", "status": "completed",
+                "arguments": {"query": tool["search"], "limit": 8}}
+    elif tool:
+        call_id = tool.get("call_id", "call_stub1")
+        item = {"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id,
                 "name": tool["tool"], "arguments": json.dumps(tool["input"])}
-        if "namespace" in tool:  # Codex's MCP tools: {"namespace": "mcp__memvet__", "name": tool}
+        if tool.get("namespace"):  # Codex's MCP tools: {"namespace": "mcp__memvet__", "name": tool}
             item["namespace"] = tool["namespace"]
     else:
         item = {"type": "message", "role": "assistant", "id": "msg_stub",

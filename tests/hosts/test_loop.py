@@ -4,26 +4,33 @@ lands in the host's transcript and in the queue, approval, and in session 2 it r
 from both hooks — in the other host on the same workspace too — and over MCP, never in another
 workspace; uninstall restores the files.
 
-One module-scoped run per mode plays the loop (the host runs are the cost: ≈ 8 s each); the
-tests below read what it recorded."""
+One module-scoped run plays the loop in both modes at the same time, each host's independent
+steps side by side (the host runs are the cost: ≈ 8 s each); the tests below read what it
+recorded."""
 
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from memvet.store import context_pack as cp
 
-pytestmark = pytest.mark.slow
+# The module fixture plays every host run inside the first test's timeout.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 SAID = {  # what the user types in session 1, per host
     "claude-code": "Remember: in this project we always use pnpm, never npm.",
     "codex": "Remember: deploys of this service go through fastlane, never by hand.",
 }
 ASK = "Do deploys of this service go through fastlane, never by hand? recall-check"
-RECALL = {"when": "recall-check", "tool": "mcp__memvet__memory_recall",
+RECALL = {"when": "recall-check", "api": "messages", "tool": "mcp__memvet__memory_recall",
           "input": {"query": "which package manager do we use"}}
+# Codex defers MCP tools behind its BM25 tool_search: the stub searches with words a model
+# would use (none of them in the tool's name) and calls what the search found.
+RECALL_CODEX = {"when": "recall-check", "api": "responses", "search": "remember conventions",
+                "namespace": "mcp__memvet", "tool": "memory_recall", "input": RECALL["input"]}
 
 
 def one_line_budget() -> int:
@@ -44,16 +51,30 @@ def read(path: Path) -> bytes | None:
     return path.read_bytes() if path.exists() else None
 
 
-@pytest.fixture(scope="module", params=["default-folders", "custom-folders"])
-def loop(request, make_world, model_texts) -> dict:
-    world = make_world(request.param == "custom-folders")
-    facts: dict = {"world": world, "mode": request.param}
+MODES = ("default-folders", "custom-folders")
+
+
+@pytest.fixture(scope="module")
+def loops(make_world, model_texts, both) -> dict[str, dict]:
+    """Both folder modes played at the same time (each world has its own stub and folders)."""
+    worlds = {mode: make_world(mode == "custom-folders") for mode in MODES}
+    with ThreadPoolExecutor(len(MODES)) as pool:
+        plays = {mode: pool.submit(play, world, mode, model_texts, both) for mode, world in worlds.items()}
+        return {mode: future.result() for mode, future in plays.items()}
+
+
+@pytest.fixture(scope="module", params=MODES)
+def loop(request, loops) -> dict:
+    return loops[request.param]
+
+
+def play(world, mode: str, model_texts, both) -> dict:
+    facts: dict = {"world": world, "mode": mode}
     before = {name: read(path) for name, path in host_files(world).items()}
     facts["setup"] = {host: world.memvet_json("setup", host) for host in ("claude-code", "codex")}
-    facts["mcp_list"] = {"claude-code": world.claude("mcp", "list").stdout,
-                         "codex": world.codex("mcp", "list").stdout}
-    world.claude_session(SAID["claude-code"])
-    world.codex_session(SAID["codex"])
+    listed = both(lambda: world.claude("mcp", "list").stdout, lambda: world.codex("mcp", "list").stdout)
+    facts["mcp_list"] = dict(zip(("claude-code", "codex"), listed, strict=True))
+    both(lambda: world.claude_session(SAID["claude-code"]), lambda: world.codex_session(SAID["codex"]))
     facts["transcripts"] = {
         "claude-code": "".join(p.read_text() for p in (world.claude_dir / "projects").rglob("*.jsonl")),
         "codex": "".join(p.read_text() for p in (world.codex_dir / "sessions").rglob("*.jsonl")),
@@ -73,18 +94,19 @@ def loop(request, make_world, model_texts) -> dict:
     (world.memvet_home / "config.toml").write_text(
         f"[hook]\nsession_start_tokens = {one_line_budget()}\n")
     facts["hook_log_mark"] = len((world.memvet_home / "logs" / "hook.log").read_text().splitlines())
-    world.stub.script([RECALL])
+    world.stub.script([RECALL, RECALL_CODEX])
     allow_recall = ("--allowedTools", RECALL["tool"])  # -p mode asks no one: allow it up front
     # The last request of a session holds the whole conversation, hook context included.
-    facts["session2"] = {
-        "claude-code": model_texts("claude-code", world.claude_session(ASK, None, *allow_recall)[-1:]),
-        "codex": model_texts("codex", world.codex_session(ASK)[-1:])}
+    claude2, codex2 = both(lambda: world.claude_session(ASK, None, *allow_recall),
+                           lambda: world.codex_session(ASK))
+    facts["session2"] = {"claude-code": model_texts("claude-code", claude2[-1:]),
+                         "codex": model_texts("codex", codex2[-1:])}
     world.stub.script([])
     facts["hook_log"] = (world.memvet_home / "logs" / "hook.log").read_text().splitlines()
-    facts["other"] = {
-        "claude-code": model_texts("claude-code", world.claude_session(ASK, world.other)),
-        "codex": model_texts("codex", world.codex_session(ASK, world.other)),
-    }
+    claude_other, codex_other = both(lambda: world.claude_session(ASK, world.other),
+                                     lambda: world.codex_session(ASK, world.other))
+    facts["other"] = {"claude-code": model_texts("claude-code", claude_other),
+                      "codex": model_texts("codex", codex_other)}
     facts["claude_state_before_uninstall"] = json.loads(state_path(world).read_text())
     for host in ("claude-code", "codex"):
         world.memvet("setup", host, "--uninstall")
@@ -139,11 +161,11 @@ def test_session_two_gets_both_memories_from_both_hooks(loop, host):
     assert sum(s in prompt_part for s in SAID.values()) == 1  # the prompt hook added the other
 
 
-def test_claude_code_calls_memory_recall_over_mcp(loop):
-    # Codex 0.171 defers MCP tools behind its tool_search for this model, so a direct call is
-    # "unsupported"; `codex mcp list` above is its MCP check.
-    result = loop["session2"]["claude-code"]["tool_result"]
-    assert "VERIFIED" in result and "pnpm" in result, loop["session2"]["claude-code"]["system"][-2000:]
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_the_host_calls_memory_recall_over_mcp(loop, host):
+    # Codex: found through its tool_search (the stub's rule), once the server was announced.
+    result = loop["session2"][host]["tool_result"]
+    assert "VERIFIED" in result and "pnpm" in result, result[-2000:]
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex"])

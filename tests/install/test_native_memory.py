@@ -80,10 +80,34 @@ def test_other_writes_and_reads_pass(project, memvet):
     assert gate(read, ws)[0] is None
     shell = {"cwd": str(ws), "tool_name": "Bash", "tool_input": {"command": "ls -la"}}
     assert gate(shell, ws)[0] is None
-    into = {"cwd": str(ws), "tool_name": "Bash",
-            "tool_input": {"command": f"echo 'use uv' > {memory}/tools.md"}}
-    assert gate(into, ws)[0]["hookSpecificOutput"]["permissionDecision"] == "deny"
+    for unreadable in (f"cp /tmp/notes.md {memory}/tools.md",
+                       f"echo 'use uv' > {memory}/tools.md && rm -f /tmp/x",  # not only a write
+                       f"cat > {memory}/tools.md <<'EOF'\nuse uv\n"):  # an unterminated document
+        into = {"cwd": str(ws), "tool_name": "Bash", "tool_input": {"command": unreadable}}
+        decision = gate(into, ws)[0]["hookSpecificOutput"]
+        assert decision["permissionDecision"] == "deny" and "shell writes" in decision[
+            "permissionDecisionReason"], unreadable
     assert not (Path(os.environ["MEMVET_HOME"]) / "memvet.db").exists()  # nothing was queued
+
+
+@pytest.mark.parametrize("command", [
+    "echo 'Use uv for Python commands, never pip.' > {memory}/tools.md",
+    "printf 'Use uv for Python commands, never pip.\\n' >> {memory}/tools.md",
+    "cat > {memory}/tools.md <<'EOF'\n---\ntype: feedback\n---\n\nUse uv for Python commands, never pip.\nEOF",
+    "tee {memory}/tools.md > /dev/null <<EOF\nUse uv for Python commands, never pip.\nEOF\n",
+])
+def test_a_plain_shell_write_into_the_memory_folder_is_queued_and_denied(project, memvet, command):
+    ws, memory = project
+    shell = {"session_id": "s-gate", "cwd": str(ws), "tool_name": "Bash",
+             "tool_input": {"command": command.format(memory=memory)}}
+    decision = gate(shell, ws)[0]["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    assert "queued in memvet for review" in decision["permissionDecisionReason"]
+    assert not memory.exists()
+    [candidate] = queued(memvet)
+    assert candidate["statement"] == "Use uv for Python commands, never pip."
+    assert candidate["origin"] == "Claude Code auto memory" and candidate["status"] == "pending"
+    assert candidate["kind"] == ("preference" if "feedback" in command else "fact")
 
 
 def test_it_fails_closed_when_memvet_cannot_take_the_write(project, memvet):

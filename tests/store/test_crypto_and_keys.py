@@ -131,3 +131,25 @@ def test_rotation_rewraps_and_rows_stay_readable(tmp_path, monkeypatch, provider
     else:
         assert [k for k in memory_keyring.entries if k[1].startswith("kek-v")][0][1].startswith("kek-v3")
     assert reopened.verify_audit().ok
+
+
+@pytest.mark.parametrize("key_bytes", [16, 32, 64, 65, 100])
+def test_keyed_digests_are_hmac_sha256(key_bytes):
+    """Blind indexes, content keys, term tokens and audit digests share one HMAC helper (pads
+    hashed once per key): each must equal the standard library's HMAC-SHA256."""
+    import hashlib
+    import hmac
+
+    from memvet.store import term_index
+    from memvet.store.row_mac import keyed_digest
+
+    key = os.urandom(key_bytes)
+    for data in (b"", b"workspace\x1f/repo", "caf\u00e9 \U0001f600".encode()):
+        assert keyed_digest(key, data) == hmac.new(key, data, hashlib.sha256).digest()
+    assert term_index.token(key, "pytest") == hmac.new(key, b"pytest", hashlib.sha256).digest()[:16]
+    cipher = FieldCipher(new_key(), "k")
+    assert cipher.blind_index("user", "ana") == hmac.new(
+        cipher._bidx_key, b"user\x1fana", hashlib.sha256).hexdigest()
+    assert cipher.statement_key("ana", "Use uv") == hmac.new(
+        cipher._content_key, f"sk2\x1fana\x1f{normalise_statement('Use uv')}".encode(),
+        hashlib.sha256).hexdigest()

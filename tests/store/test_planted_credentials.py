@@ -13,6 +13,7 @@ import os
 import random
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -68,19 +69,28 @@ async def test_no_planted_credential_reaches_a_read_surface(tmp_path: Path, monk
     outputs.append(queue.stdout)
     ids = [c["id"] for c in json.loads(queue.stdout)["candidates"]]
     assert len(ids) >= 3, queue.stdout[:400]  # prompts with credentials did reach the queue (redacted)
-    outputs += [_run("queue", "show", cid, "--json", cwd=workspace).stdout for cid in ids[:3]]
+    # The read surfaces are independent processes: run them side by side (the suite's time).
+    with ThreadPoolExecutor(4) as pool:
+        outputs += pool.map(lambda cid: _run("queue", "show", cid, "--json", cwd=workspace).stdout, ids[:3])
     outputs.append(_run("queue", "approve", *ids, "--json", cwd=workspace).stdout)
-    outputs.append(_run("memories", "list", "--all-scopes", "--json", cwd=workspace).stdout)
-    outputs.append(_run("recall", "which credentials do we deploy with", "--json", cwd=workspace).stdout)
-    for host in ("claude-code", "codex"):
+
+    def hooks(host: str) -> str:  # session start, then a prompt of the same session
         start = json.dumps({"session_id": "s-1", "cwd": str(workspace), "source": "startup",
                             "hook_event_name": "SessionStart"})
         prompt = json.dumps({"session_id": "s-1", "cwd": str(workspace), "prompt": "deploy with the token",
                              "hook_event_name": "UserPromptSubmit"})
-        outputs.append(_run("hook", host, "session-start", cwd=workspace, stdin=start).stdout)
-        outputs.append(_run("hook", host, "user-prompt-submit", cwd=workspace, stdin=prompt).stdout)
-    outputs += await _mcp_outputs(workspace)
-    outputs += [_run("status", "--json", cwd=workspace).stdout, _run("doctor", cwd=workspace).stdout]
+        return (_run("hook", host, "session-start", cwd=workspace, stdin=start).stdout
+                + _run("hook", host, "user-prompt-submit", cwd=workspace, stdin=prompt).stdout)
+
+    reads = [lambda: _run("memories", "list", "--all-scopes", "--json", cwd=workspace).stdout,
+             lambda: _run("recall", "which credentials do we deploy with", "--json", cwd=workspace).stdout,
+             lambda: hooks("claude-code"), lambda: hooks("codex"),
+             lambda: _run("status", "--json", cwd=workspace).stdout,
+             lambda: _run("doctor", cwd=workspace).stdout]
+    with ThreadPoolExecutor(4) as pool:
+        surfaces = [pool.submit(read) for read in reads]
+        outputs += await _mcp_outputs(workspace)
+        outputs += [surface.result() for surface in surfaces]
     assert "[REDACTED:" in "".join(outputs)  # the surfaces did show the (redacted) statements
     shown = [(secret[:12], i) for i, out in enumerate(outputs) for secret in secrets if secret in out]
     assert not shown, shown

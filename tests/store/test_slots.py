@@ -38,7 +38,7 @@ def approve(store, cid: str, **edits):
     ("This repo uses poetry", "fact", "package manager"),
     ("We moved from poetry to uv last week, use `uv sync` now", "decision", "package manager"),
     ("Deploys go through Heroku", "fact", "deploys"),
-    ("Format Python with ruff format.", "preference", "formatter"),
+    ("Format Python with ruff format.", "preference", "python formatter"),  # role per language
     ("Never push straight to main on this repo", "constraint", "push"),
 ])
 def test_a_subject_is_derived_from_the_statement_and_kind(statement, kind, subject):

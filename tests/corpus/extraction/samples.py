@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from labelled_corpus import match
 from memvet.daemon.extract import Extractor
 from memvet.daemon.extraction.features import Context
+from memvet.daemon.extraction.learned import worth_a_second_look
 from memvet.store.redaction import redact
 
 
@@ -19,6 +20,7 @@ class Sample:
     context: Context
     label: dict | None  # the corpus label it holds, None for a negative
     proposed: bool = False  # a rule (or adoption) candidate, not a sentence only the scorer reads
+    rule_kind: str | None = None  # the kind the rules gave it (proposed candidates only)
 
 
 def message_samples(extractor: Extractor, message: dict) -> list[Sample]:
@@ -31,18 +33,23 @@ def message_samples(extractor: Extractor, message: dict) -> list[Sample]:
     prev = message.get("previous_assistant", "")
     out: list[Sample] = []
     covered: set[int] = set()
-    candidates: list[tuple[str, int, bool, bool]] = []
+    candidates: list[tuple[str, int, bool, float, str | None]] = []
     for item in extractor.extract(text):
         inside = [i for i, s in enumerate(sentences) if s.casefold() in item.statement.casefold()]
         covered.update(inside)
-        candidates.append((item.statement, inside[0] if inside else 0, "adopted" in item.reasons, True))
-    candidates += [(s, i, False, False) for i, s in enumerate(sentences) if i not in covered and extractor.sized(s)]
-    for statement, index, adopted, proposed in candidates:
+        candidates.append((item.statement, inside[0] if inside else 0, "adopted" in item.reasons,
+                           item.confidence, item.kind))
+    # the sentences the runtime gives a second look (learned.worth_a_second_look), nothing else
+    candidates += [(s, i, False, 0.0, None) for i, s in enumerate(sentences)
+                   if i not in covered and extractor.sized(s) and worth_a_second_look(s, extractor.rule_hits(s))]
+    for statement, index, adopted, strength, rule_kind in candidates:
         hits = extractor.rule_hits(statement)
+        proposed = strength > 0
         context = Context(message=text, index=index, count=count, previous_assistant=prev,
-                          rules=tuple(r.name for r, _ in hits), adopted=adopted, host=message["host"])
+                          rules=tuple(r.name for r, _ in hits), adopted=adopted, host=message["host"],
+                          strength=strength)
         label = next((lab for lab in message["labels"] if not lab["adopted"] and match(statement, lab["evidence"])), None)
-        out.append(Sample(message["id"], statement, context, label, proposed))
+        out.append(Sample(message["id"], statement, context, label, proposed, rule_kind))
     # An adopted rule is built from the assistant's proposal (issue 12, adoption): score that too.
     for lab in message["labels"]:
         if lab["adopted"]:

@@ -68,7 +68,7 @@ def test_a_question_and_chit_chat_are_not_candidates(learned: LearnedExtractor) 
     assert learned.extract("thanks, that works") == []
 
 
-def test_the_switch_turns_the_scorer_off(tmp_path: Path) -> None:
+def test_the_scorer_is_on_by_default_and_the_switch_turns_it_off(tmp_path: Path) -> None:
     from memvet.daemon.pipeline import FilePipeline
 
     user_file, opt_in = tmp_path / "rules.toml", tmp_path / "opt-in.toml"
@@ -79,7 +79,7 @@ def test_the_switch_turns_the_scorer_off(tmp_path: Path) -> None:
     off = FilePipeline("claude-code", "/t.jsonl", rules=load_rules(str(user_file)), user="u").feed(line, 1)
     on = FilePipeline("claude-code", "/t.jsonl", rules=load_rules(str(opt_in)), user="u").feed(line, 1)
     default = FilePipeline("claude-code", "/t.jsonl", rules=load_rules(), user="u").feed(line, 1)
-    assert not any(r.startswith("score:") for r in default[0].reasons)  # the scorer is opt-in
+    assert any(r.startswith("score:") for r in default[0].reasons)  # on unless switched off
     assert [d.statement for d in off] == [d.statement for d in on] == ["Never push to main."]
     assert not any(r.startswith("score:") for r in off[0].reasons)
     assert any(r.startswith("score:") for r in on[0].reasons)

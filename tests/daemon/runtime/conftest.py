@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from memvet.daemon.admission_policy import Policy, load_policy
 from memvet.daemon.ingestor import Ingestor
+from memvet.daemon.pipeline import PipelineStats
 from memvet.daemon.roots import Root, all_roots
 from memvet.daemon.settings import DaemonSettings
 from memvet.store import CandidateDraft, Evidence, Scope, open_store
@@ -115,6 +116,7 @@ class RecordingPipeline:
     def __init__(self, host: str, path: str, state: dict[str, Any] | None) -> None:
         self.host, self.path = host, path
         self._state = dict(state or {"lines": 0})
+        self.stats = PipelineStats()  # what the ingestor reads after a pass (unknown line types)
 
     def feed(self, line: bytes, line_no: int) -> list[CandidateDraft]:
         RecordingPipeline.fed.append((self.path, line_no, line))

@@ -191,9 +191,22 @@ def claude_assistant(text: str) -> bytes:
 
 def test_selective_mode_commits_only_explicit_statements_above_threshold(
         file_key, claude_project: Path) -> None:
+    from memvet.daemon.pipeline import FilePipeline
+    from memvet.daemon.rules import load_rules
+
+    # The threshold sits just under the surest statement's confidence, as extraction scores it
+    # now: exactly that one may be committed, the others must stay in the queue.
+    confidence = {}
+    for text in STATEMENTS:
+        drafts = FilePipeline("claude-code", "/t.jsonl", rules=load_rules(), user="u").feed(
+            claude_user(text), 1)
+        confidence[text] = max(d.confidence for d in drafts)
+    surest = max(confidence, key=confidence.__getitem__)
+    threshold = round(confidence[surest] - 0.0005, 4)
+    assert sorted(confidence.values())[-2] < threshold, "two statements tie: pick others"
     home = memvet_home()
     home.mkdir(parents=True, exist_ok=True)
-    (home / "policy.toml").write_text('mode = "selective"\nselective_threshold = 0.88\n')
+    (home / "policy.toml").write_text(f'mode = "selective"\nselective_threshold = {threshold}\n')
     s = ClaudeSession()  # chained as the host writes it: selective mode checks (issue 9)
     (claude_project / "s-1.jsonl").write_bytes(
         b"".join(s.prompt(text) for text in STATEMENTS)
@@ -203,10 +216,12 @@ def test_selective_mode_commits_only_explicit_statements_above_threshold(
     try:
         reader = store.reader_for(None, all_scopes=True)
         memories = store.list_memories(reader)
-        assert memories and all(m.approved_by == "policy:selective" for m in memories)
-        assert all(m.source_type == "explicit_user" and m.confidence >= 0.88 for m in memories)
+        assert [m.statement for m in memories] == [surest]
+        assert all(m.approved_by == "policy:selective" for m in memories)
+        assert all(m.source_type == "explicit_user" and m.confidence >= threshold
+                   for m in memories)
         left = store.list_candidates(reader, QueueFilter(statuses=("pending",)), limit=None)
-        assert left and all(c.confidence < 0.88 or c.source_type != "explicit_user"
-                            for c in left)
+        assert sorted(c.statement for c in left) == sorted(set(STATEMENTS) - {surest})
+        assert all(c.confidence < threshold or c.source_type != "explicit_user" for c in left)
     finally:
         store.close()

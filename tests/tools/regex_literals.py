@@ -1,9 +1,11 @@
-"""What every match of a regular expression must contain, read from the pattern itself.
+"""What every match of a regular expression must contain, read from the pattern itself: the
+checker (and generator) of the requirements rules declare, for tests and tools only.
 
-For a pattern (parsed with the standard library's own regex parser) `requirement` gives the
-whole words, or failing that the plain strings, one of which every match contains; `starts`
-gives the strings every match at the start of a text begins with. They let the extraction rules
-and filters skip a regex that cannot match (see `prefilter`).
+The daemon's prefilter trusts each rule's declared `words` and `keywords` (assets/rules.toml,
+assets/filters.toml); this module proves them. For a pattern (parsed with the standard
+library's own regex parser, `re._parser`: a private API, so it stays out of the runtime)
+`requirement` gives the whole words, or failing that the plain strings, one of which every
+match contains; `starts` gives the strings every match at the start of a text begins with.
 
 Exact by construction: a string is required only when every way the pattern can match contains
 it; a word counts as whole only where the pattern itself puts a word boundary, the start or end,
@@ -19,14 +21,11 @@ import re
 import re._parser as sre  # the standard library's own regex parser
 from collections.abc import Iterable
 
+from memvet.daemon.casefold import FOLD, UNFOLDED, WORD, folded  # noqa: F401 - re-exported
+
 _CAP = 64  # strings kept when expanding alternatives ("is|are" x " not")
 _SEP = "\x00"  # in an analysed string: non-word characters of unknown length
 _ZW = "\x01"  # in an analysed string: a zero-width word boundary, start or end
-# Characters the regex engine, ignoring case, matches to an ASCII letter while str.lower() does
-# not turn them into it: folded first, so the words seen here are the ones the regex sees.
-FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
-UNFOLDED = re.compile("[\u0130\u0131\u017f]")
-WORD = re.compile(r"\w+")
 # Words in most sentences: a poor anchor when the string has another whole word.
 _COMMON = frozenset("a an the i we you it is are was be to of in on at as by for with and or but so if "
                     "my our your this that these those me us do does not no all each every s t".split())
@@ -231,10 +230,3 @@ def _requirement(pattern: str, flags: int) -> tuple[Strings | None, Strings | No
     words = None if None in anchors else frozenset(anchors)
     pieces = frozenset(_longest_piece(s) for s in required)
     return words, pieces
-
-
-def folded(text: str) -> str:
-    """`text` lowercased the way the regex engine compares it when ignoring case."""
-    if not text.isascii() and UNFOLDED.search(text) is not None:
-        return text.translate(FOLD).lower()
-    return text.lower()

@@ -1,0 +1,42 @@
+"""A regular expression compiled on first use.
+
+Compiling the packaged rules is most of what `memvet extract` pays to start, and most rules are
+never tried on a given file (the prefilter rules them out), so they are compiled when first used.
+The packaged rules are known to compile (tests/daemon/test_declared_words.py compiles every one);
+a user's own rule files are still compiled at load, so a bad regex is reported there.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+
+class LazyPattern:
+    """Stands in for `re.compile(pattern, flags)`: any attribute (`search`, `sub`, `groupindex`,
+    …) compiles it, and is then kept on the instance so later look-ups cost what they cost on a
+    compiled pattern."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.__dict__["_source"] = (pattern, flags)
+
+    @property
+    def source(self) -> str:
+        """The pattern as written (reading it compiles nothing)."""
+        return self._source[0]
+
+    def compiled(self) -> re.Pattern[str]:
+        found = self.__dict__.get("_compiled")
+        if found is None:
+            found = self.__dict__["_compiled"] = re.compile(*self._source)
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = getattr(self.compiled(), name)
+        self.__dict__[name] = value  # next time found without __getattr__
+        return value
+
+    def __repr__(self) -> str:
+        return f"LazyPattern({self._source[0]!r})"

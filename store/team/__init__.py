@@ -1,0 +1,2 @@
+"""The team store: a PostgreSQL server that holds only ciphertext, shared by several memvet
+homes (docs/team.md). psycopg is imported lazily, inside server.py, never on the hook path."""

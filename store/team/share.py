@@ -1,0 +1,106 @@
+"""Offering statements to the team: `propose --team` (a new team candidate), `memories share
+ID` (a local memory), and in a personal team every approved local memory. Each goes through
+the outbox, so it is offered once the server is reachable, and only once (ids derived from
+what is offered)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import sqlalchemy as sa
+from memvet.store.team import outbox
+from memvet.store.team.items import memory_id_of, new_item_id
+from memvet.store.team.outbox import LINKS
+from memvet.store.team.sync import TEAM_REASON
+
+
+def _derived_id(team_id: str, local_id: str) -> str:
+    return "tc" + hashlib.sha256(f"{team_id}\x1f{local_id}".encode()).hexdigest()[:20]
+
+
+def _remote(store, workspace: str | None) -> str | None:  # noqa: ANN001
+    if workspace is None:
+        return None
+    remote = outbox.note_workspace(store, workspace)
+    if remote is None:
+        from memvet.store.errors import UsageError
+
+        raise UsageError(f"{workspace} has no git remote: a team workspace is named by its "
+                         "remote (add one, or offer it --global)")
+    return remote
+
+
+def propose_team(store, team_id: str, statement: str, kind: str, workspace: str | None,  # noqa: ANN001
+                 polarity: str = "assert") -> str:
+    item_id = new_item_id()
+    outbox.enqueue(store, "propose", item_id, {"statement": statement, "kind": kind,
+                                               "polarity": polarity,
+                                               "remote": _remote(store, workspace)})
+    return item_id
+
+
+def share_memory(store, team_id: str, memory_id: str) -> str:  # noqa: ANN001
+    memory = store.get_memory(memory_id)
+    if memory.status != "active":
+        from memvet.store.team.errors import TeamRefusedError
+
+        raise TeamRefusedError(f"memory {memory_id} is {memory.status}; only an active memory "
+                               "is offered to the team", code="not_active")
+    item_id = _derived_id(team_id, memory_id)
+    outbox.enqueue(store, "propose", item_id, {
+        "statement": memory.statement, "kind": memory.kind, "polarity": memory.polarity,
+        "remote": _remote(store, memory.scope.workspace)})
+    with store._write() as conn:
+        conn.execute(LINKS.delete().where(LINKS.c.team_item_id == memory_id_of(item_id)))
+        conn.execute(LINKS.insert().values(team_item_id=memory_id_of(item_id), team_id=team_id,
+                                           kind="memory", state="pushed",
+                                           local_memory_id=memory_id, updated_at=store.now()))
+    return item_id
+
+
+def push_personal(store, session) -> int:  # noqa: ANN001
+    """Every active local memory not from the team and not yet offered (a personal team)."""
+    from memvet.store.core import MEM
+
+    with store._read() as conn:
+        linked = sa.select(LINKS.c.local_memory_id).where(LINKS.c.local_memory_id.is_not(None))
+        ids = [r.id for r in conn.execute(sa.select(MEM.c.id).where(
+            MEM.c.status == "active", MEM.c.id.not_in(linked)))]
+    count = _push_rejections(store, session)
+    for memory_id in ids:
+        memory = store.get_memory(memory_id)
+        if TEAM_REASON in (memory.approved_by or "").split(":")[:1]:
+            continue
+        try:
+            share_memory(store, session.team_id, memory_id)
+            count += 1
+        except Exception:  # noqa: BLE001 - one that cannot be offered (no remote) stays local
+            continue
+    return count
+
+
+def _push_rejections(store, session) -> int:  # noqa: ANN001
+    """Candidates rejected on this machine (not ones tombstoned by the team) go as tombstones."""
+    from memvet.store.core import CAND
+
+    with store._read() as conn:
+        rows = conn.execute(sa.select(CAND).where(CAND.c.status == "rejected")).fetchall()
+        known = {r.team_item_id for r in conn.execute(sa.select(LINKS.c.team_item_id))}
+    count = 0
+    for row in rows:
+        item_id = "tb" + _derived_id(session.team_id, row.id)[2:]
+        if item_id in known or (row.decided_by or "").startswith("team:"):
+            continue
+        cand = store.candidate_from_row(row)
+        remote = None if cand.scope.workspace is None else outbox.note_workspace(
+            store, cand.scope.workspace)
+        if cand.scope.workspace is not None and remote is None:
+            continue  # a folder without a remote: this machine's own
+        outbox.enqueue(store, "tombstone", item_id, {"statement": cand.statement,
+                                                     "remote": remote})
+        with store._write() as conn:
+            conn.execute(LINKS.insert().values(team_item_id=item_id, team_id=session.team_id,
+                                               kind="tombstone", state="pushed",
+                                               local_memory_id=None, updated_at=store.now()))
+        count += 1
+    return count

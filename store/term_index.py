@@ -1,0 +1,181 @@
+"""The recall index: blind tokens of each memory's terms, so a question finds the memories that
+can answer it without decrypting the scope (issue 15; what it reveals: docs/threat-model.md).
+
+A token is HMAC-SHA256 under the `term` key (HKDF of the data key, label TERM_LABEL) of one
+normalised term, cut to TOKEN_BYTES. A memory's postings are the tokens of its statement's terms
+as relevance.py expands them (stems, compounds, concepts, synonym groups: a paraphrase still
+finds it), of its subject's terms, and one of its slot (normalised subject): one row per distinct
+(token, memory, field), never a count. The postings hold no state: reads join the memories
+table, so approving, retiring, restoring or undoing needs no index write. Text changes do: SQLite
+triggers (migration m007) queue every inserted row and every changed statement or subject in
+`term_stale`, and every deleted row takes its postings along, whatever code path wrote it. Stale
+memories are read directly until the next writer re-indexes them (`reindex_stale`).
+
+Standard library only at import, like fast_read.py: the no-daemon hook loads it.
+"""
+
+from __future__ import annotations
+
+from memvet.store.row_mac import keyed_digest
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the hook's prompt path loads this module
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+TERM_LABEL = "memvet/term/v1"
+TOKEN_BYTES = 16  # 128 bits: no two terms of one store meet by chance
+STATEMENT, SUBJECT, SLOT = 0, 1, 2  # the field a token came from
+REINDEX_BATCH = 500  # stale memories re-indexed per statement batch
+
+SCHEMA_SQL = (
+    # Columns in key order: SQLite 3.40's quick_check misreads a WITHOUT ROWID table otherwise.
+    "CREATE TABLE term_postings (token BLOB NOT NULL, memory_id VARCHAR(48) NOT NULL, "
+    "field INTEGER NOT NULL, PRIMARY KEY (token, memory_id, field)) WITHOUT ROWID",
+    "CREATE INDEX ix_term_postings_memory ON term_postings (memory_id)",
+    "CREATE TABLE term_stale (memory_id VARCHAR(48) NOT NULL PRIMARY KEY)",
+    # Every path that writes memory text, present or future, queues the row: none can be missed.
+    "CREATE TRIGGER term_stale_insert AFTER INSERT ON memories BEGIN "
+    "INSERT OR IGNORE INTO term_stale (memory_id) VALUES (NEW.id); END",
+    "CREATE TRIGGER term_stale_update AFTER UPDATE OF statement_ct, subject_ct, id ON memories "
+    "BEGIN INSERT OR IGNORE INTO term_stale (memory_id) VALUES (NEW.id); END",
+    "CREATE TRIGGER term_postings_delete AFTER DELETE ON memories BEGIN "
+    "DELETE FROM term_postings WHERE memory_id = OLD.id; "
+    "DELETE FROM term_stale WHERE memory_id = OLD.id; END",
+)
+DELETE_SQL = "DELETE FROM term_postings WHERE memory_id = ?"
+INSERT_SQL = "INSERT OR IGNORE INTO term_postings (token, memory_id, field) VALUES (?, ?, ?)"
+UNSTALE_SQL = "DELETE FROM term_stale WHERE memory_id = ?"
+STALE_SQL = "SELECT memory_id FROM term_stale"
+SLOT_PREFIX = "slot\x1f"  # a slot's token never equals a term's
+
+
+def token(key: bytes, term: str) -> bytes:
+    return keyed_digest(key, term.encode("utf-8"))[:TOKEN_BYTES]  # HMAC-SHA256, pads cached
+
+
+def statement_terms(statement: str) -> frozenset[str]:
+    from memvet.store.relevance import expanded  # imports context_pack: loaded on first use
+
+    return expanded(statement)
+
+
+def slot_term(subject: str) -> str | None:
+    from memvet.store.slots import normalise_subject
+
+    normal = normalise_subject(subject)
+    return SLOT_PREFIX + normal if normal else None
+
+
+def postings(key: bytes, memory_id: str, statement: str, subject: str) -> list[tuple]:
+    """The (token, memory id, field) rows of one memory."""
+    rows = {(token(key, t), memory_id, STATEMENT) for t in statement_terms(statement)}
+    if subject:
+        rows.update((token(key, t), memory_id, SUBJECT) for t in statement_terms(subject))
+        slot = slot_term(subject)
+        if slot is not None:
+            rows.add((token(key, slot), memory_id, SLOT))
+    return sorted(rows)
+
+
+def reindex(run: Callable[..., object], run_many: Callable[..., object], key: bytes,
+            texts: Iterable[tuple[str, str, str]]) -> int:
+    """Replace the postings of each (id, statement, subject) and clear its stale mark.
+    run(sql, params) / run_many(sql, rows): the caller's connection, sqlite3 or SQLAlchemy."""
+    count = 0
+    rows: list[tuple] = []
+    ids: list[tuple[str]] = []
+    for memory_id, statement, subject in texts:
+        ids.append((memory_id,))
+        rows.extend(postings(key, memory_id, statement, subject))
+        count += 1
+        if len(ids) >= REINDEX_BATCH:
+            _flush(run_many, ids, rows)
+            ids, rows = [], []
+    if ids:
+        _flush(run_many, ids, rows)
+    return count
+
+
+def _flush(run_many: Callable[..., object], ids: list[tuple[str]], rows: list[tuple]) -> None:
+    run_many(DELETE_SQL, ids)
+    if rows:
+        run_many(INSERT_SQL, sorted(rows))  # key order: each B-tree page written once per batch
+    run_many(UNSTALE_SQL, ids)
+
+
+class ScopeTerms:
+    """Who in a scope holds each term (memory ids, from the postings or from stale memories
+    read directly), and how many texts the scope has: the rarity side of relevance, known
+    without decrypting, as a relevance.Corpus. `extra`: texts beside the memories (pending
+    candidates), read whole. Positions: the memories read (`read`, in their order), then the
+    extra texts, then every other memory in scope as it is first named: a holder not read still
+    counts in a term's rarity, and is scored exactly if it is read later (`position`)."""
+
+    def __init__(self, memories: int, holders: dict[str, set[str]],
+                 extra: Iterable[frozenset[str]] = ()) -> None:
+        self.by_term = holders
+        self.extra = list(extra)
+        self.n = memories + len(self.extra)
+        self.read(())
+
+    def read(self, ids: Iterable[str]) -> None:
+        self._positions = {mid: i for i, mid in enumerate(ids)}
+        self._extra_at = len(self._positions)
+        self._next = self._extra_at + len(self.extra)
+
+    def ids(self) -> dict[int, str]:
+        """Position -> memory id, of every memory given a position so far."""
+        return {position: mid for mid, position in self._positions.items()}
+
+    def position(self, memory_id: str) -> int:
+        found = self._positions.get(memory_id)
+        if found is None:
+            found = self._positions[memory_id] = self._next
+            self._next += 1
+        return found
+
+    def ids_of(self, unit: Iterable[str]) -> set[str]:
+        out: set[str] = set()
+        for term in unit:
+            out.update(self.by_term.get(term, ()))
+        return out
+
+    def _extra_of(self, unit: frozenset[str]) -> list[int]:
+        return [k for k, words in enumerate(self.extra) if unit & words]
+
+    def holders(self, unit: frozenset[str]) -> set[int]:
+        out = {self.position(mid) for mid in self.ids_of(unit)}
+        out.update(self._extra_at + k for k in self._extra_of(unit))
+        return out
+
+
+class IdCorpus:
+    """The same counts keyed by memory id (extra texts by a key no id has), for ranking every
+    holder before anything is read: relevance.Question over it gives each holder its exact
+    word-overlap share."""
+
+    def __init__(self, scope: ScopeTerms) -> None:
+        self.scope = scope
+        self.n = scope.n
+
+    def holders(self, unit: frozenset[str]) -> set:
+        return self.scope.ids_of(unit) | {f"\x00{k}" for k in self.scope._extra_of(unit)}
+
+
+def scope_holders(conn: object, key: bytes, terms: Iterable[str], scope_sql: str,
+                  params: tuple) -> dict[str, set[str]]:
+    """term -> ids of memories matching `scope_sql` (over `memories`, unprefixed) whose
+    statement holds it, from the postings (stale memories left out: the caller reads those).
+    CROSS JOIN keeps SQLite's loop order: postings by token first, then each row's memory
+    (left to itself, the planner scans the whole scope and probes the postings per memory)."""
+    tokens = {token(key, t): t for t in terms}
+    out: dict[str, set[str]] = {}
+    if not tokens:
+        return out
+    marks = ",".join("?" * len(tokens))
+    for tok, mid in conn.execute(  # type: ignore[attr-defined]
+            f"SELECT p.token, p.memory_id FROM term_postings p CROSS JOIN memories ON memories.id = "
+            f"p.memory_id WHERE p.token IN ({marks}) AND p.field = {STATEMENT} AND {scope_sql} "
+            f"AND p.memory_id NOT IN (SELECT memory_id FROM term_stale)", (*tokens, *params)):
+        out.setdefault(tokens[bytes(tok)], set()).add(mid)
+    return out

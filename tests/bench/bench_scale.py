@@ -1,0 +1,291 @@
+"""NOTE for 15D (recall/hook rows): the harness is tests/bench/wheel_venv.py — `WheelVenv.build()`
+(a non-editable wheel install in a temporary venv, built once per run), `venv.command(...)`,
+`venv.baseline()` and `paired(commands, rounds)` (interleaved medians). Stores are seeded through
+`memvet memories import FILE.jsonl` (`seed_memories` below); pending candidates through the
+documented Store API `admit_many` (`seed_pending`), run by the venv's own interpreter.
+
+The scale benchmark (issue 15): whole processes from a non-editable install, each against that
+venv's own `python -c pass`, interleaved round by round (paired medians; ratios travel between
+machines, milliseconds do not). `--quick`: 1k and 10k memories; full: also 100k memories and
+500k pending candidates.
+
+Rows: `memvet recall` per size; the prompt hook with the daemon up and down per size >= 10k, and
+the first prompt hook after an approval (daemon up); the session-start hook at the largest size,
+daemon and direct; `memvet status`; `memvet queue list` (1k pending); `memvet queue approve ID`;
+`memvet memories list` (first page) at the largest size; `memvet extract` on one transcript; and
+`python -X importtime` of the read commands (what they import). Budgets (issue 15): status,
+queue list, queue approve and the memories list first page ≤ 10× each.
+
+    python tests/bench/bench_scale.py [--quick] [--rounds N] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_hook import KINDS, TOPICS  # noqa: E402
+from benchlib import ROOT, write_result  # noqa: E402
+from wheel_venv import Command, WheelVenv, paired, run  # noqa: E402
+
+QUERY = "which tool do we use for module m42"
+PROMPT = "set up celery with redis for module m42"
+PENDING_FOR_LIST = 1000
+
+
+def statement(i: int) -> str:
+    """Memory i: its own subject ("module m<i>"), so slots and contradiction checks see a
+    realistic spread (a shared subject would make one slot of every memory)."""
+    topic, other = TOPICS[i % len(TOPICS)], TOPICS[(i * 7) % len(TOPICS)]
+    tail = " and keep the changelog in step" * (i % 4)
+    return f"For module m{i} use {topic}, never {other} there{tail}"
+
+TRANSCRIPT = next((ROOT / "assets" / "demo" / "claude-code").rglob("*.jsonl"))
+BUDGETS = {"status": 10, "queue_list_1k_pending": 10, "queue_approve_id": 10,
+           "memories_list_first_page": 10}
+
+
+def base_env(home: Path, tmp: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMVET_", "VIRTUAL_ENV"))}
+    return {**env, "MEMVET_HOME": str(home), "MEMVET_KEY_PROVIDER": "file",
+            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+            "CLAUDE_CONFIG_DIR": str(tmp / "claude"), "CODEX_HOME": str(tmp / "codex"),
+            "LOGNAME": "bench", "USER": "bench"}
+
+
+def seed_memories(venv: WheelVenv, env: dict[str, str], workspace: Path, n: int,
+                  tmp: Path) -> float:
+    """n active memories visible in `workspace` (70 % in it, 30 % user-global), through
+    `memvet memories import`. Returns the seconds the imports took."""
+    files = {"ws": tmp / "seed-ws.jsonl", "global": tmp / "seed-global.jsonl"}
+    with open(files["ws"], "w") as ws, open(files["global"], "w") as glob:
+        for i in range(n):
+            line = json.dumps({"statement": statement(i), "kind": KINDS[i % 5],
+                               "importance": i % 3}) + "\n"
+            (ws if i % 10 < 7 else glob).write(line)
+    took = 0.0
+    for flag, path in ((["--cwd", str(workspace)], files["ws"]), (["--global"], files["global"])):
+        start = time.perf_counter()
+        done = run(venv.command("memories", "import", str(path), *flag, "--json", env=env))[1]
+        took += time.perf_counter() - start
+        assert not json.loads(done.stdout)["bad_lines"]
+    return took
+
+
+SEED_PENDING = """
+import sys
+from memvet.store import CandidateDraft, Scope, open_store
+n, workspace, tag = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+store = open_store()
+scope = Scope(user=store.user, workspace=workspace)
+for first in range(0, n, 5000):
+    store.admit_many([CandidateDraft(statement=f"job{tag}x{i} runs with tool{i % 97} on weekdays",
+                                     kind="preference", source_type="explicit_user", scope=scope,
+                                     host="claude-code", confidence=0.7)
+                      for i in range(first, min(n, first + 5000))], actor="bench")
+store.close()
+"""
+
+
+def seed_pending(venv: WheelVenv, env: dict[str, str], workspace: Path, n: int,
+                 tag: str = "p") -> None:
+    subprocess.run([str(venv.python), "-c", SEED_PENDING, str(n), str(workspace), tag],
+                   env=env, check=True)
+
+
+def pending_ids(venv: WheelVenv, env: dict[str, str]) -> list[str]:
+    done = run(venv.command("queue", "list", "--all", "--json", env=env))[1]
+    return [c["id"] for c in json.loads(done.stdout)["candidates"]]
+
+
+class Daemon:
+    """`memvet daemon run` of the wheel venv on one home, stopped by its pid."""
+
+    def __init__(self, venv: WheelVenv, env: dict[str, str], home: Path) -> None:
+        self.proc = subprocess.Popen([str(venv.memvet), "daemon", "run"], env=env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        sock = home / "run" / "daemon.sock"
+        deadline = time.monotonic() + 120
+        while not sock.exists():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise RuntimeError("the daemon did not start")
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def hook(venv: WheelVenv, env: dict[str, str], event: str, workspace: Path) -> Command:
+    name = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}[event]
+    payload = {"session_id": "bench", "transcript_path": "/tmp/t.jsonl", "cwd": str(workspace),
+               "hook_event_name": name, "source": "startup", "prompt": PROMPT}
+    return venv.command("hook", "claude-code", event, env=env,
+                        stdin=json.dumps(payload).encode(), cwd=str(workspace))
+
+
+def copy_home(src: Path, dst: Path) -> None:
+    import sqlite3
+
+    dst.mkdir(mode=0o700)
+    shutil.copytree(src / "keys", dst / "keys")
+    with sqlite3.connect(src / "memvet.db") as a, sqlite3.connect(dst / "memvet.db") as b:
+        a.backup(b)
+
+
+def import_profile(venv: WheelVenv, env: dict[str, str], *args: str) -> dict[str, object]:
+    """`python -X importtime` of one command: its import total and whether the ORM is in it."""
+    done = subprocess.run([str(venv.python), "-X", "importtime", "-m", "memvet", *args],
+                          env=env, capture_output=True, text=True, cwd=env.get("PWD"))
+    rows = [line.split("|") for line in done.stderr.splitlines() if line.startswith("import time:")
+            and "|" in line and "self [us]" not in line]
+    tops = [(int(r[1]), r[2].strip()) for r in rows if not r[2].startswith("   ")]
+    names = {r[2].strip() for r in rows}
+    return {"import_ms": round(sum(t for t, _ in tops) / 1000, 1),
+            "imports_orm": bool(names & {"sqlalchemy", "sqlmodel", "pydantic"})}
+
+
+def prompt_after_approval(venv: WheelVenv, env: dict[str, str], workspace: Path,
+                          ids: list[str], rounds: int) -> tuple[float, float]:
+    """Median seconds of the first prompt hook after each approval (daemon up), and of the
+    baseline in the same rounds."""
+    import statistics
+
+    base, first = [], []
+    for cid in ids[:rounds]:
+        run(venv.command("queue", "approve", cid, env=env))
+        first.append(run(hook(venv, env, "user-prompt-submit", workspace))[0])
+        base.append(run(venv.baseline(env))[0])
+    return statistics.median(first), statistics.median(base)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="1k and 10k memories only")
+    parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    args = parser.parse_args()
+    sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000]
+    rounds = args.rounds or (11 if args.quick else 21)
+    tmp = Path(tempfile.mkdtemp(prefix="memvet-bench-scale-"))
+    for sub in ("claude/projects", "codex/sessions"):
+        (tmp / sub).mkdir(parents=True)
+    workspace = tmp / "project"
+    (workspace / ".git").mkdir(parents=True)
+    started = time.perf_counter()
+    venv = WheelVenv.build(tmp / "wheel")
+    figures: dict[str, object] = {"sizes": sizes, "rounds": rounds,
+                                  "wheel_venv_build_s": round(time.perf_counter() - started, 1)}
+    homes, envs, seed_s = {}, {}, {}
+    for n in sizes:
+        homes[n] = tmp / f"home-{n}"
+        envs[n] = {**base_env(homes[n], tmp), "PWD": str(workspace)}
+        seed_s[n] = seed_memories(venv, envs[n], workspace, n, tmp)
+        seed_pending(venv, envs[n], workspace, 2 * rounds + 4, tag=f"a{n}")  # for approvals
+    figures["import_memories_per_s"] = {str(n): round(n / seed_s[n]) for n in sizes}
+    queue_home = tmp / "home-queue"
+    queue_env = {**base_env(queue_home, tmp), "PWD": str(workspace)}
+    seed_pending(venv, queue_env, workspace, PENDING_FOR_LIST + 2 * rounds + 4)
+    approvable = pending_ids(venv, queue_env)[PENDING_FOR_LIST:]
+    largest = sizes[-1]
+    if not args.quick:  # 500k pending: the queue's first page and status at that size
+        big_home = tmp / "home-500k-pending"
+        big_env = {**base_env(big_home, tmp), "PWD": str(workspace)}
+        seed_pending(venv, big_env, workspace, 500_000)
+
+    base = venv.baseline(envs[largest])
+    commands: dict[str, Command] = {"python_c_pass": base}
+    for n in sizes:
+        commands[f"recall_{n}"] = venv.command("recall", QUERY, "--cwd", str(workspace), "--json",
+                                               env=envs[n])
+    commands["status"] = venv.command("status", "--json", env=envs[largest], ok_codes=(0, 1))
+    commands["queue_list_1k_pending"] = venv.command("queue", "list", "--json", env=queue_env)
+    commands["memories_list_first_page"] = venv.command(
+        "memories", "list", "--cwd", str(workspace), "--json", env=envs[largest])
+    commands["extract_one_file"] = venv.command("extract", "--host", "claude-code",
+                                                str(TRANSCRIPT), "--json", env=envs[largest])
+    if not args.quick:
+        commands["queue_list_500k_pending"] = venv.command("queue", "list", "--json", env=big_env)
+        commands["status_500k_pending"] = venv.command("status", "--json", env=big_env,
+                                                       ok_codes=(0, 1))
+    direct = {}
+    for n in [s for s in sizes if s >= 10_000]:
+        direct[n] = tmp / f"home-{n}-direct"
+        copy_home(homes[n], direct[n])
+        denv = {**envs[n], "MEMVET_HOME": str(direct[n])}
+        commands[f"prompt_hook_no_daemon_{n}"] = hook(venv, denv, "user-prompt-submit", workspace)
+        if n == largest:
+            commands[f"session_start_direct_{n}"] = hook(venv, denv, "session-start", workspace)
+    daemons = {n: Daemon(venv, envs[n], homes[n]) for n in direct}
+    try:
+        for n in direct:
+            commands[f"prompt_hook_daemon_{n}"] = hook(venv, envs[n], "user-prompt-submit",
+                                                       workspace)
+        commands[f"session_start_daemon_{largest}"] = hook(venv, envs[largest], "session-start",
+                                                           workspace)
+        medians = paired(commands, rounds)
+        # queue approve ID: one approval per round, against the baseline of the same rounds
+        approvals = {"python_c_pass": [], "queue_approve_id": []}
+        for cid in approvable[:rounds]:
+            approvals["queue_approve_id"].append(run(venv.command(
+                "queue", "approve", cid, "--json", env=queue_env))[0])
+            approvals["python_c_pass"].append(run(base)[0])
+        import statistics
+
+        approve_ratio = (statistics.median(approvals["queue_approve_id"])
+                         / statistics.median(approvals["python_c_pass"]))
+        after = {}
+        for n in direct:
+            first, first_base = prompt_after_approval(venv, envs[n], workspace,
+                                                      pending_ids(venv, envs[n]), rounds)
+            after[str(n)] = round(first / first_base, 2)
+    finally:
+        for daemon in daemons.values():
+            daemon.stop()
+    outcomes: dict[str, dict[str, int]] = {}  # hook.log: path and outcome of every served hook
+    for n in direct:
+        for line in (homes[n] / "logs" / "hook.log").read_text().splitlines():
+            words = dict(w.split("=", 1) for w in line.split() if "=" in w)
+            key = f"{words.get('path')}:{words.get('outcome')}"
+            outcomes.setdefault(str(n), {})[key] = outcomes.get(str(n), {}).get(key, 0) + 1
+    figures["daemon_home_hook_outcomes"] = outcomes
+    base_s = medians["python_c_pass"]
+    figures["python_c_pass_ms"] = round(base_s * 1000, 1)
+    figures["median_ms"] = {k: round(v * 1000, 1) for k, v in medians.items()}
+    figures["ratio"] = {k: round(v / base_s, 2) for k, v in medians.items()
+                        if k != "python_c_pass"}
+    figures["ratio"]["queue_approve_id"] = round(approve_ratio, 2)
+    figures["ratio_prompt_hook_first_after_approval_daemon"] = after
+    figures["imports"] = {
+        "status": import_profile(venv, envs[largest], "status", "--json"),
+        "queue_list": import_profile(venv, queue_env, "queue", "list", "--json"),
+        "memories_list": import_profile(venv, envs[largest], "memories", "list", "--json"),
+        "queue_approve": import_profile(venv, queue_env, "queue", "approve", approvable[-1]),
+    }
+    figures["within_budget"] = {k: figures["ratio"][k] <= v for k, v in BUDGETS.items()}
+    load = os.getloadavg()
+    write_result("scale", figures, budgets={k: f"<= {v}x python -c pass" for k, v in
+                                            BUDGETS.items()},
+                 notes=f"whole processes from a non-editable wheel install; load average "
+                       f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cpus "
+                       f"while measuring; {'quick' if args.quick else 'full'} run")
+    if args.keep:
+        print(f"kept {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
