@@ -38,9 +38,12 @@ class Policy:
         action = self.actions.get((draft.source_type, operation_of(draft)), "queue")
         if action != "auto_commit":
             return action
-        eligible = (self.mode == "selective" and draft.source_type in AUTO_SOURCES
-                    and draft.confidence >= self.selective_threshold
-                    and not is_unverified(draft))  # failed the host's structural checks
+        eligible = (
+            self.mode == "selective"
+            and draft.source_type in AUTO_SOURCES
+            and draft.confidence >= self.selective_threshold
+            and not is_unverified(draft)
+        )  # failed the host's structural checks
         return "auto_commit" if eligible else "queue"
 
 
@@ -84,8 +87,10 @@ def _parse(text: str, where: str) -> dict[str, Any]:
 def _validate(doc: dict[str, Any], where: str) -> None:
     unknown = set(doc) - {"version", "mode", "selective_threshold", "actions"}
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}; allowed: "
-                          "version, mode, selective_threshold, actions")
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(sorted(unknown))}; allowed: "
+            "version, mode, selective_threshold, actions"
+        )
     if doc.get("version", 1) != 1:
         raise ConfigError(f"{where}: version must be 1")
     if "mode" in doc and doc["mode"] not in MODES:
@@ -99,25 +104,37 @@ def _validate(doc: dict[str, Any], where: str) -> None:
         raise ConfigError(f"{where}: [actions] must be a table")
     for source, ops in actions.items():
         if source not in SOURCE_TYPES:
-            raise ConfigError(f"{where}: unknown source type actions.{source}; one of "
-                              f"{', '.join(SOURCE_TYPES)}")
+            raise ConfigError(
+                f"{where}: unknown source type actions.{source}; one of {', '.join(SOURCE_TYPES)}"
+            )
         if not isinstance(ops, dict):
             raise ConfigError(f"{where}: actions.{source} must be a table")
         for op, action in ops.items():
             if op not in OPERATIONS:
-                raise ConfigError(f"{where}: unknown operation actions.{source}.{op}; one of "
-                                  f"{', '.join(OPERATIONS)}")
+                raise ConfigError(
+                    f"{where}: unknown operation actions.{source}.{op}; one of "
+                    f"{', '.join(OPERATIONS)}"
+                )
             if action not in ACTIONS:
-                raise ConfigError(f"{where}: actions.{source}.{op} must be one of "
-                                  f"{', '.join(ACTIONS)}, not {action!r}")
+                raise ConfigError(
+                    f"{where}: actions.{source}.{op} must be one of "
+                    f"{', '.join(ACTIONS)}, not {action!r}"
+                )
             if action == "auto_commit" and source not in AUTO_SOURCES:
-                raise ConfigError(f"{where}: actions.{source}.{op} cannot be auto_commit: only "
-                                  "statements the user typed (explicit_user) may skip review")
+                raise ConfigError(
+                    f"{where}: actions.{source}.{op} cannot be auto_commit: only "
+                    "statements the user typed (explicit_user) may skip review"
+                )
 
 
 def _build(doc: dict[str, Any]) -> Policy:
-    actions = {(source, op): action for source, ops in doc.get("actions", {}).items()
-               for op, action in ops.items()}
-    return Policy(mode=doc.get("mode", "review"),
-                  selective_threshold=float(doc.get("selective_threshold", 0.9)),
-                  actions=actions)
+    actions = {
+        (source, op): action
+        for source, ops in doc.get("actions", {}).items()
+        for op, action in ops.items()
+    }
+    return Policy(
+        mode=doc.get("mode", "review"),
+        selective_threshold=float(doc.get("selective_threshold", 0.9)),
+        actions=actions,
+    )

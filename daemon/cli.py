@@ -20,8 +20,11 @@ def _add_rules(subparsers: argparse._SubParsersAction) -> None:
 
     rules = subparsers.add_parser("rules", help="what extraction learned from your reviews")
     sub = rules.add_subparsers(dest="rules_command", metavar="ACTION", required=True)
-    p = sub.add_parser("reset-learning", help="forget what your approvals and rejections taught the "
-                                               "scorer (the packaged model stays)")
+    p = sub.add_parser(
+        "reset-learning",
+        help="forget what your approvals and rejections taught the "
+        "scorer (the packaged model stays)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=_run_reset_learning)
 
@@ -37,14 +40,19 @@ def _run_reset_learning(args: argparse.Namespace) -> int:
     finally:
         store.close()
     payload = {"reset": True, "decisions_forgotten": forgotten}
-    emit(args, payload, lambda: print(f"forgot what {forgotten} review decision(s) taught the scorer"))
+    emit(
+        args,
+        payload,
+        lambda: print(f"forgot what {forgotten} review decision(s) taught the scorer"),
+    )
     return 0
 
 
 def _add_daemon(subparsers: argparse._SubParsersAction) -> None:
     daemon = subparsers.add_parser("daemon", help="the background daemon that reads transcripts")
-    add_daemon_commands(daemon.add_subparsers(dest="daemon_command", metavar="ACTION",
-                                              required=True))
+    add_daemon_commands(
+        daemon.add_subparsers(dest="daemon_command", metavar="ACTION", required=True)
+    )
 
 
 def add_daemon_commands(sub: argparse._SubParsersAction) -> None:
@@ -52,8 +60,11 @@ def add_daemon_commands(sub: argparse._SubParsersAction) -> None:
     from memvet.store.console import add_json_flag
 
     p = sub.add_parser("run", help="run the daemon in the foreground (what service units run)")
-    p.add_argument("--once", action="store_true",
-                   help="read everything new, run the sweeps that are due, and exit")
+    p.add_argument(
+        "--once",
+        action="store_true",
+        help="read everything new, run the sweeps that are due, and exit",
+    )
     p.set_defaults(handler=_run_daemon)
     p = sub.add_parser("status", help="running or not, watched roots, files tracked, lag")
     add_json_flag(p)
@@ -78,10 +89,14 @@ def _add_extract(subparsers: argparse._SubParsersAction) -> None:
     from memvet.store.console import add_json_flag
 
     parser = subparsers.add_parser(
-        "extract", help="dry run of the ingest pipeline on transcript files (writes nothing)",
+        "extract",
+        help="dry run of the ingest pipeline on transcript files (writes nothing)",
         description="Parse, filter, redact and extract candidate memories from transcript files "
-                    "without writing anything anywhere.")
-    parser.add_argument("--host", required=True, choices=hosts.names(), help="the transcript format")
+        "without writing anything anywhere.",
+    )
+    parser.add_argument(
+        "--host", required=True, choices=hosts.names(), help="the transcript format"
+    )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="transcript files (.jsonl)")
     add_json_flag(parser)
     parser.set_defaults(handler=_run_extract)
@@ -100,9 +115,13 @@ def _run_extract(args: argparse.Namespace) -> int:
 def _candidate_json(draft) -> dict:
     doc = draft.to_json()
     evidence = doc.get("evidence") or {}
-    doc["evidence"] = {k: evidence.get(k) for k in ("path", "line", "message_id", "timestamp", "excerpt")}
+    doc["evidence"] = {
+        k: evidence.get(k) for k in ("path", "line", "message_id", "timestamp", "excerpt")
+    }
     doc["supersedes_hint"] = draft.supersedes_hint
-    doc["score"] = doc["confidence"]  # the learned scorer's probability (the rules' confidence when it is off)
+    doc["score"] = doc[
+        "confidence"
+    ]  # the learned scorer's probability (the rules' confidence when it is off)
     doc["explanation"] = _explanation(draft.reasons)
     return doc
 
@@ -121,12 +140,18 @@ def _print_table(payload: dict) -> None:
         print(f"{'KIND':<11} {'CONF':>4}  {'SCOPE':<9} {'LINE':>5}  STATEMENT")
         for item in candidates:
             scope = "global" if item["scope"]["workspace"] is None else "workspace"
-            statement = item["statement"] if len(item["statement"]) <= 88 else item["statement"][:87] + "…"
+            statement = (
+                item["statement"] if len(item["statement"]) <= 88 else item["statement"][:87] + "…"
+            )
             flags = " (deny)" if item["polarity"] == "deny" else ""
             flags += " (correction)" if item.get("supersedes_hint") is not None else ""
-            print(f"{item['kind']:<11} {item['confidence']:>4.2f}  {scope:<9} {item['evidence']['line']:>5}  "
-                  f"{statement}{flags}")
+            print(
+                f"{item['kind']:<11} {item['confidence']:>4.2f}  {scope:<9} {item['evidence']['line']:>5}  "
+                f"{statement}{flags}"
+            )
     else:
         print("no candidates")
-    print(f"\n{stats['files']} file(s), {stats['lines']} lines ({stats['skipped_lines']} skipped), "
-          f"{stats['turns']} turns, {len(candidates)} candidate(s)")
+    print(
+        f"\n{stats['files']} file(s), {stats['lines']} lines ({stats['skipped_lines']} skipped), "
+        f"{stats['turns']} turns, {len(candidates)} candidate(s)"
+    )

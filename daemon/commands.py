@@ -45,6 +45,7 @@ def pipeline_factory(user: str, store: Any = None) -> Any:
 @contextmanager
 def stop_on_signals(*events: threading.Event) -> Iterator[None]:
     """SIGTERM and SIGINT set the events: the current batch finishes and commits, then we exit 0."""
+
     def handler(signum: int, _frame: object) -> None:
         for event in events:
             event.set()
@@ -78,10 +79,16 @@ def run(args: argparse.Namespace) -> int:
         configure_logging(log_dir(), level=settings.log_level)
         store = open_store(home, schema="upgrade")  # the daemon is the one that upgrades
         try:
-            daemon = Daemon(store, settings, policy, roots,
-                            pipeline_factory=pipeline_factory(store.user, store), run_dir=run_dir(),
-                            context_server=None if args.once else default_context_server,
-                            progress=BackfillProgress())
+            daemon = Daemon(
+                store,
+                settings,
+                policy,
+                roots,
+                pipeline_factory=pipeline_factory(store.user, store),
+                run_dir=run_dir(),
+                context_server=None if args.once else default_context_server,
+                progress=BackfillProgress(),
+            )
             stop = threading.Event()
             with stop_on_signals(stop, daemon.stop_event):
                 if args.once:
@@ -101,8 +108,10 @@ def run(args: argparse.Namespace) -> int:
 def _summary(stats: dict[str, Any]) -> str:
     outcomes = ", ".join(f"{v} {k}" for k, v in sorted(stats["outcomes"].items())) or "none"
     skipped = sum(stats["skipped"].values())
-    return (f"memvet: read {stats['lines']} lines ({stats['bytes'] / 1e6:.1f} MB); "
-            f"candidates: {outcomes}; skipped: {skipped}")
+    return (
+        f"memvet: read {stats['lines']} lines ({stats['bytes'] / 1e6:.1f} MB); "
+        f"candidates: {outcomes}; skipped: {skipped}"
+    )
 
 
 def status(args: argparse.Namespace) -> int:
@@ -126,13 +135,23 @@ def collect_status(home: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         stats = {}
     watched = set(stats.get("watched", [])) if pid else set()
-    roots = [{"host": r.host, "path": r.path, "exists": os.path.isdir(r.path), "watched": False}
-             for r in all_roots(load_settings(home / "config.toml").extra_roots)]
-    doc: dict[str, Any] = {"running": pid is not None, "pid": pid if pid and pid > 0 else None,
-                           "roots": roots, "files_tracked": 0, "last_ingest": None,
-                           "lag_bytes": 0, "sweeps": {}, "mode": stats.get("mode"),
-                           "stats": stats.get("stats", {}), "store": "ok",
-                           "backfill": stats.get("backfill") if pid else None}
+    roots = [
+        {"host": r.host, "path": r.path, "exists": os.path.isdir(r.path), "watched": False}
+        for r in all_roots(load_settings(home / "config.toml").extra_roots)
+    ]
+    doc: dict[str, Any] = {
+        "running": pid is not None,
+        "pid": pid if pid and pid > 0 else None,
+        "roots": roots,
+        "files_tracked": 0,
+        "last_ingest": None,
+        "lag_bytes": 0,
+        "sweeps": {},
+        "mode": stats.get("mode"),
+        "stats": stats.get("stats", {}),
+        "store": "ok",
+        "backfill": stats.get("backfill") if pid else None,
+    }
     if not (home / "memvet.db").exists():
         doc["store"] = "not created yet"
         return doc
@@ -170,15 +189,20 @@ def _human_status(doc: dict[str, Any]) -> str:
         lines.append(f"mode: {doc['mode']}")
     backfill = doc.get("backfill") or {}
     if backfill.get("running"):
-        lines.append(f"backfill: {backfill['files_done']}/{backfill['files_total']} files, "
-                     f"{backfill['bytes_done'] / 1e6:.1f}/{backfill['bytes_total'] / 1e6:.1f} MB")
+        lines.append(
+            f"backfill: {backfill['files_done']}/{backfill['files_total']} files, "
+            f"{backfill['bytes_done'] / 1e6:.1f}/{backfill['bytes_total'] / 1e6:.1f} MB"
+        )
     lines.append("roots:")
     for r in doc["roots"]:
         state = "watched" if r["watched"] else ("present" if r["exists"] else "missing")
         lines.append(f"  {r['host'] or 'any':<12} {r['path']}  ({state})")
-    lines += [f"store: {doc['store']}", f"files tracked: {doc['files_tracked']}",
-              f"last ingest: {doc['last_ingest'] or 'never'}",
-              f"lag: {doc['lag_bytes']} bytes not read yet"]
+    lines += [
+        f"store: {doc['store']}",
+        f"files tracked: {doc['files_tracked']}",
+        f"last ingest: {doc['last_ingest'] or 'never'}",
+        f"lag: {doc['lag_bytes']} bytes not read yet",
+    ]
     if doc["sweeps"]:
         lines.append("last sweeps:")
         lines += [f"  {job:<26} {at}" for job, at in doc["sweeps"].items()]

@@ -128,8 +128,12 @@ class ContextServer:
         os.chmod(self.socket_path, 0o600)  # the 0700 folder already keeps others out
         listener.listen(16)
         self._listener = listener
-        self._conn = sqlite3.connect(str(self.store.path), check_same_thread=False,
-                                     isolation_level=None, timeout=fr.BUSY_TIMEOUT_S * 4)
+        self._conn = sqlite3.connect(
+            str(self.store.path),
+            check_same_thread=False,
+            isolation_level=None,
+            timeout=fr.BUSY_TIMEOUT_S * 4,
+        )
         self._conn.execute("PRAGMA query_only = ON")
         self._stopping.clear()
         for target, name in ((self._serve, "memvet-context"), (self._refresh_loop, "memvet-pack")):
@@ -249,8 +253,9 @@ class ContextServer:
             if not self._client_slots.acquire(blocking=False):
                 client.close()  # too many at once: the hook falls back to the direct path
                 continue
-            thread = threading.Thread(target=self._handle, args=(client,),
-                                      name="memvet-context-client", daemon=True)
+            thread = threading.Thread(
+                target=self._handle, args=(client,), name="memvet-context-client", daemon=True
+            )
             with self._clients_lock:
                 self._clients.add(thread)
             thread.start()
@@ -281,8 +286,16 @@ class ContextServer:
         host, event = parts[1].decode(), parts[2].decode()
         now = cp.stamp(datetime.now(UTC))
         try:
-            out = hook_reply.answer(host, event, body, self.home, self.source, now,
-                                    process_cwd=os.fsdecode(cwd), recheck=recheck)
+            out = hook_reply.answer(
+                host,
+                event,
+                body,
+                self.home,
+                self.source,
+                now,
+                process_cwd=os.fsdecode(cwd),
+                recheck=recheck,
+            )
         except fr.FastReadError as exc:
             return f"ERR {exc.code}\n".encode()
         return b"OK\n" + (out or "").encode("utf-8")

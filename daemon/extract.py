@@ -30,7 +30,8 @@ _SENTENCE_END = re.compile(
     r"|,\s+(?=(?:and\s+|but\s+|so\s+)?(?:dont|don't|do not|never|always|please|pls)\b)"
     r"|,\s+(?=(?:the |our )?[\w./\-#]+(?: [\w./\-#]+)? (?:is|are|go|goes|runs?|lives?|uses?|needs?) (?!\w+ing\b))"
     r"|,\s+(?=we (?:dont|don't|do not|never|always|only)\b)"
-    r"|,\s+(?:and\s+)?(?=[\w./\-]+ (?:has to|have to|must|needs to)\b)")
+    r"|,\s+(?:and\s+)?(?=[\w./\-]+ (?:has to|have to|must|needs to)\b)"
+)
 _BREAK_CHARS = re.compile("[.!?;,\u2014\u2013]")  # where a _SENTENCE_END match can begin
 _ABBREVIATION = re.compile(r"(?i)(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|cf|mr|mrs|ms|dr|no|fig)\.)$")
 _OPENER = re.compile(
@@ -40,17 +41,30 @@ _OPENER = re.compile(
     r"yes|yep|yeah)"
     r"\b[,:;]?\s+|"
     r"(?:now|ok|okay|well|alright|right|anyway|great|good|perfect|excellent|cool|sure|yes|yeah|"
-    r"hey|hi|hello)\b\s*[,:;!.\-—]+\s+)+", re.I)
+    r"hey|hi|hello)\b\s*[,:;!.\-—]+\s+)+",
+    re.I,
+)
 _OPENER_STARTS = ("",)  # every text: its alternatives start too many ways to list
 # Reject rules whose clause governs the rest of its sentence ("According to the README, deploys go
 # through X", "If we ever move to gRPC, we'd rewrite the adapters"): the clause after it is no rule.
-_FRAMING = frozenset({"reject.reported", "reject.reported-by", "reject.hypothetical", "reject.heading",
-                      "reject.until-event"})
+_FRAMING = frozenset(
+    {
+        "reject.reported",
+        "reject.reported-by",
+        "reject.hypothetical",
+        "reject.heading",
+        "reject.until-event",
+    }
+)
 _PLEASE = re.compile(r"^please,?\s+", re.I)
 _PLEASE_STARTS = ("please",)  # what every match starts with (test_declared_words.py checks)
-_SCOPE_PHRASE = re.compile(r"^\s*(?:in|for|across|on|at|everywhere|globally|here)\b[^,.;]{0,40}$", re.I)
+_SCOPE_PHRASE = re.compile(
+    r"^\s*(?:in|for|across|on|at|everywhere|globally|here)\b[^,.;]{0,40}$", re.I
+)
 # "moving away from SQLAlchemy for the async support": the hint is what precedes the reason.
-_TRAILING_CLAUSE = re.compile(r"\s+(?:for|because|since|due to|as|so that|in order to|to|last|this|next)\s", re.I)
+_TRAILING_CLAUSE = re.compile(
+    r"\s+(?:for|because|since|due to|as|so that|in order to|to|last|this|next)\s", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -80,15 +94,27 @@ class Extractor:
         self._reject_unless_durable = section(r for r in rules.reject if r.unless_durable)
         self._durable, self._kinds = section(rules.durable), section(rules.kinds)
         self._needs_durable = sum(bit for bit, rule in self._kinds[1].items() if rule.needs_durable)
-        self._correction, self._scope, self._polarity = (section(rules.correction), section(rules.scope),
-                                                         section(rules.polarity))
-        self._all_sections = (self._reject, self._reject_unless_durable, self._durable, self._kinds,
-                              self._correction, self._scope, self._polarity)
+        self._correction, self._scope, self._polarity = (
+            section(rules.correction),
+            section(rules.scope),
+            section(rules.polarity),
+        )
+        self._all_sections = (
+            self._reject,
+            self._reject_unless_durable,
+            self._durable,
+            self._kinds,
+            self._correction,
+            self._scope,
+            self._polarity,
+        )
         # The rules and the learned scorer read the same message: split and prefilter it once.
         self._last_text: str | None = None
         self._last_sentences: list[str] = []
         self._masks: dict[str, int] = {}
-        self._rejected: dict[str, Rule] = {}  # sentences of the current message a reject rule ruled out
+        self._rejected: dict[
+            str, Rule
+        ] = {}  # sentences of the current message a reject rule ruled out
 
     def extract(self, text: str) -> list[Extracted]:
         found: list[Extracted] = []
@@ -106,18 +132,30 @@ class Extractor:
                     earlier.append(sentence)
                 continue
             if not revising and earlier:
-                revising = any(_first(self._correction, self._mask(s), s) is not None for s in earlier)
+                revising = any(
+                    _first(self._correction, self._mask(s), s) is not None for s in earlier
+                )
                 earlier.clear()
             if revising and result.supersedes_hint is None:
-                result = replace(result, supersedes_hint="", reasons=(*result.reasons, "correction.context"))
+                result = replace(
+                    result, supersedes_hint="", reasons=(*result.reasons, "correction.context")
+                )
             parts[-1] = (sentence, result)
         if all(result is None for _, result in parts):
             return found  # most prompts: nothing to merge or scope
-        rejected = {i: self._rejected.get(sentence) for i, (sentence, result) in enumerate(parts) if result is None}
+        rejected = {
+            i: self._rejected.get(sentence)
+            for i, (sentence, result) in enumerate(parts)
+            if result is None
+        }
         framing = {i for i, rule in rejected.items() if rule is not None and rule.name in _FRAMING}
-        merged, others = merge_clauses(text, parts, self.policy.max_statement_chars,
-                                       rejected={i for i, rule in rejected.items() if rule is not None},
-                                       framing=framing)
+        merged, others = merge_clauses(
+            text,
+            parts,
+            self.policy.max_statement_chars,
+            rejected={i for i, rule in rejected.items() if rule is not None},
+            framing=framing,
+        )
         for result in merged:
             if result.statement.casefold() not in seen:
                 seen.add(result.statement.casefold())
@@ -144,9 +182,14 @@ class Extractor:
                     units.append("")  # a paragraph break
                 continue
             bullet = _BULLET.match(line)
-            line = (line[bullet.end():] if bullet is not None else line).strip()
-            joins = (units and units[-1] and bullet is None and line[:1].islower()
-                     and units[-1][-1:] not in ".!?:;")
+            line = (line[bullet.end() :] if bullet is not None else line).strip()
+            joins = (
+                units
+                and units[-1]
+                and bullet is None
+                and line[:1].islower()
+                and units[-1][-1:] not in ".!?:;"
+            )
             if joins:
                 units[-1] = f"{units[-1]} {line}"
             else:
@@ -165,7 +208,10 @@ class Extractor:
         """Long enough to be a statement, short enough to be one."""
         policy = self.policy
         words = len(sentence.split())
-        return policy.min_words <= words <= policy.max_words and len(sentence) <= policy.max_statement_chars
+        return (
+            policy.min_words <= words <= policy.max_words
+            and len(sentence) <= policy.max_statement_chars
+        )
 
     _sized = sized
 
@@ -192,7 +238,12 @@ class Extractor:
             self._rejected[sentence] = rejected_by  # merge_clauses glues nothing to it
             return None
         durable = [r for r, _ in _hits(self._durable, mask, sentence)]
-        kinds = [r for r, _ in _hits(self._kinds, mask if durable else mask & ~self._needs_durable, sentence)]
+        kinds = [
+            r
+            for r, _ in _hits(
+                self._kinds, mask if durable else mask & ~self._needs_durable, sentence
+            )
+        ]
         corrections = _hits(self._correction, mask, sentence)
         if not kinds and not any(r.standalone for r, _ in corrections):
             return None
@@ -214,9 +265,15 @@ class Extractor:
         polarity = "deny" if (best is not None and best.polarity == "deny") or denial else "assert"
         reasons = [best.name] if best is not None else []
         reasons += [r.name for r in (*durable, *(c for c, _ in corrections), *scope, *denial)]
-        return Extracted(statement=sentence, kind=kind, confidence=confidence, reasons=tuple(reasons),
-                         polarity=polarity, user_global=bool(scope),
-                         supersedes_hint=_replaced(corrections) if corrections else None)
+        return Extracted(
+            statement=sentence,
+            kind=kind,
+            confidence=confidence,
+            reasons=tuple(reasons),
+            polarity=polarity,
+            user_global=bool(scope),
+            supersedes_hint=_replaced(corrections) if corrections else None,
+        )
 
 
 def _any_of(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
@@ -233,7 +290,9 @@ def _any_of(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
     return lambda line: any(p.search(line) for p in patterns)
 
 
-def _hits(section: tuple[int, dict[int, Rule]], mask: int, sentence: str) -> list[tuple[Rule, re.Match[str]]]:
+def _hits(
+    section: tuple[int, dict[int, Rule]], mask: int, sentence: str
+) -> list[tuple[Rule, re.Match[str]]]:
     """The section's rules (in file order) that the prefilter allows and whose pattern matches."""
     hits = []
     todo = mask & section[0]
@@ -271,7 +330,7 @@ def _split_unit(unit: str) -> list[str]:
     masked, slots = mask_protected(unit)
     pieces, start = [], 0
     for boundary in _boundaries(masked):
-        head = masked[start:boundary.start()]
+        head = masked[start : boundary.start()]
         if _ABBREVIATION.search(head):
             continue
         pieces.append(head)

@@ -68,7 +68,11 @@ class FilterSet:
                     needles = None
                     break
                 needles += strings
-            found = self._hosts[host] = ([r for r in self.drop if r.applies_to(host)], strip, needles)
+            found = self._hosts[host] = (
+                [r for r in self.drop if r.applies_to(host)],
+                strip,
+                needles,
+            )
         return found
 
     def apply(self, text: str, host: str | None = None) -> FilterResult:
@@ -92,8 +96,9 @@ class FilterSet:
                 fired.append(rule.name)
                 masked = changed
                 if not unmask(masked, slots).strip():
-                    return FilterResult(EMPTIED.format(rule.name), stripped_by=tuple(fired),
-                                        emptied_by=rule.name)
+                    return FilterResult(
+                        EMPTIED.format(rule.name), stripped_by=tuple(fired), emptied_by=rule.name
+                    )
         return FilterResult(unmask(masked, slots).strip(), stripped_by=tuple(fired))
 
 

@@ -69,11 +69,19 @@ class IngestStats:
     last_ingest_at: datetime | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"passes": self.passes, "lines": self.lines, "bytes": self.bytes,
-                "drafts": self.drafts, "outcomes": dict(self.outcomes),
-                "skipped": dict(self.skipped), "resets": dict(self.resets),
-                "unknown_types": {host: dict(by_version) for host, by_version in self.unknown_types.items()},
-                "last_ingest_at": self.last_ingest_at.isoformat() if self.last_ingest_at else None}
+        return {
+            "passes": self.passes,
+            "lines": self.lines,
+            "bytes": self.bytes,
+            "drafts": self.drafts,
+            "outcomes": dict(self.outcomes),
+            "skipped": dict(self.skipped),
+            "resets": dict(self.resets),
+            "unknown_types": {
+                host: dict(by_version) for host, by_version in self.unknown_types.items()
+            },
+            "last_ingest_at": self.last_ingest_at.isoformat() if self.last_ingest_at else None,
+        }
 
 
 @dataclass
@@ -103,9 +111,15 @@ class Ingestor:
     """Owned by a single thread (the daemon's worker); checkpoints are cached in memory because
     the daemon is the only process that writes them (single-instance lock)."""
 
-    def __init__(self, store: Store, policy: Policy, settings: DaemonSettings, *,
-                 pipeline_factory: PipelineFactory,
-                 on_batch: Callable[[BatchReport], None] | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        policy: Policy,
+        settings: DaemonSettings,
+        *,
+        pipeline_factory: PipelineFactory,
+        on_batch: Callable[[BatchReport], None] | None = None,
+    ) -> None:
         self.store = store
         self.policy = policy
         self.settings = settings
@@ -159,8 +173,9 @@ class Ingestor:
         finally:
             opened.close()
 
-    def _read(self, path: str, host: str, opened: OpenedFile, stop: Event | Interrupt | None
-              ) -> bool:
+    def _read(
+        self, path: str, host: str, opened: OpenedFile, stop: Event | Interrupt | None
+    ) -> bool:
         cp = self._checkpoints.get(path)
         start, line_no, state, reason, adopted = self._resume_point(path, cp, opened)
         if reason is None and adopted is None and cp is not None and opened.size == cp.offset:
@@ -186,8 +201,12 @@ class Ingestor:
             line_no += 1
             if data is None:
                 self.stats.skipped["oversized_line"] += 1
-                log.warning("skipped a line over %d bytes in %s (line %d)", s.max_line_bytes,
-                            self.file_id(path), line_no)
+                log.warning(
+                    "skipped a line over %d bytes in %s (line %d)",
+                    s.max_line_bytes,
+                    self.file_id(path),
+                    line_no,
+                )
             else:
                 try:
                     drafts = feed(data, line_no)
@@ -199,8 +218,11 @@ class Ingestor:
             lines += 1
             size += end - offset
             offset = end
-            if (lines >= batch_lines or size >= batch_bytes
-                    or (not lines % INTERRUPT_EVERY and interrupted())):
+            if (
+                lines >= batch_lines
+                or size >= batch_bytes
+                or (not lines % INTERRUPT_EVERY and interrupted())
+            ):
                 run.offset, run.line_no, run.lines, run.bytes = offset, line_no, lines, size
                 self._commit(run)
                 pending, lines, size = run.drafts, 0, 0
@@ -225,8 +247,9 @@ class Ingestor:
             by_version[stats.host_version or "unknown version"] += unknown
             self.stats.skipped["unknown_type"] += unknown
 
-    def _resume_point(self, path: str, cp: Checkpoint | None, f: OpenedFile
-                      ) -> tuple[int, int, dict[str, Any] | None, str | None, str | None]:
+    def _resume_point(
+        self, path: str, cp: Checkpoint | None, f: OpenedFile
+    ) -> tuple[int, int, dict[str, Any] | None, str | None, str | None]:
         """(offset, line_no, parser state, reset reason, path of a moved file's old checkpoint)."""
         if cp is None:
             old = self._moved_from(path, f)
@@ -248,25 +271,41 @@ class Ingestor:
         """A renamed file (Codex archiving a session) keeps its checkpoint instead of being
         read twice: same inode, same first bytes, and its old path is gone."""
         for old, cp in self._checkpoints.items():
-            if (cp.inode == f.inode and cp.device == f.device and old != path
-                    and f.size >= cp.offset and same_start(cp.fingerprint, f.head)
-                    and not os.path.lexists(old)):
+            if (
+                cp.inode == f.inode
+                and cp.device == f.device
+                and old != path
+                and f.size >= cp.offset
+                and same_start(cp.fingerprint, f.head)
+                and not os.path.lexists(old)
+            ):
                 return old
         return None
 
     def _feed_failed(self, run: _Pass, exc: Exception) -> list[CandidateDraft]:
         self.stats.skipped["pipeline_error"] += 1
-        log.error("the pipeline failed on line %d of %s: %s", run.line_no,
-                  self.file_id(run.path), describe(exc))
+        log.error(
+            "the pipeline failed on line %d of %s: %s",
+            run.line_no,
+            self.file_id(run.path),
+            describe(exc),
+        )
         return []
 
     # --- one batch: candidates and checkpoint in one transaction -------------------------------
     def _commit(self, run: _Pass) -> None:
         f = run.opened
         checkpoint = Checkpoint(
-            path=run.path, host=run.host, device=f.device, inode=f.inode,
-            fingerprint=fingerprint_of(f.head), offset=run.offset, line_no=run.line_no,
-            size_seen=max(f.size, run.offset), extra=self._extra(run))
+            path=run.path,
+            host=run.host,
+            device=f.device,
+            inode=f.inode,
+            fingerprint=fingerprint_of(f.head),
+            offset=run.offset,
+            line_no=run.line_no,
+            size_seen=max(f.size, run.offset),
+            extra=self._extra(run),
+        )
         flush = getattr(run.pipeline, "flush", None)
         if flush is not None:
             run.drafts.extend(flush())
@@ -300,19 +339,24 @@ class Ingestor:
             return {"pipeline": json.loads(json.dumps(run.pipeline.state))}
         except (TypeError, ValueError):
             self.stats.skipped["unserialisable_state"] += 1
-            log.error("parser state of %s is not JSON; checkpoint saved without it",
-                      self.file_id(run.path))
+            log.error(
+                "parser state of %s is not JSON; checkpoint saved without it",
+                self.file_id(run.path),
+            )
             return {}
 
-    def _apply_policy(self, drafts: list[CandidateDraft]) -> tuple[list[CandidateDraft], list[bool]]:
+    def _apply_policy(
+        self, drafts: list[CandidateDraft]
+    ) -> tuple[list[CandidateDraft], list[bool]]:
         admit: list[CandidateDraft] = []
         auto: list[bool] = []
         self.stats.drafts += len(drafts)
         for draft in drafts:
             decision = self.policy.decide(draft)
             if decision in ("off", "observe", "drop"):
-                self.stats.outcomes[{"off": "not_admitted", "observe": "observed",
-                                     "drop": "dropped"}[decision]] += 1
+                self.stats.outcomes[
+                    {"off": "not_admitted", "observe": "observed", "drop": "dropped"}[decision]
+                ] += 1
                 continue
             try:
                 validate_draft(draft)

@@ -44,7 +44,9 @@ class InstanceLock:
             who = f" (pid {pid})" if pid else ""
             raise DaemonRunningError(
                 f"another memvet daemon is already running for {self.run_dir.parent}{who}; "
-                "stop it first (`memvet service stop`, or kill that pid)", pid=pid) from None
+                "stop it first (`memvet service stop`, or kill that pid)",
+                pid=pid,
+            ) from None
         self._fd = fd
         _write_private(pid_path(self.run_dir), f"{os.getpid()}\n")
 

@@ -26,8 +26,10 @@ class _UTCFormatter(logging.Formatter):
     converter = time.gmtime
 
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:  # noqa: N802
-        return time.strftime("%Y-%m-%dT%H:%M:%S", self.converter(record.created)) + \
-            f".{int(record.msecs):03d}Z"
+        return (
+            time.strftime("%Y-%m-%dT%H:%M:%S", self.converter(record.created))
+            + f".{int(record.msecs):03d}Z"
+        )
 
 
 def configure_logging(log_dir: Path, *, level: str = "INFO", echo: bool = False) -> Path:
@@ -43,8 +45,11 @@ def configure_logging(log_dir: Path, *, level: str = "INFO", echo: bool = False)
                 owner.removeHandler(handler)
                 handler.close()
     fmt = _UTCFormatter("%(asctime)s %(levelname)s pid=%(process)d %(message)s")
-    handlers: list[logging.Handler] = [logging.handlers.RotatingFileHandler(
-        path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")]
+    handlers: list[logging.Handler] = [
+        logging.handlers.RotatingFileHandler(
+            path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
+        )
+    ]
     if echo or stderr_is_journal():
         handlers.append(logging.StreamHandler(sys.stderr))
     for handler in handlers:

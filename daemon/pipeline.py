@@ -55,8 +55,16 @@ _SKIPPED_LINES = ERROR_REASONS | {"unknown_type"}  # reasons that count as a ski
 class FilePipeline:
     """Feeds one transcript file's lines, in order, through the whole pipeline."""
 
-    def __init__(self, host: str, path: str, *, rules: Rules, user: str, state: dict | None = None,
-                 scorer: Any = None) -> None:
+    def __init__(
+        self,
+        host: str,
+        path: str,
+        *,
+        rules: Rules,
+        user: str,
+        state: dict | None = None,
+        scorer: Any = None,
+    ) -> None:
         """`scorer`: the learned scorer to decide with (default: the packaged one; the daemon
         passes the one adapted to this user's reviewer decisions)."""
         if host not in HOSTS:
@@ -64,10 +72,14 @@ class FilePipeline:
         self.host, self.path, self.rules, self.user = host, path, rules, user
         self._session = SessionState.from_dict(state)
         self._workspace = state.get("workspace") if isinstance(state, dict) else None
-        self._parser = parser_for(host, path, self._session, want_assistant=rules.policy.assistant_inference)
+        self._parser = parser_for(
+            host, path, self._session, want_assistant=rules.policy.assistant_inference
+        )
         self._parse = self._parser.parse
         self._extractor = Extractor(rules)
-        self._learned = LearnedExtractor(self._extractor, scorer) if rules.policy.learned_scorer else None
+        self._learned = (
+            LearnedExtractor(self._extractor, scorer) if rules.policy.learned_scorer else None
+        )
         self._stats = PipelineStats(host_version=self._session.host_version)
 
     @property
@@ -98,7 +110,9 @@ class FilePipeline:
                 return []
             drafts = self._from_turns(turns)
         except Exception as exc:  # a transcript must never stop the daemon
-            log.warning("line %d of a %s transcript skipped: %s", line_no, self.host, type(exc).__name__)
+            log.warning(
+                "line %d of a %s transcript skipped: %s", line_no, self.host, type(exc).__name__
+            )
             stats.count("internal_error")
             stats.skipped_lines += 1
             return []
@@ -113,7 +127,9 @@ class FilePipeline:
             if turn.role == "user":
                 drafts.extend(self._drafts(turn, "explicit_user", 1.0))
             elif turn.text and policy.assistant_inference:
-                drafts.extend(self._drafts(turn, "model_inference", policy.assistant_confidence_factor))
+                drafts.extend(
+                    self._drafts(turn, "model_inference", policy.assistant_confidence_factor)
+                )
         return drafts
 
     def _drafts(self, turn: Turn, source_type: str, factor: float) -> list[CandidateDraft]:
@@ -130,9 +146,12 @@ class FilePipeline:
         proposal = None
         if source_type == "explicit_user" and adoption.may_adopt(redacted):
             found, proposal = self._adoption(redacted, found)
-        if self._learned is not None and source_type == "explicit_user":  # rules propose, the scorer decides
-            found = self._learned.decide(redacted, found, previous_assistant=proposal[1] if proposal else "",
-                                         host=self.host)
+        if (
+            self._learned is not None and source_type == "explicit_user"
+        ):  # rules propose, the scorer decides
+            found = self._learned.decide(
+                redacted, found, previous_assistant=proposal[1] if proposal else "", host=self.host
+            )
             if found:
                 found = overridden_by_cues(found, self._extractor.sentences(redacted))
         if not found:
@@ -147,19 +166,44 @@ class FilePipeline:
                 confidence = min(confidence, adoption.ADOPTED_CONFIDENCE)
             if source_type == "model_inference" and confidence < self.rules.policy.min_confidence:
                 continue
-            scope = Scope(user=self.user, workspace=None if item.user_global else scope_workspace,
-                          agent=self.host, session=self._session.session_id)
-            quoted = (adoption.evidence_excerpt(proposal, redacted, EXCERPT_LIMIT) if proposal is not None
-                      else excerpt(redacted, item.statement))  # an adoption quotes both lines
-            evidence = Evidence(path=self.path, line=turn.line, message_id=turn.message_id, timestamp=stamp,
-                                excerpt=quoted, session=self._session.session_id)
-            drafts.append(CandidateDraft(
-                statement=item.statement, kind=item.kind, source_type=source_type, scope=scope,
-                host=self.host, confidence=confidence, reasons=_reasons(item, source_type),
-                evidence=evidence, polarity=item.polarity, supersedes_hint=item.supersedes_hint))
+            scope = Scope(
+                user=self.user,
+                workspace=None if item.user_global else scope_workspace,
+                agent=self.host,
+                session=self._session.session_id,
+            )
+            quoted = (
+                adoption.evidence_excerpt(proposal, redacted, EXCERPT_LIMIT)
+                if proposal is not None
+                else excerpt(redacted, item.statement)
+            )  # an adoption quotes both lines
+            evidence = Evidence(
+                path=self.path,
+                line=turn.line,
+                message_id=turn.message_id,
+                timestamp=stamp,
+                excerpt=quoted,
+                session=self._session.session_id,
+            )
+            drafts.append(
+                CandidateDraft(
+                    statement=item.statement,
+                    kind=item.kind,
+                    source_type=source_type,
+                    scope=scope,
+                    host=self.host,
+                    confidence=confidence,
+                    reasons=_reasons(item, source_type),
+                    evidence=evidence,
+                    polarity=item.polarity,
+                    supersedes_hint=item.supersedes_hint,
+                )
+            )
         return drafts
 
-    def _adoption(self, reply: str, found: list[Extracted]) -> tuple[list[Extracted], tuple[int, str] | None]:
+    def _adoption(
+        self, reply: str, found: list[Extracted]
+    ) -> tuple[list[Extracted], tuple[int, str] | None]:
         """The reply keeps the assistant's proposal as a standing rule: the candidate is the
         proposal (marked adopted), unless the reply said a rule of its own."""
         if not adoption.adopts(reply) or adoption.states_own_rule([f.statement for f in found]):
@@ -182,7 +226,7 @@ class FilePipeline:
 
 def _proposal_of(message: str) -> str | None:
     """What an assistant message is kept as: its proposal sentence, redacted, or nothing."""
-    return adoption.proposal_sentence(redact(message[-adoption.TAIL_CHARS:]).text)
+    return adoption.proposal_sentence(redact(message[-adoption.TAIL_CHARS :]).text)
 
 
 def _reasons(item: Extracted, source_type: str) -> tuple[str, ...]:
@@ -205,9 +249,9 @@ def excerpt(text: str, statement: str, limit: int = EXCERPT_LIMIT) -> str:
         return flat
     anchor = flat.find(statement[:60])
     if anchor < 0:
-        return (statement if len(statement) <= limit else statement[: limit - 1] + "…")
+        return statement if len(statement) <= limit else statement[: limit - 1] + "…"
     start = max(0, min(anchor - (limit - len(statement)) // 2, len(flat) - limit))
-    window = flat[start:start + limit]
+    window = flat[start : start + limit]
     if start > 0:
         window = "…" + window[1:]
     if start + limit < len(flat):
@@ -215,7 +259,9 @@ def excerpt(text: str, statement: str, limit: int = EXCERPT_LIMIT) -> str:
     return window
 
 
-def extract_paths(host: str, paths: list[str], *, user: str | None = None) -> tuple[list[CandidateDraft], dict]:
+def extract_paths(
+    host: str, paths: list[str], *, user: str | None = None
+) -> tuple[list[CandidateDraft], dict]:
     """The dry run behind `memvet extract`: every line of every file through the pipeline.
     Writes nothing anywhere. The dict is the `stats` object of interfaces.md."""
     if host not in HOSTS:
@@ -235,16 +281,30 @@ def extract_paths(host: str, paths: list[str], *, user: str | None = None) -> tu
                 for line_no, raw in enumerate(handle, start=1):
                     drafts.extend(pipeline.feed(raw.rstrip(b"\r\n"), line_no))
         except OSError as exc:
-            raise MemvetError(f"cannot read {path}: {exc.strerror or exc}", code="unreadable", path=path) from None
+            raise MemvetError(
+                f"cannot read {path}: {exc.strerror or exc}", code="unreadable", path=path
+            ) from None
         stats = pipeline.stats
-        totals.update(lines=stats.lines, skipped_lines=stats.skipped_lines, turns=stats.turns,
-                      candidates=stats.candidates, errors=stats.errors)
+        totals.update(
+            lines=stats.lines,
+            skipped_lines=stats.skipped_lines,
+            turns=stats.turns,
+            candidates=stats.candidates,
+            errors=stats.errors,
+        )
         reasons.update(stats.skipped_by_reason)
         if stats.host_version and stats.host_version not in versions:
             versions.append(stats.host_version)
-    summary = {"files": len(paths), "lines": totals["lines"], "skipped_lines": totals["skipped_lines"],
-               "turns": totals["turns"], "candidates": totals["candidates"], "errors": totals["errors"],
-               "host_versions": versions, "skipped_by_reason": dict(sorted(reasons.items()))}
+    summary = {
+        "files": len(paths),
+        "lines": totals["lines"],
+        "skipped_lines": totals["skipped_lines"],
+        "turns": totals["turns"],
+        "candidates": totals["candidates"],
+        "errors": totals["errors"],
+        "host_versions": versions,
+        "skipped_by_reason": dict(sorted(reasons.items())),
+    }
     return drafts, summary
 
 

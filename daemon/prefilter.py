@@ -56,7 +56,9 @@ class Prefilter:
                         self._runless.append((string, bit))
             else:
                 self._free |= bit
-        self._tokens: dict[str, tuple[int, int, int]] = {}  # sentence word -> (rules, keyword rules, maybe)
+        self._tokens: dict[
+            str, tuple[int, int, int]
+        ] = {}  # sentence word -> (rules, keyword rules, maybe)
         self._scan: dict | None = None  # a trie of the needles (_needle_scan)
         self._needles: dict[str, tuple[int, ...]] = {}
 
@@ -97,7 +99,9 @@ class Prefilter:
             rules |= found[0]
             keywords |= found[1]
             maybe |= found[2]
-        if not sentence.isascii() and UNFOLDED.search(sentence) is not None:  # fold as the engine does
+        if (
+            not sentence.isascii() and UNFOLDED.search(sentence) is not None
+        ):  # fold as the engine does
             rules = self._free
             for token in WORD.findall(sentence.translate(FOLD).lower()):
                 rules |= (tokens.get(token) or self._token(token))[0]
@@ -105,7 +109,9 @@ class Prefilter:
             if not rules & bit and string in lowered:
                 rules |= bit
         for bit in _bits(rules & self._gated & ~keywords):  # a rule with keywords needs one
-            if not bit & maybe or not any(keyword in lowered for keyword in self._other_keywords[bit]):
+            if not bit & maybe or not any(
+                keyword in lowered for keyword in self._other_keywords[bit]
+            ):
                 rules ^= bit
         return rules
 
@@ -163,7 +169,15 @@ def prefilter_for(rules: Rules) -> Prefilter:
     cached = _CACHE.get(key)
     if cached is not None and cached[0]() is rules:
         return cached[1]
-    built = Prefilter((*rules.reject, *rules.durable, *rules.kinds, *rules.correction, *rules.scope,
-                       *rules.polarity))
+    built = Prefilter(
+        (
+            *rules.reject,
+            *rules.durable,
+            *rules.kinds,
+            *rules.correction,
+            *rules.scope,
+            *rules.polarity,
+        )
+    )
     _CACHE[key] = (weakref.ref(rules, lambda _ref, key=key: _CACHE.pop(key, None)), built)
     return built

@@ -14,8 +14,9 @@ MB = 1e6
 
 
 class BackfillProgress:
-    def __init__(self, stream: TextIO | None = None, *, enabled: bool | None = None,
-                 every_s: float = 0.25) -> None:
+    def __init__(
+        self, stream: TextIO | None = None, *, enabled: bool | None = None, every_s: float = 0.25
+    ) -> None:
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.every_s = every_s
@@ -52,14 +53,19 @@ class BackfillProgress:
         self.stream.write(
             f"\rmemvet: reading transcripts {len(self.files_done)}/{self.files_total} files, "
             f"{self.bytes_done / MB:.1f}/{self.bytes_total / MB:.1f} MB, "
-            f"{self.candidates} candidates ")
+            f"{self.candidates} candidates "
+        )
         self.stream.flush()
 
     def to_json(self) -> dict[str, int | bool]:
         """Live-lane batches read during a backfill count too: done can pass total a little."""
-        return {"running": self.running, "files_done": len(self.files_done),
-                "files_total": self.files_total, "bytes_done": self.bytes_done,
-                "bytes_total": self.bytes_total}
+        return {
+            "running": self.running,
+            "files_done": len(self.files_done),
+            "files_total": self.files_total,
+            "bytes_done": self.bytes_done,
+            "bytes_total": self.bytes_total,
+        }
 
     def finish(self) -> None:
         self.running = False

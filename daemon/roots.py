@@ -40,7 +40,7 @@ class Root:
         for base in (self.path, self.real):
             prefix = base.rstrip(os.sep) + os.sep
             if path.startswith(prefix):
-                return tuple(path[len(prefix):].split(os.sep))
+                return tuple(path[len(prefix) :].split(os.sep))
         return None
 
     def accepts(self, path: str) -> bool:
@@ -50,8 +50,9 @@ class Root:
             return False
         name, depth = parts[-1], len(parts)
         if self.layout == "claude-projects":
-            return depth == 2 or (depth == 4 and parts[2] == "subagents"
-                                  and name.startswith("agent-"))
+            return depth == 2 or (
+                depth == 4 and parts[2] == "subagents" and name.startswith("agent-")
+            )
         if self.layout == "codex-sessions":
             return depth == 4 and name.startswith("rollout-")
         if self.layout == "codex-archive":
@@ -66,7 +67,8 @@ class Root:
     @property
     def max_depth(self) -> int:
         return {"claude-projects": 4, "codex-sessions": 4, "codex-archive": 1}.get(
-            self.layout, MAX_EXTRA_DEPTH)
+            self.layout, MAX_EXTRA_DEPTH
+        )
 
 
 def host_by_file_name(name: str) -> str:
@@ -80,8 +82,11 @@ def host_by_file_name(name: str) -> str:
 
 
 def default_roots() -> list[Root]:
-    return [Root(str(host_folder(entry.name) / folder), entry.name, layout)
-            for entry in hosts.REGISTRY.values() for folder, layout in entry.roots]
+    return [
+        Root(str(host_folder(entry.name) / folder), entry.name, layout)
+        for entry in hosts.REGISTRY.values()
+        for folder, layout in entry.roots
+    ]
 
 
 def extra_roots(entries: tuple[Any, ...] | list[Any]) -> list[Root]:
@@ -94,10 +99,13 @@ def extra_roots(entries: tuple[Any, ...] | list[Any]) -> list[Root]:
         elif isinstance(entry, dict) and set(entry) <= {"host", "path"} and "path" in entry:
             host, path = entry.get("host"), entry["path"]
             if host is not None and host not in hosts.names():
-                raise ConfigError(f"daemon.extra_roots: host must be one of {', '.join(hosts.names())}")
+                raise ConfigError(
+                    f"daemon.extra_roots: host must be one of {', '.join(hosts.names())}"
+                )
         else:
-            raise ConfigError('daemon.extra_roots: each entry is a path or {host = "...", '
-                              'path = "..."}')
+            raise ConfigError(
+                'daemon.extra_roots: each entry is a path or {host = "...", path = "..."}'
+            )
         roots.append(Root(os.path.abspath(os.path.expanduser(str(path))), host, "any"))
     return roots
 

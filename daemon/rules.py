@@ -72,8 +72,12 @@ class Policy:
     redaction_penalty: float = 0.05  # a statement that had a secret in it is less useful
     correction_kind: str = "preference"  # the kind of a correction no kind rule classified
     correction_confidence: float = 0.6
-    learned_scorer: bool = True  # the learned scorer (daemon/extraction/learned.py); false: rules alone
-    learn_from_reviewer: bool = True  # false: approvals and rejections teach nothing (extraction/reviewer.py)
+    learned_scorer: bool = (
+        True  # the learned scorer (daemon/extraction/learned.py); false: rules alone
+    )
+    learn_from_reviewer: bool = (
+        True  # false: approvals and rejections teach nothing (extraction/reviewer.py)
+    )
 
 
 @dataclass(frozen=True)
@@ -104,9 +108,24 @@ _SECTIONS: dict[str, set[str]] = {
 }
 _TOP_LEVEL = set(_SECTIONS) | {"policy", "version"}
 _TYPES: dict[str, type | tuple[type, ...]] = {
-    "name": str, "pattern": str, "description": str, "enabled": bool, "hosts": list, "replace": str,
-    "boost": (int, float), "unless_durable": bool, "kind": str, "confidence": (int, float),
-    "durable": bool, "needs_durable": bool, "polarity": str, "standalone": bool, "keywords": list, "words": list, "contains": list}
+    "name": str,
+    "pattern": str,
+    "description": str,
+    "enabled": bool,
+    "hosts": list,
+    "replace": str,
+    "boost": (int, float),
+    "unless_durable": bool,
+    "kind": str,
+    "confidence": (int, float),
+    "durable": bool,
+    "needs_durable": bool,
+    "polarity": str,
+    "standalone": bool,
+    "keywords": list,
+    "words": list,
+    "contains": list,
+}
 
 
 def _fail(source: str, where: str, message: str) -> RulesError:
@@ -120,8 +139,12 @@ def _read(path: str, text: str) -> dict[str, Any]:
         raise RulesError(f"{path}: not valid TOML: {exc}", source=path) from None
     unknown = set(data) - _TOP_LEVEL
     if unknown:
-        raise _fail(path, "top level", f"unknown section(s) {', '.join(sorted(unknown))}; "
-                                       f"expected {', '.join(sorted(_TOP_LEVEL))}")
+        raise _fail(
+            path,
+            "top level",
+            f"unknown section(s) {', '.join(sorted(unknown))}; "
+            f"expected {', '.join(sorted(_TOP_LEVEL))}",
+        )
     return data
 
 
@@ -135,8 +158,14 @@ def _check_table(source: str, section: str, index: int, table: Any) -> dict[str,
     where = f"[[{section}]] '{name}'"
     for key, value in table.items():
         if key not in _SECTIONS[section]:
-            raise _fail(source, where, f"unknown key '{key}' (allowed: {', '.join(sorted(_SECTIONS[section]))})")
-        if not isinstance(value, _TYPES[key]) or (isinstance(value, bool) and _TYPES[key] is not bool):
+            raise _fail(
+                source,
+                where,
+                f"unknown key '{key}' (allowed: {', '.join(sorted(_SECTIONS[section]))})",
+            )
+        if not isinstance(value, _TYPES[key]) or (
+            isinstance(value, bool) and _TYPES[key] is not bool
+        ):
             raise _fail(source, where, f"key '{key}' has the wrong type")
     if table.get("enabled", True) and not isinstance(table.get("pattern"), str):
         raise _fail(source, where, "needs a string 'pattern'")
@@ -145,10 +174,13 @@ def _check_table(source: str, section: str, index: int, table: Any) -> dict[str,
     if "polarity" in table and table["polarity"] not in POLARITIES:
         raise _fail(source, where, f"key 'polarity' must be one of {', '.join(POLARITIES)}")
     for key in ("keywords", "contains"):
-        if key in table and not all(isinstance(k, str) and k and k == k.lower() for k in table[key]):
+        if key in table and not all(
+            isinstance(k, str) and k and k == k.lower() for k in table[key]
+        ):
             raise _fail(source, where, f"key '{key}' must list non-empty lowercase strings")
-    if "words" in table and not all(isinstance(w, str) and _WORD.fullmatch(w) and w == w.lower()
-                                    for w in table["words"]):
+    if "words" in table and not all(
+        isinstance(w, str) and _WORD.fullmatch(w) and w == w.lower() for w in table["words"]
+    ):
         raise _fail(source, where, "key 'words' must list lowercase words (letters, digits, _)")
     if "hosts" in table and not all(h in HOSTS for h in table["hosts"]):
         raise _fail(source, where, f"key 'hosts' may only list {', '.join(HOSTS)}")
@@ -168,17 +200,34 @@ def _compile(section: str, table: dict[str, Any]) -> Rule:
             pattern = re.compile(table["pattern"])
         except re.error as exc:
             raise _fail(table["_source"], where, f"key 'pattern': bad regex: {exc}") from None
-    if section == "correction" and not isinstance(pattern, LazyPattern) and pattern.groupindex \
-            and "old" not in pattern.groupindex:
-        raise _fail(table["_source"], where, "key 'pattern': the only named group allowed is (?P<old>…)")
+    if (
+        section == "correction"
+        and not isinstance(pattern, LazyPattern)
+        and pattern.groupindex
+        and "old" not in pattern.groupindex
+    ):
+        raise _fail(
+            table["_source"], where, "key 'pattern': the only named group allowed is (?P<old>…)"
+        )
     hosts = table.get("hosts")
-    return Rule(name=table["name"], section=section, pattern=pattern, kind=table.get("kind"),
-                confidence=float(table.get("confidence", 0.0)), boost=float(table.get("boost", 0.0)),
-                durable=table.get("durable", False), needs_durable=table.get("needs_durable", False),
-                unless_durable=table.get("unless_durable", False), polarity=table.get("polarity"),
-                replace=table.get("replace", ""), hosts=tuple(hosts) if hosts is not None else None,
-                standalone=table.get("standalone", False), keywords=tuple(table.get("keywords", ())),
-                words=tuple(table.get("words", ())), contains=tuple(table.get("contains", ())))
+    return Rule(
+        name=table["name"],
+        section=section,
+        pattern=pattern,
+        kind=table.get("kind"),
+        confidence=float(table.get("confidence", 0.0)),
+        boost=float(table.get("boost", 0.0)),
+        durable=table.get("durable", False),
+        needs_durable=table.get("needs_durable", False),
+        unless_durable=table.get("unless_durable", False),
+        polarity=table.get("polarity"),
+        replace=table.get("replace", ""),
+        hosts=tuple(hosts) if hosts is not None else None,
+        standalone=table.get("standalone", False),
+        keywords=tuple(table.get("keywords", ())),
+        words=tuple(table.get("words", ())),
+        contains=tuple(table.get("contains", ())),
+    )
 
 
 def _policy(source: str, raw: Any, base: dict[str, Any]) -> dict[str, Any]:
@@ -187,7 +236,9 @@ def _policy(source: str, raw: Any, base: dict[str, Any]) -> dict[str, Any]:
     known = {f.name: f for f in fields(Policy)}
     for key, value in raw.items():
         if key not in known:
-            raise _fail(source, "[policy]", f"unknown key '{key}' (allowed: {', '.join(sorted(known))})")
+            raise _fail(
+                source, "[policy]", f"unknown key '{key}' (allowed: {', '.join(sorted(known))})"
+            )
         expected = type(getattr(Policy(), key))
         ok = isinstance(value, expected) and not (isinstance(value, bool) and expected is not bool)
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
@@ -224,8 +275,9 @@ def load_rules(path: str | None = None) -> Rules:
         try:
             documents.append((str(user_file), user_file.read_text(encoding="utf-8")))
         except OSError as exc:
-            raise RulesError(f"{user_file}: cannot read rules file: {exc.strerror or exc}",
-                             source=str(user_file)) from None
+            raise RulesError(
+                f"{user_file}: cannot read rules file: {exc.strerror or exc}", source=str(user_file)
+            ) from None
     policy: dict[str, Any] = {}
     tables: dict[str, dict[str, dict[str, Any]]] = {s: {} for s in _SECTIONS}
     for source, text in documents:
@@ -243,12 +295,21 @@ def load_rules(path: str | None = None) -> Rules:
                     raise _fail(source, f"[[{section}]] '{checked['name']}'", "duplicate name")
                 seen.add(checked["name"])
                 tables[section][checked["name"]] = checked  # a later file replaces by name
-    compiled = {s: tuple(_compile(s, t) for t in tables[s].values() if t.get("enabled", True))
-                for s in _SECTIONS}
-    rules = Rules(policy=Policy(**policy), filters=FilterSet(compiled["drop"], compiled["strip"]),
-                  durable=compiled["durable"], reject=compiled["reject"], kinds=compiled["kind"],
-                  scope=compiled["scope"], polarity=compiled["polarity"],
-                  correction=compiled["correction"], skip_line=compiled["skip_line"],
-                  sources=tuple(source for source, _ in documents))
+    compiled = {
+        s: tuple(_compile(s, t) for t in tables[s].values() if t.get("enabled", True))
+        for s in _SECTIONS
+    }
+    rules = Rules(
+        policy=Policy(**policy),
+        filters=FilterSet(compiled["drop"], compiled["strip"]),
+        durable=compiled["durable"],
+        reject=compiled["reject"],
+        kinds=compiled["kind"],
+        scope=compiled["scope"],
+        polarity=compiled["polarity"],
+        correction=compiled["correction"],
+        skip_line=compiled["skip_line"],
+        sources=tuple(source for source, _ in documents),
+    )
     prefilter_for(rules)  # built once per load, like the compiled patterns, not per file read
     return rules

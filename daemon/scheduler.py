@@ -15,9 +15,15 @@ from memvet.daemon.settings import DaemonSettings
 
 log = logging.getLogger("memvet.daemon")
 
-JOB_IDS = ("sweep.stale_leases", "sweep.expire_candidates", "sweep.retire_memories",
-           "sweep.decay_confidence", "sweep.verify_audit", "sweep.rescan",
-           "sweep.optimize_store")
+JOB_IDS = (
+    "sweep.stale_leases",
+    "sweep.expire_candidates",
+    "sweep.retire_memories",
+    "sweep.decay_confidence",
+    "sweep.verify_audit",
+    "sweep.rescan",
+    "sweep.optimize_store",
+)
 # None: "run no matter how late". A laptop waking after a night asleep runs each overdue sweep
 # once (coalesce) instead of skipping it; every sweep is idempotent, so late is always safe.
 MISFIRE_GRACE: int | None = None
@@ -46,15 +52,26 @@ def first_run(interval: int, last: datetime | None, now: datetime, stagger: int)
     return now + timedelta(seconds=FIRST_RUN_DELAY + stagger)
 
 
-def register_jobs(scheduler: BackgroundScheduler, jobs: dict[str, Callable[[], object]],
-                  settings: DaemonSettings, last_runs: dict[str, datetime], now: datetime) -> None:
+def register_jobs(
+    scheduler: BackgroundScheduler,
+    jobs: dict[str, Callable[[], object]],
+    settings: DaemonSettings,
+    last_runs: dict[str, datetime],
+    now: datetime,
+) -> None:
     """Idempotent (Tautulli's schedule_job): same id, same job, whatever ran before."""
     for stagger, (job_id, func) in enumerate(sorted(jobs.items())):
         interval = settings.interval_of(job_id)
         scheduler.add_job(
-            func, "interval", seconds=interval, id=job_id, name=job_id, replace_existing=True,
+            func,
+            "interval",
+            seconds=interval,
+            id=job_id,
+            name=job_id,
+            replace_existing=True,
             jitter=min(30, interval // 10) or None,
-            next_run_time=first_run(interval, last_runs.get(job_id), now, stagger * 2))
+            next_run_time=first_run(interval, last_runs.get(job_id), now, stagger * 2),
+        )
 
 
 def _log_problem(event: JobEvent) -> None:

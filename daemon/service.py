@@ -53,12 +53,20 @@ def default_context_server(store: Store, socket_path: Path) -> Any | None:
 
 
 class Daemon:
-    def __init__(self, store: Store, settings: DaemonSettings, policy: Policy, roots: list[Root],
-                 *, pipeline_factory: PipelineFactory, run_dir: Path | None = None,
-                 context_server: Callable[[Store, Path], Any | None] | None = None,
-                 progress: BackfillProgress | None = None,
-                 observer_factory: Callable[[], Any] | None = None,
-                 scheduler_paused: bool = False) -> None:
+    def __init__(
+        self,
+        store: Store,
+        settings: DaemonSettings,
+        policy: Policy,
+        roots: list[Root],
+        *,
+        pipeline_factory: PipelineFactory,
+        run_dir: Path | None = None,
+        context_server: Callable[[Store, Path], Any | None] | None = None,
+        progress: BackfillProgress | None = None,
+        observer_factory: Callable[[], Any] | None = None,
+        scheduler_paused: bool = False,
+    ) -> None:
         self.store = store
         self.settings = settings
         self.policy = policy
@@ -67,11 +75,17 @@ class Daemon:
         self.state = DaemonState.NOT_STARTED
         self.stop_event = threading.Event()
         self.progress = progress
-        self.ingestor = Ingestor(store, policy, settings, pipeline_factory=pipeline_factory,
-                                 on_batch=self._after_batch)
-        self.worker = IngestWorker(self.ingestor, roots, debounce_s=settings.debounce_ms / 1000,
-                                   stop=self.stop_event, after_batch=self.write_stats,
-                                   progress=progress)
+        self.ingestor = Ingestor(
+            store, policy, settings, pipeline_factory=pipeline_factory, on_batch=self._after_batch
+        )
+        self.worker = IngestWorker(
+            self.ingestor,
+            roots,
+            debounce_s=settings.debounce_ms / 1000,
+            stop=self.stop_event,
+            after_batch=self.write_stats,
+            progress=progress,
+        )
         self.watcher: Watcher | None = None
         self.scheduler: Any = None
         self.context: Any = None
@@ -98,8 +112,12 @@ class Daemon:
         register_jobs(self.scheduler, self._jobs(), self.settings, last_runs, self.store.now())
         self.scheduler.start(paused=self._scheduler_paused)
         self.state = DaemonState.RUNNING
-        log.info("daemon started: %d roots watched, %d files tracked, mode %s",
-                 len(self.watcher.watched), len(self.ingestor.tracked()), self.policy.mode)
+        log.info(
+            "daemon started: %d roots watched, %d files tracked, mode %s",
+            len(self.watcher.watched),
+            len(self.ingestor.tracked()),
+            self.policy.mode,
+        )
 
     def stop(self) -> None:
         if self.state in (DaemonState.STOPPING, DaemonState.STOPPED):
@@ -129,8 +147,11 @@ class Daemon:
     def run_once(self) -> IngestStats:
         """Read everything new, run the sweeps that are due, and return."""
         self.ingestor.load()
-        log.info("daemon --once: %d files tracked, mode %s", len(self.ingestor.tracked()),
-                 self.policy.mode)
+        log.info(
+            "daemon --once: %d files tracked, mode %s",
+            len(self.ingestor.tracked()),
+            self.policy.mode,
+        )
         self.worker.handle([Work("rescan")])
         now = self.store.now()
         sweeps = store_sweeps(self.settings)
@@ -179,15 +200,26 @@ class Daemon:
         """Counts for `memvet daemon status` (another process): written atomically, owner-only."""
         if self.run_dir is None:
             return
-        doc = {"pid": os.getpid(), "started_at": iso(self._started_at),
-               "updated_at": iso(self.store.now()), "mode": self.policy.mode,
-               # Keyed ids, not paths (docs/daemon.md): `daemon status` recomputes them.
-               "roots": [{"host": r.host, "id": self.ingestor.file_id(r.path),
-                          "exists": os.path.isdir(r.path)} for r in self.roots],
-               "watched": [self.ingestor.file_id(p)
-                           for p in (self.watcher.watched if self.watcher else [])],
-               "stats": self.ingestor.stats.to_json(),
-               "backfill": self.progress.to_json() if self.progress is not None else None}
+        doc = {
+            "pid": os.getpid(),
+            "started_at": iso(self._started_at),
+            "updated_at": iso(self.store.now()),
+            "mode": self.policy.mode,
+            # Keyed ids, not paths (docs/daemon.md): `daemon status` recomputes them.
+            "roots": [
+                {
+                    "host": r.host,
+                    "id": self.ingestor.file_id(r.path),
+                    "exists": os.path.isdir(r.path),
+                }
+                for r in self.roots
+            ],
+            "watched": [
+                self.ingestor.file_id(p) for p in (self.watcher.watched if self.watcher else [])
+            ],
+            "stats": self.ingestor.stats.to_json(),
+            "backfill": self.progress.to_json() if self.progress is not None else None,
+        }
         self._stats_written = time.monotonic()
         path = self.run_dir / STATS_FILE
         tmp = path.with_suffix(".tmp")

@@ -82,8 +82,9 @@ def load_settings(config_path: Path) -> DaemonSettings:
             values[key] = tuple(value)
         elif key == "log_level":
             if str(value).upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-                raise ConfigError(f"{config_path}: daemon.log_level must be DEBUG, INFO, "
-                                  "WARNING or ERROR")
+                raise ConfigError(
+                    f"{config_path}: daemon.log_level must be DEBUG, INFO, WARNING or ERROR"
+                )
             values[key] = str(value).upper()
         elif key in _NUMERIC:
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:

@@ -38,8 +38,9 @@ def sweep_stale_leases(store: Store, now: datetime) -> SweepResult:
     return SweepResult(store.mark_stale_leases(now))
 
 
-def sweep_expire_candidates(store: Store, now: datetime, *,
-                            max_age: timedelta = timedelta(days=30)) -> SweepResult:
+def sweep_expire_candidates(
+    store: Store, now: datetime, *, max_age: timedelta = timedelta(days=30)
+) -> SweepResult:
     return SweepResult(store.expire_candidates(now, max_age))
 
 
@@ -48,8 +49,9 @@ def sweep_retire_memories(store: Store, now: datetime) -> SweepResult:
     return SweepResult(store.retire_due_memories(now))
 
 
-def sweep_decay_confidence(store: Store, now: datetime, *,
-                           half_life: timedelta = timedelta(days=90)) -> SweepResult:
+def sweep_decay_confidence(
+    store: Store, now: datetime, *, half_life: timedelta = timedelta(days=90)
+) -> SweepResult:
     """Only model-inferred memories decay; the store leaves approved statements alone."""
     return SweepResult(store.decay_confidence(now, half_life))
 
@@ -60,8 +62,12 @@ def sweep_verify_audit(store: Store, now: datetime) -> SweepResult:
     report = store.verify_audit()
     if report.ok:
         return SweepResult(0, detail=f"{report.events} events verified")
-    log.critical("AUDIT CHAIN BROKEN at event %s: %s; nothing was changed. Run `memvet audit "
-                 "verify` and investigate.", report.first_bad_seq, report.problem)
+    log.critical(
+        "AUDIT CHAIN BROKEN at event %s: %s; nothing was changed. Run `memvet audit "
+        "verify` and investigate.",
+        report.first_bad_seq,
+        report.problem,
+    )
     return SweepResult(0, ok=False, detail=f"broken at {report.first_bad_seq}")
 
 
@@ -87,8 +93,10 @@ def sweep_reredact(store: Store, now: datetime) -> SweepResult:
     counts = reredact_stored(store, now)
     if counts is None:
         return SweepResult(0, detail="rule set unchanged")
-    return SweepResult(sum(v for k, v in counts.items() if not k.endswith("_unreadable")),
-                       detail=", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing changed")
+    return SweepResult(
+        sum(v for k, v in counts.items() if not k.endswith("_unreadable")),
+        detail=", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing changed",
+    )
 
 
 def sweep_rescan(store: Store, now: datetime, *, scan: Callable[[], int]) -> SweepResult:
@@ -101,10 +109,12 @@ def store_sweeps(settings: DaemonSettings) -> dict[str, Sweep]:
     return {
         "sweep.stale_leases": sweep_stale_leases,
         "sweep.expire_candidates": partial(
-            sweep_expire_candidates, max_age=timedelta(days=settings.candidate_max_age_days)),
+            sweep_expire_candidates, max_age=timedelta(days=settings.candidate_max_age_days)
+        ),
         "sweep.retire_memories": sweep_retire_memories,
         "sweep.decay_confidence": partial(
-            sweep_decay_confidence, half_life=timedelta(days=settings.decay_half_life_days)),
+            sweep_decay_confidence, half_life=timedelta(days=settings.decay_half_life_days)
+        ),
         "sweep.verify_audit": sweep_verify_audit,
         "sweep.optimize_store": sweep_optimize_store,
         "sweep.review_flags": sweep_review_flags,
@@ -126,8 +136,9 @@ def run_sweep(job_id: str, sweep: Sweep, store: Store, now: datetime) -> SweepRe
     return result
 
 
-def due_sweeps(settings: DaemonSettings, last_runs: dict[str, datetime], now: datetime,
-               job_ids: list[str]) -> list[str]:
+def due_sweeps(
+    settings: DaemonSettings, last_runs: dict[str, datetime], now: datetime, job_ids: list[str]
+) -> list[str]:
     """Jobs never run, or whose interval has passed since their last success."""
     due = []
     for job_id in job_ids:

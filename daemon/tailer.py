@@ -72,8 +72,9 @@ def open_transcript(path: str) -> OpenedFile:
     return OpenedFile(handle, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, head)
 
 
-def read_lines(handle: BinaryIO, offset: int, max_line_bytes: int
-               ) -> Iterator[tuple[bytes | None, int]]:
+def read_lines(
+    handle: BinaryIO, offset: int, max_line_bytes: int
+) -> Iterator[tuple[bytes | None, int]]:
     """Complete lines from `offset` to the last newline, as (line without its newline, offset
     just past it); the line is None when it was skipped as too long. Stops before a partial
     last line. Reads in large chunks split in C: this loop runs once per transcript line."""
@@ -100,7 +101,7 @@ def read_lines(handle: BinaryIO, offset: int, max_line_bytes: int
             head, held = [], 0
             offset += len(line) + 1
             yield (line if len(line) <= max_line_bytes else None), offset
-            chunk = chunk[cut + 1:]
+            chunk = chunk[cut + 1 :]
         lines = chunk.split(b"\n")
         rest = lines.pop()  # after the last newline: the start of the next line
         for line in lines:

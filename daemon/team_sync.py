@@ -19,9 +19,14 @@ def _configured(home: Path) -> bool:
 
 def _report(report: dict) -> None:
     if any(report.get(k) for k in ("sent", "applied", "retired", "refused", "unreadable")):
-        log.info("team sync: sent %d, applied %d, retired %d, refused %d, unreadable %d",
-                 report["sent"], report["applied"], report["retired"], len(report["refused"]),
-                 report["unreadable"])
+        log.info(
+            "team sync: sent %d, applied %d, retired %d, refused %d, unreadable %d",
+            report["sent"],
+            report["applied"],
+            report["retired"],
+            len(report["refused"]),
+            report["unreadable"],
+        )
 
 
 def run_team_once(store, home: Path) -> None:  # noqa: ANN001
@@ -32,8 +37,16 @@ def run_team_once(store, home: Path) -> None:  # noqa: ANN001
     from memvet.store.team.loop import sync_or_offline
 
     try:
-        _report({"sent": 0, "applied": 0, "retired": 0, "refused": [], "unreadable": 0,
-                 **sync_or_offline(store, home)})
+        _report(
+            {
+                "sent": 0,
+                "applied": 0,
+                "retired": 0,
+                "refused": [],
+                "unreadable": 0,
+                **sync_or_offline(store, home),
+            }
+        )
     except MemvetError as exc:
         log.warning("team sync skipped: %s", exc.code)
 
@@ -57,8 +70,9 @@ def team_sync(store, home: Path) -> Iterator[threading.Thread | None]:  # noqa: 
         yield None
         return
     stop = threading.Event()
-    thread = threading.Thread(target=_serve, args=(store, home, stop), name="memvet-team-sync",
-                              daemon=True)
+    thread = threading.Thread(
+        target=_serve, args=(store, home, stop), name="memvet-team-sync", daemon=True
+    )
     thread.start()
     try:
         yield thread

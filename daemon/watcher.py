@@ -32,8 +32,16 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 log = logging.getLogger("memvet.daemon")
 
 # Opened/closed-without-write events are left out on purpose: our own reads would wake us.
-ROOT_EVENTS = [FileCreatedEvent, FileModifiedEvent, FileMovedEvent, FileDeletedEvent,
-               FileClosedEvent, DirCreatedEvent, DirMovedEvent, DirDeletedEvent]
+ROOT_EVENTS = [
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileDeletedEvent,
+    FileClosedEvent,
+    DirCreatedEvent,
+    DirMovedEvent,
+    DirDeletedEvent,
+]
 PARENT_EVENTS = [DirCreatedEvent, DirMovedEvent]
 WANTED = frozenset({"created", "modified", "moved", "deleted", "closed"})
 
@@ -65,8 +73,12 @@ class TranscriptEventHandler(FileSystemEventHandler):
 class Watcher:
     """Owns the Observer. Built and started by the Daemon, never at import time."""
 
-    def __init__(self, roots: list[Root], put: Callable[[Work], None],
-                 observer_factory: Callable[[], BaseObserver] = Observer) -> None:
+    def __init__(
+        self,
+        roots: list[Root],
+        put: Callable[[Work], None],
+        observer_factory: Callable[[], BaseObserver] = Observer,
+    ) -> None:
         self.roots = roots
         self.handler = TranscriptEventHandler(roots, put)
         self._observer_factory = observer_factory
@@ -93,10 +105,14 @@ class Watcher:
             if os.path.isdir(root.path):
                 try:
                     self._root_watches[root.path] = self.observer.schedule(
-                        self.handler, root.path, recursive=True, event_filter=ROOT_EVENTS)
+                        self.handler, root.path, recursive=True, event_filter=ROOT_EVENTS
+                    )
                 except OSError as exc:  # inotify watch limit, permission: the rescan still works
-                    log.warning("cannot watch a %s root (errno %s); relying on rescans",
-                                root.host or "transcript", exc.errno)
+                    log.warning(
+                        "cannot watch a %s root (errno %s); relying on rescans",
+                        root.host or "transcript",
+                        exc.errno,
+                    )
                     continue
                 added.append(root)
             else:
@@ -106,7 +122,8 @@ class Watcher:
         for path in parents - self._parent_watches.keys():
             try:
                 self._parent_watches[path] = self.observer.schedule(
-                    self.handler, path, recursive=False, event_filter=PARENT_EVENTS)
+                    self.handler, path, recursive=False, event_filter=PARENT_EVENTS
+                )
             except OSError:
                 continue
         for path in self._parent_watches.keys() - parents:

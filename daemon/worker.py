@@ -45,10 +45,17 @@ TRIM_AFTER_BYTES = 32 * 2**20  # read since the heap was last trimmed; a trim co
 
 
 class IngestWorker:
-    def __init__(self, ingestor: Ingestor, roots: list[Root], *, debounce_s: float,
-                 stop: threading.Event, refresh_watches: Callable[[], list[Root]] = list,
-                 after_batch: Callable[[], None] = lambda: None,
-                 progress: BackfillProgress | None = None) -> None:
+    def __init__(
+        self,
+        ingestor: Ingestor,
+        roots: list[Root],
+        *,
+        debounce_s: float,
+        stop: threading.Event,
+        refresh_watches: Callable[[], list[Root]] = list,
+        after_batch: Callable[[], None] = lambda: None,
+        progress: BackfillProgress | None = None,
+    ) -> None:
         self.ingestor = ingestor
         self.roots = roots
         self.debounce_s = debounce_s
@@ -98,8 +105,9 @@ class IngestWorker:
             try:
                 self.handle(burst)
             except Exception as exc:  # a store outage must not kill the thread; retried later
-                log.error("ingest batch failed (%s); retried on the next change or rescan",
-                          describe(exc))
+                log.error(
+                    "ingest batch failed (%s); retried on the next change or rescan", describe(exc)
+                )
 
     # --- one burst -------------------------------------------------------------------------
     def handle(self, burst: list[Work]) -> None:
@@ -123,8 +131,12 @@ class IngestWorker:
         self._process(live)
         if rescan:
             now = self.ingestor.store.now()
-            run_sweep(RESCAN, lambda _s, _n: sweep_rescan(_s, _n, scan=self.scan_all),
-                      self.ingestor.store, now)
+            run_sweep(
+                RESCAN,
+                lambda _s, _n: sweep_rescan(_s, _n, scan=self.scan_all),
+                self.ingestor.store,
+                now,
+            )
             from memvet.daemon.hosts.codex_memories import import_new
 
             try:  # Codex's own memories into review (issue 10); never at the transcripts' cost
@@ -149,8 +161,11 @@ class IngestWorker:
                 try:
                     finished = self.ingestor.process(path, root, stop)
                 except Exception as exc:  # e.g. the store busy: this file waits, the others go on
-                    log.error("reading %s failed (%s); retried on its next change or rescan",
-                              self.ingestor.file_id(path), describe(exc))
+                    log.error(
+                        "reading %s failed (%s); retried on its next change or rescan",
+                        self.ingestor.file_id(path),
+                        describe(exc),
+                    )
                     finished = True
                 if backfill:
                     self._serve_live()
@@ -193,8 +208,9 @@ class IngestWorker:
                 if not self.ingestor.is_current(path, st):
                     todo[path] = root
                     cp = self.ingestor.checkpoint(path)
-                    pending_bytes += st.st_size - (cp.offset if cp and cp.inode == st.st_ino
-                                                   and cp.offset <= st.st_size else 0)
+                    pending_bytes += st.st_size - (
+                        cp.offset if cp and cp.inode == st.st_ino and cp.offset <= st.st_size else 0
+                    )
         if self._progress is not None:
             self._progress.scan_started(len(todo), pending_bytes)
         for path in self.ingestor.tracked():

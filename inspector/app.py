@@ -39,10 +39,13 @@ Clock = Callable[[], datetime]
 SCREENS_GROUP = Binding.Group("Screens", compact=True)
 ALWAYS = {"quit", "help", "command_palette"}
 CONFIRM_QUIET = 1.5  # seconds
-UNDONE = {"false_write": "False write undone: active again, tombstone lifted",
-          "forget": "Forget undone: active again, tombstone lifted",
-          "dispute": "Dispute undone: active again", "resolve": "Resolve undone: disputed again",
-          "restore": "Restore undone: retired again"}
+UNDONE = {
+    "false_write": "False write undone: active again, tombstone lifted",
+    "forget": "Forget undone: active again, tombstone lifted",
+    "dispute": "Dispute undone: active again",
+    "resolve": "Resolve undone: disputed again",
+    "restore": "Restore undone: retired again",
+}
 
 
 def _utcnow() -> datetime:
@@ -66,21 +69,34 @@ class ReviewApp(App[int]):
         Binding("question_mark", "help", "Help", key_display="?", id="app-help"),
         Binding("u", "undo", "Undo", id="app-undo"),
         Binding("1", "switch_mode('queue')", "Queue", id="app-queue", group=SCREENS_GROUP),
-        Binding("2", "switch_mode('memories')", "Memories", id="app-memories",
-                group=SCREENS_GROUP),
-        Binding("3", "switch_mode('recovery')", "Recovery", id="app-recovery",
-                group=SCREENS_GROUP),
-        Binding("4", "switch_mode('tombstones')", "Tombstones", id="app-tombstones",
-                group=SCREENS_GROUP),
+        Binding("2", "switch_mode('memories')", "Memories", id="app-memories", group=SCREENS_GROUP),
+        Binding("3", "switch_mode('recovery')", "Recovery", id="app-recovery", group=SCREENS_GROUP),
+        Binding(
+            "4", "switch_mode('tombstones')", "Tombstones", id="app-tombstones", group=SCREENS_GROUP
+        ),
         Binding("5", "switch_mode('audit')", "Audit", id="app-audit", group=SCREENS_GROUP),
     ]
-    MODES = {"queue": QueueScreen, "memories": MemoriesScreen, "recovery": RecoveryScreen,
-             "tombstones": TombstonesScreen, "audit": AuditScreen}
+    MODES = {
+        "queue": QueueScreen,
+        "memories": MemoriesScreen,
+        "recovery": RecoveryScreen,
+        "tombstones": TombstonesScreen,
+        "audit": AuditScreen,
+    }
 
-    def __init__(self, store: Store | None, *, clock: Clock = _utcnow, owner: str | None = None,
-                 theme: str = "textual-dark", poll_interval: float = 0.5, page_size: int = 200,
-                 keymap: Mapping[str, str] | None = None, note: str | None = None,
-                 error: MemvetError | None = None) -> None:
+    def __init__(
+        self,
+        store: Store | None,
+        *,
+        clock: Clock = _utcnow,
+        owner: str | None = None,
+        theme: str = "textual-dark",
+        poll_interval: float = 0.5,
+        page_size: int = 200,
+        keymap: Mapping[str, str] | None = None,
+        note: str | None = None,
+        error: MemvetError | None = None,
+    ) -> None:
         super().__init__()
         self.store = store
         self.clock = clock
@@ -161,8 +177,9 @@ class ReviewApp(App[int]):
             self._feed_version = message.version
         if message.changes is None:
             if first:  # not even the ledger's head could be read: the store is not usable
-                self.push_screen(StoreErrorScreen(MemvetError(f"cannot read the store: "
-                                                              f"{message.error}")))
+                self.push_screen(
+                    StoreErrorScreen(MemvetError(f"cannot read the store: {message.error}"))
+                )
             return
         self.feed_seq = message.changes.head
         if first:
@@ -239,17 +256,37 @@ class ReviewApp(App[int]):
                 continue
             seen.add(binding.action)
             key = self.get_key_display(binding)
-            yield SystemCommand(binding.description, f"{key} · {binding.id or binding.action}",
-                                partial(self.call_later, self.run_action, binding.action, node))
+            yield SystemCommand(
+                binding.description,
+                f"{key} · {binding.id or binding.action}",
+                partial(self.call_later, self.run_action, binding.action, node),
+            )
 
 
-def make_app(store: Store | None, *, clock: Clock = _utcnow, owner: str | None = None,
-             theme: str = "textual-dark", poll_interval: float = 0.5, page_size: int = 200,
-             keymap: Mapping[str, str] | None = None, note: str | None = None,
-             error: MemvetError | None = None) -> ReviewApp:
+def make_app(
+    store: Store | None,
+    *,
+    clock: Clock = _utcnow,
+    owner: str | None = None,
+    theme: str = "textual-dark",
+    poll_interval: float = 0.5,
+    page_size: int = 200,
+    keymap: Mapping[str, str] | None = None,
+    note: str | None = None,
+    error: MemvetError | None = None,
+) -> ReviewApp:
     """The inspector on `store` (None with `error`: a screen that says what to run)."""
-    return ReviewApp(store, clock=clock, owner=owner, theme=theme, poll_interval=poll_interval,
-                     page_size=page_size, keymap=keymap, note=note, error=error)
+    return ReviewApp(
+        store,
+        clock=clock,
+        owner=owner,
+        theme=theme,
+        poll_interval=poll_interval,
+        page_size=page_size,
+        keymap=keymap,
+        note=note,
+        error=error,
+    )
 
 
 __all__ = ["ReviewApp", "make_app"]

@@ -11,12 +11,19 @@ THEMES = ("textual-dark", "textual-light")
 def register(sub: argparse._SubParsersAction) -> None:
     for name, text, handler in (
         ("inspect", "open the inspector on the store (no daemon needed)", _inspect),
-        ("up", "start the daemon in the background if it is not running, then open the "
-               "inspector", _up),
+        (
+            "up",
+            "start the daemon in the background if it is not running, then open the inspector",
+            _up,
+        ),
     ):
         p = sub.add_parser(name, help=text)
-        p.add_argument("--theme", choices=THEMES, default=None,
-                       help="colour theme (default: textual-dark, or MEMVET_THEME)")
+        p.add_argument(
+            "--theme",
+            choices=THEMES,
+            default=None,
+            help="colour theme (default: textual-dark, or MEMVET_THEME)",
+        )
         p.set_defaults(handler=handler)
 
 
@@ -27,13 +34,18 @@ def require_terminal(command: str) -> None:
 
     from memvet.store.errors import UsageError
 
-    missing = [name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout))
-               if stream is None or not _isatty(stream)]
+    missing = [
+        name
+        for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout))
+        if stream is None or not _isatty(stream)
+    ]
     if missing:
         raise UsageError(
             f"`memvet {command}` needs a terminal ({' and '.join(missing)} "
             f"{'is' if len(missing) == 1 else 'are'} not one); in scripts use `memvet queue "
-            "list`, `memvet queue approve ID` and `memvet status`", code="needs_terminal")
+            "list`, `memvet queue approve ID` and `memvet status`",
+            code="needs_terminal",
+        )
 
 
 def _isatty(stream) -> bool:  # noqa: ANN001 - any file-like object
@@ -65,10 +77,14 @@ def has_transcripts() -> bool:
     """Any host transcript at all under the default roots (stops at the first one)."""
     from memvet.store.paths import claude_config_dir, codex_home
 
-    roots = [(claude_config_dir() / "projects", "*.jsonl"), (codex_home() / "sessions", "*.jsonl"),
-             (codex_home() / "archived_sessions", "*.jsonl")]
-    return any(next(root.rglob(pattern), None) is not None for root, pattern in roots
-               if root.is_dir())
+    roots = [
+        (claude_config_dir() / "projects", "*.jsonl"),
+        (codex_home() / "sessions", "*.jsonl"),
+        (codex_home() / "archived_sessions", "*.jsonl"),
+    ]
+    return any(
+        next(root.rglob(pattern), None) is not None for root, pattern in roots if root.is_dir()
+    )
 
 
 def _store_is_empty() -> bool:
@@ -95,7 +111,11 @@ def _up(args: argparse.Namespace) -> int:
 
     if not has_transcripts() and _store_is_empty():
         # An empty review screen teaches nothing; say what to do instead.
-        print(FIRST_RUN.format(claude=claude_config_dir() / "projects", codex=codex_home() / "sessions"))
+        print(
+            FIRST_RUN.format(
+                claude=claude_config_dir() / "projects", codex=codex_home() / "sessions"
+            )
+        )
         return 0
     require_terminal("up")  # before the daemon starts: nothing is left running for nothing
     started = ensure_daemon()

@@ -22,9 +22,14 @@ class QuerySpec:
     text: str = ""
 
     def to_filter(self, statuses: tuple[str, ...] = QUEUE_STATUSES) -> QueueFilter:
-        return QueueFilter(statuses=statuses, hosts=self.hosts, kinds=self.kinds,
-                           workspace=self.workspace, global_only=self.global_only,
-                           text=self.text or None)
+        return QueueFilter(
+            statuses=statuses,
+            hosts=self.hosts,
+            kinds=self.kinds,
+            workspace=self.workspace,
+            global_only=self.global_only,
+            text=self.text or None,
+        )
 
     def matches(self, candidate: Candidate, statuses: tuple[str, ...] = QUEUE_STATUSES) -> bool:
         """The same test as the store's, for a single record the change feed brought in."""
@@ -97,8 +102,12 @@ class SortOrder:
         """The keyset position of a row, as list_candidates(after=...) takes it."""
         if self.store_sort == "created":
             return (candidate.created_at, candidate.id)
-        value = {"confidence": candidate.confidence, "evidence": candidate.evidence_count,
-                 "kind": candidate.kind, "host": candidate.host or ""}[self.store_sort]
+        value = {
+            "confidence": candidate.confidence,
+            "evidence": candidate.evidence_count,
+            "kind": candidate.kind,
+            "host": candidate.host or "",
+        }[self.store_sort]
         return (value, candidate.created_at, candidate.id)
 
     def key(self, candidate: Candidate) -> tuple:
@@ -125,5 +134,6 @@ def sort_for_column(column: str, current: SortOrder) -> SortOrder | None:
         return options[0]
     if len(options) > 1:
         return options[(options.index(current) + 1) % len(options)]
-    return SortOrder(current.label + ", reversed", current.column, current.store_sort,
-                     not current.newest_first)
+    return SortOrder(
+        current.label + ", reversed", current.column, current.store_sort, not current.newest_first
+    )

@@ -13,8 +13,13 @@ from memvet.store.hosts import REGISTRY
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _SPACES = re.compile(r"\s+")
-KIND_SHORT = {"preference": "pref", "constraint": "rule", "decision": "dcsn", "fact": "fact",
-              "procedure": "proc"}
+KIND_SHORT = {
+    "preference": "pref",
+    "constraint": "rule",
+    "decision": "dcsn",
+    "fact": "fact",
+    "procedure": "proc",
+}
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*(?:ago)?\s*$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
@@ -44,7 +49,7 @@ def tail(text: str, width: int) -> str:
     text = clean(text)
     if len(text) <= width:
         return text
-    return "…" + text[-(width - 1):] if width > 1 else "…"
+    return "…" + text[-(width - 1) :] if width > 1 else "…"
 
 
 def workspace_label(scope: Scope | None, width: int | None = None) -> str:
@@ -83,8 +88,7 @@ def age(now: datetime, then: datetime | None) -> str:
     if then is None:
         return "-"
     seconds = max((_aware(now) - _aware(then)).total_seconds(), 0)
-    for unit, size in (("y", 365 * 86400), ("w", 7 * 86400), ("d", 86400), ("h", 3600),
-                       ("m", 60)):
+    for unit, size in (("y", 365 * 86400), ("w", 7 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
             return f"{int(seconds // size)}{unit}"
     return f"{int(seconds)}s"
@@ -104,6 +108,7 @@ def parse_when(text: str, now: datetime) -> datetime:
     try:
         parsed = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise ValueError(f"not a time: {text!r} (try 2026-03-01, 2026-03-01T12:00Z or 3d)") \
-            from None
+        raise ValueError(
+            f"not a time: {text!r} (try 2026-03-01, 2026-03-01T12:00Z or 3d)"
+        ) from None
     return _aware(parsed)

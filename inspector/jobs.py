@@ -46,9 +46,13 @@ def attempt(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Outcome:
     except MemvetError as exc:
         holder = exc.details.get("holder")
         status = exc.details.get("status")
-        return Outcome(False, error=exc.message, code=exc.code,
-                       holder=str(holder) if holder else None,
-                       status=str(status) if status else None)
+        return Outcome(
+            False,
+            error=exc.message,
+            code=exc.code,
+            holder=str(holder) if holder else None,
+            status=str(status) if status else None,
+        )
     except Exception as exc:  # a bug or a broken disk: shown on the row, never a crash
         return Outcome(False, error=f"{type(exc).__name__}: {exc}", code="unexpected")
 
@@ -60,10 +64,23 @@ class QueuePage:
     total: int | None = None
 
 
-def load_queue_page(store: Store, reader: Reader, flt: QueueFilter, order: SortOrder,
-                    after: tuple | None, limit: int, with_total: bool) -> QueuePage:
-    rows = store.list_candidates(reader, flt, limit=limit, after=after, sort=order.store_sort,
-                                 newest_first=order.newest_first)
+def load_queue_page(
+    store: Store,
+    reader: Reader,
+    flt: QueueFilter,
+    order: SortOrder,
+    after: tuple | None,
+    limit: int,
+    with_total: bool,
+) -> QueuePage:
+    rows = store.list_candidates(
+        reader,
+        flt,
+        limit=limit,
+        after=after,
+        sort=order.store_sort,
+        newest_first=order.newest_first,
+    )
     total = store.count_candidates(reader, flt) if with_total else None
     return QueuePage(rows, len(rows) < limit, total)
 
@@ -106,14 +123,23 @@ def read_changes(store: Store, after_seq: int) -> Changes:
     if events:
         head = events[-1].seq
     return Changes(
-        head, tuple(events),
+        head,
+        tuple(events),
         frozenset(e.entity_id for e in events if e.entity_type == "candidate"),
         frozenset(e.entity_id for e in events if e.entity_type == "memory"),
-        any(e.entity_type == "tombstone" for e in events))
+        any(e.entity_type == "tombstone" for e in events),
+    )
 
 
-def decide(store: Store, action: str, candidate_id: str, *, actor: str,
-           edits: Edits | None = None, reason: str | None = None) -> Outcome:
+def decide(
+    store: Store,
+    action: str,
+    candidate_id: str,
+    *,
+    actor: str,
+    edits: Edits | None = None,
+    reason: str | None = None,
+) -> Outcome:
     """approve (reserve → commit, released with the error kept on failure) or reject.
 
     An approval that has not chosen between superseding and keeping both is refused when the
@@ -126,9 +152,13 @@ def decide(store: Store, action: str, candidate_id: str, *, actor: str,
     if edits.conflict is None and edits.supersede is None and edits.supersede_id is None:
         checked = attempt(store.candidate_detail, candidate_id)
         if checked.ok and checked.value.conflicts:
-            return Outcome(False, checked.value, code="conflict",
-                           error="it conflicts with memories of its slot: press s to supersede, "
-                                 "keep both or dispute")
+            return Outcome(
+                False,
+                checked.value,
+                code="conflict",
+                error="it conflicts with memories of its slot: press s to supersede, "
+                "keep both or dispute",
+            )
         if checked.ok and checked.value.correction and not checked.value.preselect:
             note = "a correction, but nothing in its scope says what it replaces"
         edits = replace(edits, conflict="ask")  # the store re-checks inside the commit
@@ -173,8 +203,9 @@ def undo(store: Store, decision: Decision, *, actor: str) -> Outcome:
     return attempt(store.retire, mid, actor=actor, reason=decision.reason or "operator")
 
 
-def change_memory(store: Store, memory_id: str, action: str, *, actor: str,
-                  reason: str | None = None) -> Outcome:
+def change_memory(
+    store: Store, memory_id: str, action: str, *, actor: str, reason: str | None = None
+) -> Outcome:
     if action == "false_write":
         return attempt(store.false_write, memory_id, actor=actor, reason=reason or None)
     if action == "forget":

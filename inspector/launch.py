@@ -42,8 +42,9 @@ def running_daemon_pid(pid_file: Path | None = None) -> int | None:
     return pid
 
 
-def ensure_daemon(popen: Callable[..., subprocess.Popen] = subprocess.Popen,
-                  grace: float = START_GRACE) -> DaemonStart:
+def ensure_daemon(
+    popen: Callable[..., subprocess.Popen] = subprocess.Popen, grace: float = START_GRACE
+) -> DaemonStart:
     """Start `memvet daemon run` in its own session unless one is running already."""
     pid = running_daemon_pid()
     if pid is not None:
@@ -52,18 +53,29 @@ def ensure_daemon(popen: Callable[..., subprocess.Popen] = subprocess.Popen,
     out = logs / "daemon.out"
     with open(out, "ab") as log:
         try:
-            proc = popen([sys.executable, *DAEMON_COMMAND], start_new_session=True,
-                         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+            proc = popen(
+                [sys.executable, *DAEMON_COMMAND],
+                start_new_session=True,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         except OSError as exc:
-            return DaemonStart(False, f"Could not start the daemon ({exc}). The inspector "
-                                      "works without it; new candidates appear once it runs.")
+            return DaemonStart(
+                False,
+                f"Could not start the daemon ({exc}). The inspector "
+                "works without it; new candidates appear once it runs.",
+            )
     try:
         code = proc.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         return DaemonStart(True, f"Daemon started in the background (pid {proc.pid}).", proc.pid)
-    return DaemonStart(False, f"The daemon did not start (exit {code}; see {out}). The "
-                              "inspector works without it: review what is queued; new "
-                              "candidates appear once the daemon runs.")
+    return DaemonStart(
+        False,
+        f"The daemon did not start (exit {code}; see {out}). The "
+        "inspector works without it: review what is queued; new "
+        "candidates appear once the daemon runs.",
+    )
 
 
 def load_keymap(path: Path | None = None) -> dict[str, str]:
@@ -92,8 +104,9 @@ def open_for_inspection(wait_for_store: bool = False):  # noqa: ANN201 - Store, 
             time.sleep(0.25)
 
 
-def run_inspector(*, theme: str | None = None, note: str | None = None,
-                  wait_for_store: bool = False) -> int:
+def run_inspector(
+    *, theme: str | None = None, note: str | None = None, wait_for_store: bool = False
+) -> int:
     from memvet.inspector.app import make_app
     from memvet.store import StoreUnavailableError
 

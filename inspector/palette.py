@@ -23,10 +23,18 @@ def _records(app) -> list[tuple[str, str, str]]:  # noqa: ANN001
     store, reader = app.store, app.reader
     if store is None:
         return []
-    found = [("queue", c.id, c.statement) for c in store.list_candidates(
-        reader, QueueFilter(statuses=("pending", "stale")), limit=SEARCH_LIMIT)]
-    found += [("memories", m.id, m.statement) for m in store.list_memories(
-        reader, statuses=("active", "disputed", "superseded", "retired"), limit=SEARCH_LIMIT)]
+    found = [
+        ("queue", c.id, c.statement)
+        for c in store.list_candidates(
+            reader, QueueFilter(statuses=("pending", "stale")), limit=SEARCH_LIMIT
+        )
+    ]
+    found += [
+        ("memories", m.id, m.statement)
+        for m in store.list_memories(
+            reader, statuses=("active", "disputed", "superseded", "retired"), limit=SEARCH_LIMIT
+        )
+    ]
     return found
 
 
@@ -44,8 +52,12 @@ class RecordSearch(Provider):
             score = matcher.match(text)
             if score > 0:
                 label = "candidate" if screen == "queue" else "memory"
-                yield Hit(score, matcher.highlight(text), partial(self._open, screen, record_id),
-                          help=f"{label} {record_id}")
+                yield Hit(
+                    score,
+                    matcher.highlight(text),
+                    partial(self._open, screen, record_id),
+                    help=f"{label} {record_id}",
+                )
 
     def _open(self, screen: str, record_id: str) -> None:
         app = self.app

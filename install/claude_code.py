@@ -53,8 +53,11 @@ def user_state_path() -> Path:
 def wanted_hooks(native_memory: str = "gate") -> list[WantedHook]:
     hooks = context_hooks(HOST)
     if native_memory == "gate":  # auto memory writes become candidates (native_memory.py)
-        hooks.append(WantedHook("PreToolUse", nms.GATE_MATCHER, hook_command(HOST, "pre-tool-use"),
-                                HOOK_TIMEOUT))
+        hooks.append(
+            WantedHook(
+                "PreToolUse", nms.GATE_MATCHER, hook_command(HOST, "pre-tool-use"), HOOK_TIMEOUT
+            )
+        )
     return hooks
 
 
@@ -69,9 +72,18 @@ def mcp_entry() -> dict[str, Any]:
 def edits(uninstall: bool, options: SetupOptions) -> list[FileEdit]:
     settings, state = settings_path(), user_state_path()  # .claude.json also holds OAuth state
     return hooks_and_mcp_edits(
-        uninstall, settings, state,
-        add=(lambda text: _add_hooks(text, settings, options.native_memory), lambda text: _add_mcp(text, state)),
-        remove=(lambda text: remove_hooks(text, settings, HOST, nms.restore), lambda text: _remove_mcp(text, state)))
+        uninstall,
+        settings,
+        state,
+        add=(
+            lambda text: _add_hooks(text, settings, options.native_memory),
+            lambda text: _add_mcp(text, state),
+        ),
+        remove=(
+            lambda text: remove_hooks(text, settings, HOST, nms.restore),
+            lambda text: _remove_mcp(text, state),
+        ),
+    )
 
 
 def after_setup(options: SetupOptions, edits: list[FileEdit]) -> None:
@@ -80,8 +92,10 @@ def after_setup(options: SetupOptions, edits: list[FileEdit]) -> None:
         return
     imported = nms.import_existing(claude_config_dir())
     if imported:
-        edits[0].notes.append(f"{imported} memory file(s) Claude Code had written "
-                              "are in memvet's review queue (`memvet queue list`).")
+        edits[0].notes.append(
+            f"{imported} memory file(s) Claude Code had written "
+            "are in memvet's review queue (`memvet queue list`)."
+        )
 
 
 def messages(uninstall: bool, files: list[dict[str, Any]]) -> list[str]:
@@ -103,13 +117,17 @@ def _add_hooks(text: str | None, path: Path, native_memory: str) -> Planned:
         remove_event_hooks(doc, HOST, "PreToolUse", setup_record.lookup(path))
     if native_memory == "off":
         if nms.switch_off(doc, created):
-            notes.append(f"{path}: Claude Code's auto memory is off ({nms.DISABLE_VAR}=1 in "
-                         "\"env\"); uninstall puts back what was there.")
+            notes.append(
+                f"{path}: Claude Code's auto memory is off ({nms.DISABLE_VAR}=1 in "
+                '"env"); uninstall puts back what was there.'
+            )
     else:
         nms.restore(doc, setup_record.lookup(path))
     if doc.get(("disableAllHooks",)) is True:
-        notes.append(f'{path} has "disableAllHooks": true: Claude Code runs no hooks, memvet\'s '
-                     "included, until you remove it (memvet leaves it as it is).")
+        notes.append(
+            f'{path} has "disableAllHooks": true: Claude Code runs no hooks, memvet\'s '
+            "included, until you remove it (memvet leaves it as it is)."
+        )
     return Planned(doc.result(), notes, created)
 
 
@@ -125,7 +143,7 @@ def _add_mcp(text: str | None, path: Path) -> Planned:
     notes = []
     current = doc.get(("mcpServers", "memvet"))
     if current is not None and not _is_ours(current):
-        notes.append(f"{path}: replaced an MCP server named \"memvet\" that did not run memvet.")
+        notes.append(f'{path}: replaced an MCP server named "memvet" that did not run memvet.')
     if current != mcp_entry():
         doc.set_member(("mcpServers",), "memvet", mcp_entry())
     return Planned(doc.result(), notes, created)
@@ -148,4 +166,6 @@ def _remove_mcp(text: str | None, path: Path) -> Planned:
 
 
 def _is_ours(entry: object) -> bool:
-    return isinstance(entry, dict) and looks_like_memvet_command(entry.get("command"), entry.get("args"))
+    return isinstance(entry, dict) and looks_like_memvet_command(
+        entry.get("command"), entry.get("args")
+    )

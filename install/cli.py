@@ -44,11 +44,18 @@ def _add_setup(sub: argparse._SubParsersAction) -> None:
     p.add_argument("host", choices=hosts.names())
     p.add_argument("--dry-run", action="store_true", help="print the diff; write nothing")
     p.add_argument("--uninstall", action="store_true", help="remove only what memvet added")
-    p.add_argument("--fix", action="store_true",
-                   help="codex: move hooks.json root keys Codex rejects out of the file")
-    p.add_argument("--native-memory", choices=("gate", "off", "leave"), default="gate",
-                   help="claude-code: the host's own auto memory through memvet's review "
-                   "(default), switched off, or left alone")
+    p.add_argument(
+        "--fix",
+        action="store_true",
+        help="codex: move hooks.json root keys Codex rejects out of the file",
+    )
+    p.add_argument(
+        "--native-memory",
+        choices=("gate", "off", "leave"),
+        default="gate",
+        help="claude-code: the host's own auto memory through memvet's review "
+        "(default), switched off, or left alone",
+    )
     add_json_flag(p)
     p.set_defaults(handler=_setup)
 
@@ -83,24 +90,33 @@ def register_read_side(sub: argparse._SubParsersAction) -> None:
     p.add_argument("query")
     p.add_argument("--cwd", metavar="DIR", help="the workspace to ask in (default: here)")
     p.add_argument("--as-of", metavar="T", help="ask about an earlier time (ISO 8601)")
-    p.add_argument("--recorded-as-of", metavar="T",
-                   help="answer as the store stood at that record time (ISO 8601)")
+    p.add_argument(
+        "--recorded-as-of",
+        metavar="T",
+        help="answer as the store stood at that record time (ISO 8601)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=_lazy("memvet.install.recall_command", "run"))
     # `memvet hook` never gets here (the launcher runs it before argparse); listed for --help.
     p = sub.add_parser("hook", help="context for a host hook: reads its JSON on stdin, exits 0")
     p.add_argument("host", choices=hosts.names())
     p.add_argument("event", choices=("session-start", "user-prompt-submit"))
-    p.set_defaults(handler=lambda a: __import__("memvet.install.hook_entry", fromlist=["main"])
-                   .main([a.host, a.event]))
+    p.set_defaults(
+        handler=lambda a: __import__("memvet.install.hook_entry", fromlist=["main"]).main(
+            [a.host, a.event]
+        )
+    )
     p = sub.add_parser("mcp", help="stdio MCP server (read-only unless [mcp] writeback = true)")
     p.set_defaults(handler=_lazy("memvet.install.mcp_server", "run"))
     p = sub.add_parser("status", help="what is wired, daemon and service, key, queue, warnings")
     add_json_flag(p)
     p.set_defaults(handler=_lazy("memvet.install.status", "status_command"))
     p = sub.add_parser("doctor", help="the status checks as ok/warn/fail lines with fixes")
-    p.add_argument("--deep", action="store_true",
-                   help="SQLite's full integrity_check instead of its quick_check")
+    p.add_argument(
+        "--deep",
+        action="store_true",
+        help="SQLite's full integrity_check instead of its quick_check",
+    )
     add_json_flag(p)
     p.set_defaults(handler=_lazy("memvet.install.status", "doctor_command"))
 

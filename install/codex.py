@@ -54,9 +54,18 @@ def edits(uninstall: bool, options: SetupOptions) -> list[FileEdit]:
     """`options.fix`: move root keys Codex rejects out of hooks.json (the backup keeps them)."""
     hooks, config = hooks_path(), config_path()
     return hooks_and_mcp_edits(
-        uninstall, hooks, config,
-        add=(lambda text: _add_hooks(text, hooks, options.fix), lambda text: _add_config(text, config)),
-        remove=(lambda text: remove_hooks(text, hooks, HOST), lambda text: _remove_config(text, config)))
+        uninstall,
+        hooks,
+        config,
+        add=(
+            lambda text: _add_hooks(text, hooks, options.fix),
+            lambda text: _add_config(text, config),
+        ),
+        remove=(
+            lambda text: remove_hooks(text, hooks, HOST),
+            lambda text: _remove_config(text, config),
+        ),
+    )
 
 
 def after_setup(options: SetupOptions, edits: list[FileEdit]) -> None:
@@ -86,23 +95,33 @@ def _add_hooks(text: str | None, path: Path, fix: bool) -> Planned:
     extra = rejected_root_keys(doc.data)
     if extra and not fix:
         raise ConfigFileError(
-            f"{path}: Codex refuses a hooks.json with root keys other than \"hooks\" and "
-            f"\"description\" and then runs none of its hooks; this one has {', '.join(extra)}. "
+            f'{path}: Codex refuses a hooks.json with root keys other than "hooks" and '
+            f'"description" and then runs none of its hooks; this one has {", ".join(extra)}. '
             "Remove them, or run `memvet setup codex --fix` to move them out (the backup keeps "
-            "them).", path=str(path))
+            "them).",
+            path=str(path),
+        )
     for key in extra:
         doc.remove((key,))
     created = install_hooks(doc, HOST, wanted_hooks(), str(path))
-    notes = [f"{path}: moved root key(s) {', '.join(extra)} out (Codex rejects them); the "
-             "backup beside the file keeps them."] if extra else []
+    notes = (
+        [
+            f"{path}: moved root key(s) {', '.join(extra)} out (Codex rejects them); the "
+            "backup beside the file keeps them."
+        ]
+        if extra
+        else []
+    )
     return Planned(doc.result(), notes, created)
 
 
 def _add_config(text: str | None, path: Path) -> Planned:
     new, notes = codex_toml.add(text or "", path, mcp_entry())
     if _has_inline_hooks(new):
-        notes.append(f"{path} also defines hooks inline ([hooks]); Codex merges both forms and "
-                     "warns at start. memvet's live in hooks.json.")
+        notes.append(
+            f"{path} also defines hooks inline ([hooks]); Codex merges both forms and "
+            "warns at start. memvet's live in hooks.json."
+        )
     return Planned(new, notes)
 
 

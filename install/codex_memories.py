@@ -28,8 +28,10 @@ def gate(doc: tomlkit.TOMLDocument, path: Path) -> list[str]:
         table = tomlkit.table()
         doc["memories"] = table
     if not isinstance(table, Table):
-        return [f"{path}: [memories] is not a plain table; memvet left it (Codex injects its "
-                "unreviewed memories)."]
+        return [
+            f"{path}: [memories] is not a plain table; memvet left it (Codex injects its "
+            "unreviewed memories)."
+        ]
     current = table.get("use_memories")
     if current is False:
         return []
@@ -41,8 +43,10 @@ def gate(doc: tomlkit.TOMLDocument, path: Path) -> list[str]:
     else:
         trivia.comment = OFF_MARK
     trivia.comment_ws = trivia.comment_ws or "  "
-    return [f"{path}: Codex memories are on; memvet set [memories] use_memories = false so only "
-            "reviewed memories reach Codex (its memory files are queued for review)."]
+    return [
+        f"{path}: Codex memories are on; memvet set [memories] use_memories = false so only "
+        "reviewed memories reach Codex (its memory files are queued for review)."
+    ]
 
 
 def ungate(doc: tomlkit.TOMLDocument) -> list[str]:
@@ -51,7 +55,7 @@ def ungate(doc: tomlkit.TOMLDocument) -> list[str]:
         return []
     trivia = table.item("use_memories").trivia
     if trivia.comment.startswith(FLIP_MARK):
-        original = trivia.comment[len(FLIP_MARK):].lstrip(" ")
+        original = trivia.comment[len(FLIP_MARK) :].lstrip(" ")
         table["use_memories"] = True
         restored = table.item("use_memories").trivia
         restored.comment = original

@@ -39,7 +39,9 @@ def parse(text: str, path: Path) -> tomlkit.TOMLDocument:
     except ParseError as exc:
         raise ConfigFileError(
             f"{path}:{exc.line}:{exc.col}: not valid TOML ({_reason(exc)}); left alone",
-            path=str(path), line=exc.line, column=exc.col,
+            path=str(path),
+            line=exc.line,
+            column=exc.col,
         ) from exc
 
 
@@ -104,11 +106,15 @@ def _enable_hooks(doc: tomlkit.TOMLDocument, path: Path) -> list[str]:
             original = trivia.comment
             trivia.comment = FLIP_MARK + (" " + original if original else "")
             trivia.comment_ws = trivia.comment_ws or "  "
-            notes.append(f"{path}: [features] {key} was false, which keeps every hook off; "
-                         "memvet set it to true (uninstall sets it back).")
+            notes.append(
+                f"{path}: [features] {key} was false, which keeps every hook off; "
+                "memvet set it to true (uninstall sets it back)."
+            )
         else:
-            notes.append(f"{path}: features.{key} was false; memvet set it to true "
-                         "(uninstall cannot mark and restore this inline form).")
+            notes.append(
+                f"{path}: features.{key} was false; memvet set it to true "
+                "(uninstall cannot mark and restore this inline form)."
+            )
     return notes
 
 

@@ -39,6 +39,7 @@ def trust_states(hooks_doc: Any, config_doc: Any, hooks_file: str) -> dict[str, 
                     continue
                 record = records.get(hook_key(hooks_file, event, gi, hi))
                 trusted = isinstance(record, dict) and bool(record.get("trusted_hash"))
-                states[event_slug(event)] = UNKNOWN if not readable else (
-                    TRUSTED if trusted else UNTRUSTED)
+                states[event_slug(event)] = (
+                    UNKNOWN if not readable else (TRUSTED if trusted else UNTRUSTED)
+                )
     return states

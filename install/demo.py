@@ -46,11 +46,13 @@ class DemoError(MemvetError):
 
 def demo_env(folder: Path) -> dict[str, str]:
     """Everything memvet reads to find a store, a key and transcripts, pointed into `folder`."""
-    return {"MEMVET_HOME": str(folder / "memvet-home"),
-            "CLAUDE_CONFIG_DIR": str(folder / "claude"),
-            "CODEX_HOME": str(folder / "codex"),
-            "MEMVET_KEY_PROVIDER": "file",
-            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    return {
+        "MEMVET_HOME": str(folder / "memvet-home"),
+        "CLAUDE_CONFIG_DIR": str(folder / "claude"),
+        "CODEX_HOME": str(folder / "codex"),
+        "MEMVET_KEY_PROVIDER": "file",
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+    }
 
 
 @contextmanager
@@ -89,8 +91,14 @@ def place(folder: Path, phase: str) -> int:
 
 def ingest_once(env: dict[str, str]) -> None:
     """The daemon's own single pass, in a subprocess (install never imports the daemon)."""
-    done = subprocess.run([*LAUNCHER, "daemon", "run", "--once"], env={**os.environ, **env},
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [*LAUNCHER, "daemon", "run", "--once"],
+        env={**os.environ, **env},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
         raise DemoError(f"the daemon's ingest failed (exit {done.returncode}): {' | '.join(tail)}")
@@ -102,8 +110,9 @@ def approve_all(home: Path) -> int:
 
     store = open_store(home)
     try:
-        pending = store.list_candidates(store.reader_for(None, all_scopes=True),
-                                        QueueFilter(statuses=("pending",)), limit=None)
+        pending = store.list_candidates(
+            store.reader_for(None, all_scopes=True), QueueFilter(statuses=("pending",)), limit=None
+        )
         # One ingest shares a creation time; ids break that tie at random, the text does not.
         for c in sorted(pending, key=lambda c: (c.created_at, c.statement)):
             store.approve(c.id, actor=ACTOR)
@@ -121,13 +130,18 @@ def queue_report(home: Path) -> list[str]:
         reader = store.reader_for(None, all_scopes=True)
         pending = store.list_candidates(reader, QueueFilter(), limit=None)
         active = store.list_memories(reader)
-        lines = [f"{len(pending)} candidates wait for review; {len(active)} memories approved "
-                 "last week.", ""]
+        lines = [
+            f"{len(pending)} candidates wait for review; {len(active)} memories approved "
+            "last week.",
+            "",
+        ]
         for c in pending:
             d = store.candidate_detail(c.id)
             where = c.scope.workspace or "(global)"
-            lines.append(f"{c.id}  {c.kind:10} {c.confidence:.2f} x{c.evidence_count}  "
-                         f"{c.statement}  [{where}]")
+            lines.append(
+                f"{c.id}  {c.kind:10} {c.confidence:.2f} x{c.evidence_count}  "
+                f"{c.statement}  [{where}]"
+            )
             lines += [f"    {note}" for note in _notes(d)]
         return lines
     finally:
@@ -137,15 +151,19 @@ def queue_report(home: Path) -> list[str]:
 def _notes(detail) -> list[str]:  # noqa: ANN001 - a CandidateDetail
     c, notes = detail.candidate, []
     if c.evidence_count > 1:
-        hosts = sorted({"Codex" if "rollout-" in e.path else "Claude Code"
-                        for e in detail.evidence})
-        notes.append(f"duplicate: said in {c.evidence_count} sessions ({' and '.join(hosts)}), "
-                     "merged into one candidate")
+        hosts = sorted(
+            {"Codex" if "rollout-" in e.path else "Claude Code" for e in detail.evidence}
+        )
+        notes.append(
+            f"duplicate: said in {c.evidence_count} sessions ({' and '.join(hosts)}), "
+            "merged into one candidate"
+        )
     if detail.supersedes is not None:
-        notes.append(f"correction: would supersede {detail.supersedes.id} "
-                     f"\"{detail.supersedes.statement}\"")
+        notes.append(
+            f'correction: would supersede {detail.supersedes.id} "{detail.supersedes.statement}"'
+        )
     for m in detail.conflicts:
-        notes.append(f"conflict: disagrees with active {m.id} \"{m.statement}\"")
+        notes.append(f'conflict: disagrees with active {m.id} "{m.statement}"')
     if REDACTED in c.statement or any(REDACTED in e.excerpt for e in detail.evidence):
         notes.append("secret: a pasted credential was redacted before it reached the store")
     return notes
@@ -154,6 +172,7 @@ def _notes(detail) -> list[str]:  # noqa: ANN001 - a CandidateDetail
 @contextmanager
 def cleanup_on_signals() -> Iterator[None]:
     """SIGTERM and SIGHUP (a closed terminal) unwind like Ctrl-C, so the folder is removed."""
+
     def stop(signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
 
@@ -184,8 +203,10 @@ def _run(args: argparse.Namespace) -> int:
             report = queue_report(home)
         tui = not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty()
         print(f"memvet demo: a throwaway store in {folder}")
-        print(f"Last week's sessions were ingested and {approved} memories approved; this "
-              "week's sessions are now in the review queue.\n")
+        print(
+            f"Last week's sessions were ingested and {approved} memories approved; this "
+            "week's sessions are now in the review queue.\n"
+        )
         if tui:
             code = subprocess.call([*LAUNCHER, "inspect"], env={**os.environ, **env})
         else:
@@ -195,7 +216,9 @@ def _run(args: argparse.Namespace) -> int:
             code = 0
         if args.keep:
             exports = " ".join(f"{k}={v}" for k, v in env.items() if k != "PYTHON_KEYRING_BACKEND")
-            print(f"\nKept. Explore it (no daemon is left running) with:\n  {exports} memvet inspect")
+            print(
+                f"\nKept. Explore it (no daemon is left running) with:\n  {exports} memvet inspect"
+            )
         return code
     finally:
         if not args.keep:

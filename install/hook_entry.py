@@ -50,8 +50,11 @@ def main(argv: list[str]) -> int:
         if event == "pre-tool-use":  # Claude Code's auto memory behind review (native_memory.py)
             path, out = "gate", _gate(home, host, event, started, raw)
         else:
-            out = None if os.environ.get("MEMVET_HOOK_DAEMON") == "off" else _via_daemon(
-                home, host, event, raw)
+            out = (
+                None
+                if os.environ.get("MEMVET_HOOK_DAEMON") == "off"
+                else _via_daemon(home, host, event, raw)
+            )
         if out is None and event != "pre-tool-use":
             path = "direct"
             out = _direct(home, host, event, raw)
@@ -60,8 +63,10 @@ def main(argv: list[str]) -> int:
             sys.stdout.flush()
             outcome = "denied" if path == "gate" else "context"
     except Exception as exc:  # noqa: BLE001 - the host must never see a failure
-        outcome = str(getattr(exc, "code", "") or (exc.args[0] if type(exc) is ValueError
-                                                     else type(exc).__name__))
+        outcome = str(
+            getattr(exc, "code", "")
+            or (exc.args[0] if type(exc) is ValueError else type(exc).__name__)
+        )
     _disarm_alarm()
     _log(home, host, event, path, outcome, started)
     return 0
@@ -79,8 +84,10 @@ def _via_daemon(home: str, host: str, event: str, raw: bytes) -> str | None:
     try:
         sock.settimeout(DAEMON_TIMEOUT_S)
         sock.connect(os.path.join(home, "run", "daemon.sock"))
-        sock.sendall(b"%s %s %s\n%s\n%s" % (PROTOCOL, host.encode(), event.encode(),
-                                               os.fsencode(os.getcwd()), raw))
+        sock.sendall(
+            b"%s %s %s\n%s\n%s"
+            % (PROTOCOL, host.encode(), event.encode(), os.fsencode(os.getcwd()), raw)
+        )
         sock.shutdown(_socket.SHUT_WR)
         while chunk := sock.recv(65536):
             chunks.append(chunk)
@@ -112,8 +119,7 @@ def _direct(home: str, host: str, event: str, raw: bytes) -> str | None:
         return fr.DirectSource(conn, cipher, fr.current_user(), workspace)
 
     try:
-        return reply.answer(host, event, raw, home, open_source,
-                            fr.cp.stamp(datetime.now(UTC)))
+        return reply.answer(host, event, raw, home, open_source, fr.cp.stamp(datetime.now(UTC)))
     finally:
         for conn in conns:
             conn.close()
@@ -124,8 +130,14 @@ def _gate(home: str, host: str, event: str, started: float, raw: bytes) -> str |
     from memvet.install import native_memory
 
     def on_alarm(_signum, _frame) -> None:  # noqa: ANN001
-        sys.stdout.write(native_memory.json.dumps(native_memory.deny(
-            "memvet could not queue this memory for review in time, so it was not written")) + "\n")
+        sys.stdout.write(
+            native_memory.json.dumps(
+                native_memory.deny(
+                    "memvet could not queue this memory for review in time, so it was not written"
+                )
+            )
+            + "\n"
+        )
         sys.stdout.flush()
         _log(home, host, event, "gate", "deadline", started)
         os._exit(0)
@@ -168,8 +180,10 @@ def _disarm_alarm() -> None:
 def _log(home: str, host: str, event: str, path: str, outcome: str, started: float) -> None:
     """One line per run. Only fixed words, codes and numbers: never what the user typed."""
     ms = int((time.monotonic() - started) * 1000)
-    line = (f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {host} {event} "
-            f"path={path} outcome={outcome[:40]} ms={ms}\n")
+    line = (
+        f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {host} {event} "
+        f"path={path} outcome={outcome[:40]} ms={ms}\n"
+    )
     try:
         folder = os.path.join(home, "logs")
         # makedirs applies its mode to the last folder only: MEMVET_HOME is made private first.

@@ -30,7 +30,9 @@ class WantedHook:
         return group
 
 
-def install_hooks(doc: JsonText, host: str, wanted: list[WantedHook], where: str) -> list[tuple[str, ...]]:
+def install_hooks(
+    doc: JsonText, host: str, wanted: list[WantedHook], where: str
+) -> list[tuple[str, ...]]:
     """Add each wanted hook unless memvet already has one for that event; refresh a stale
     command (memvet moved) in place; drop duplicates of ours. Returns the containers created."""
     created: list[tuple[str, ...]] = []
@@ -39,7 +41,7 @@ def install_hooks(doc: JsonText, host: str, wanted: list[WantedHook], where: str
         doc.set_member((), "hooks", {})
         created.append(("hooks",))
     elif not isinstance(hooks, dict):
-        raise ConfigFileError(f"{where}: \"hooks\" is not an object; left alone", path=where)
+        raise ConfigFileError(f'{where}: "hooks" is not an object; left alone', path=where)
     for want in wanted:
         groups = doc.get(("hooks", want.event))
         if groups is None:
@@ -48,7 +50,7 @@ def install_hooks(doc: JsonText, host: str, wanted: list[WantedHook], where: str
             continue
         if not isinstance(groups, list):
             raise ConfigFileError(
-                f"{where}: \"hooks.{want.event}\" is not a list; left alone", path=where
+                f'{where}: "hooks.{want.event}" is not a list; left alone', path=where
             )
         found = _ours(groups, host, event_slug(want.event))
         if not found:

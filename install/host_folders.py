@@ -20,7 +20,11 @@ def _recorded() -> dict[str, str]:
         doc = json.loads((memvet_home() / RECORD).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return {k: v for k, v in doc.items() if k in REGISTRY and isinstance(v, str)} if isinstance(doc, dict) else {}
+    return (
+        {k: v for k, v in doc.items() if k in REGISTRY and isinstance(v, str)}
+        if isinstance(doc, dict)
+        else {}
+    )
 
 
 def record(host: str) -> None:

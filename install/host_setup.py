@@ -55,13 +55,22 @@ def setup_module(host: str) -> HostSetup:
 def context_hooks(host: str) -> list[WantedHook]:
     """The hooks that hand approved memories to the agent, the same on every host."""
     return [
-        WantedHook("SessionStart", SESSION_START_MATCHER, hook_command(host, "session-start"), HOOK_TIMEOUT),
-        WantedHook("UserPromptSubmit", None, hook_command(host, "user-prompt-submit"), HOOK_TIMEOUT),
+        WantedHook(
+            "SessionStart", SESSION_START_MATCHER, hook_command(host, "session-start"), HOOK_TIMEOUT
+        ),
+        WantedHook(
+            "UserPromptSubmit", None, hook_command(host, "user-prompt-submit"), HOOK_TIMEOUT
+        ),
     ]
 
 
-def hooks_and_mcp_edits(uninstall: bool, hooks_file: Path, mcp_file: Path,
-                        add: tuple[Plan, Plan], remove: tuple[Plan, Plan]) -> list[FileEdit]:
+def hooks_and_mcp_edits(
+    uninstall: bool,
+    hooks_file: Path,
+    mcp_file: Path,
+    add: tuple[Plan, Plan],
+    remove: tuple[Plan, Plan],
+) -> list[FileEdit]:
     """The hooks file first (messages read files[0] to tell whether the hooks changed), then the
     MCP file, created private: it may hold other tools' tokens."""
     if uninstall:
@@ -69,7 +78,9 @@ def hooks_and_mcp_edits(uninstall: bool, hooks_file: Path, mcp_file: Path,
     return [FileEdit(hooks_file, add[0]), FileEdit(mcp_file, add[1], new_mode=0o600)]
 
 
-def remove_hooks(text: str | None, path: Path, host: str, restore: Restore | None = None) -> Planned:
+def remove_hooks(
+    text: str | None, path: Path, host: str, restore: Restore | None = None
+) -> Planned:
     """Uninstall from a host's JSON hooks file: memvet's hooks out, and what `restore` puts
     back (the host's own settings memvet changed); the file goes when setup created it."""
     if text is None:

@@ -102,7 +102,9 @@ class JsonText:
 
     def replace(self, path: Path, value: Any) -> None:
         start, end = self._locate(path)
-        compact = self.minified or ("\n" not in self.text[start:end] and _is_full(self.text[start:end]))
+        compact = self.minified or (
+            "\n" not in self.text[start:end] and _is_full(self.text[start:end])
+        )
         rendered = self._render(value, self._line_indent(start), compact)
         self.text = self.text[:start] + rendered + self.text[end:]
         parent = self.get(path[:-1])

@@ -41,8 +41,9 @@ def render_plist(argv: list[str], env: dict[str, str], logs: Path) -> bytes:
     return plistlib.dumps(agent, sort_keys=False)
 
 
-def domain(uid: int | None = None, env: dict[str, str] | None = None,
-           console_uid: int | None = None) -> str:
+def domain(
+    uid: int | None = None, env: dict[str, str] | None = None, console_uid: int | None = None
+) -> str:
     """`gui/<uid>` normally; `user/<uid>` over SSH when someone else owns the console."""
     uid = os.getuid() if uid is None else uid
     env = dict(os.environ) if env is None else env
@@ -85,8 +86,9 @@ class Launchd:
             self._put_back(previous)
             raise
         verb = "Installed" if previous is None else "Reloaded"
-        return self._result(True, cmds, [f"{verb} {self.path}; the daemon is running.",
-                                         f"Logs: {logs_dir()}"])
+        return self._result(
+            True, cmds, [f"{verb} {self.path}; the daemon is running.", f"Logs: {logs_dir()}"]
+        )
 
     def uninstall(self) -> dict[str, Any]:
         cmds = Commands(self.run)
@@ -116,8 +118,12 @@ class Launchd:
 
     def status(self) -> dict[str, Any]:
         installed = self.path.exists()
-        report = {"installed": installed, "unit_path": str(self.path), "active": None,
-                  "detail": "not installed"}
+        report = {
+            "installed": installed,
+            "unit_path": str(self.path),
+            "active": None,
+            "detail": "not installed",
+        }
         done = self.run(["launchctl", "print", self.target])
         if done.returncode == 0:
             fields = _print_fields(done.stdout or "")
@@ -130,8 +136,9 @@ class Launchd:
 
     def _require_installed(self) -> None:
         if not self.path.exists():
-            raise ServiceCommandError("the service is not installed: run `memvet service install`",
-                                      code="not_installed")
+            raise ServiceCommandError(
+                "the service is not installed: run `memvet service install`", code="not_installed"
+            )
 
     def _put_back(self, previous: str | None) -> None:
         if previous is None:
@@ -140,8 +147,12 @@ class Launchd:
             atomic_write(self.path, previous, 0o644, expect=read_text(self.path))
 
     def _result(self, changed: bool, cmds: Commands, messages: list[str]) -> dict[str, Any]:
-        return {"changed": changed, "unit_path": str(self.path), "commands": cmds.log,
-                "messages": messages}
+        return {
+            "changed": changed,
+            "unit_path": str(self.path),
+            "commands": cmds.log,
+            "messages": messages,
+        }
 
 
 def _print_fields(text: str) -> dict[str, str]:

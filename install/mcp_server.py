@@ -42,8 +42,9 @@ def writeback_enabled() -> bool:
     return isinstance(section, dict) and section.get("writeback") is True
 
 
-SCOPE_RULE = ("a cwd may only narrow the scope inside the workspace this memvet server was "
-              "started in")
+SCOPE_RULE = (
+    "a cwd may only narrow the scope inside the workspace this memvet server was started in"
+)
 
 
 def _inside(path: str, root: str) -> bool:
@@ -82,14 +83,21 @@ class _Scope:
         from mcp.shared.message import ServerMessageMetadata
 
         try:  # on this tool call's own channel: stdio has no other back-channel
-            listed = (await session.send_request(
-                types.ListRootsRequest(), types.ListRootsResult,
-                metadata=ServerMessageMetadata(related_request_id=ctx.request_id))).roots
+            listed = (
+                await session.send_request(
+                    types.ListRootsRequest(),
+                    types.ListRootsResult,
+                    metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+                )
+            ).roots
         except Exception:  # noqa: BLE001 - no back-channel (2026 protocol), or no answer: cwd
             return [self.cwd]
 
-        found = [resolve_workspace(unquote(urlparse(str(r.uri)).path)) for r in listed
-                 if str(r.uri).startswith("file://")]
+        found = [
+            resolve_workspace(unquote(urlparse(str(r.uri)).path))
+            for r in listed
+            if str(r.uri).startswith("file://")
+        ]
         return found or [self.cwd]
 
     async def workspace(self, ctx: Any, cwd: str | None) -> str:
@@ -120,15 +128,17 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
 
     scope = _Scope(cwd)
     enabled = writeback_enabled() if writeback is None else writeback
-    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
-                                open_world_hint=False)
+    read_only = ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+    )
     server = MCPServer("memvet", instructions=INSTRUCTIONS, log_level="WARNING")
 
     # Codex defers MCP tools behind its BM25 `tool_search`: the words a model searches with
     # ("remember", "memory", "conventions", "preferences") must be in the name or description.
     @server.tool(annotations=read_only)
-    async def memory_recall(query: str, ctx: Context, cwd: str | None = None,
-                            as_of: str | None = None) -> dict[str, Any]:
+    async def memory_recall(
+        query: str, ctx: Context, cwd: str | None = None, as_of: str | None = None
+    ) -> dict[str, Any]:
         """Recall what the user asked to remember: memory of this project's conventions,
         preferences, constraints, decisions and facts, each approved by the user. Ask a
         question; returns the knowledge state (VERIFIED, VERIFIED_HISTORICAL,
@@ -146,8 +156,9 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
             raise _tool_error(exc) from None
 
     @server.tool(annotations=read_only)
-    async def memory_list(ctx: Context, cwd: str | None = None, kind: str | None = None,
-                          limit: int = 50) -> dict[str, Any]:
+    async def memory_list(
+        ctx: Context, cwd: str | None = None, kind: str | None = None, limit: int = 50
+    ) -> dict[str, Any]:
         """Approved, active memories of this workspace and the user's global ones, most
         important first (operator-typed, then the user's own words, then inferred).
         cwd: a folder inside this workspace (never outside it)."""
@@ -160,10 +171,22 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
         except MemvetError as exc:
             raise _tool_error(exc) from None
         chosen = [m for m in ranked(memories) if kind is None or m.kind == kind]
-        keys = ("id", "statement", "kind", "status", "scope", "source_type", "usage_boundary",
-                "valid_from", "recorded_at")
-        shown = [m.to_json() for m in chosen[:max(0, min(limit, LIST_LIMIT))]]
-        return {"memories": rechecked([{k: doc[k] for k in keys} for doc in shown]), "total": len(chosen)}
+        keys = (
+            "id",
+            "statement",
+            "kind",
+            "status",
+            "scope",
+            "source_type",
+            "usage_boundary",
+            "valid_from",
+            "recorded_at",
+        )
+        shown = [m.to_json() for m in chosen[: max(0, min(limit, LIST_LIMIT))]]
+        return {
+            "memories": rechecked([{k: doc[k] for k in keys} for doc in shown]),
+            "total": len(chosen),
+        }
 
     @server.tool(annotations=read_only)
     async def memory_status(ctx: Context) -> dict[str, Any]:
@@ -172,16 +195,32 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
             status = scope.store().status()
         except MemvetError as exc:
             raise _tool_error(exc) from None
-        return {"memory_counts": status.memory_counts, "queue_counts": status.counts,
-                "schema_version": status.schema_version, "key_provider": status.key_provider,
-                "writeback": enabled, "workspace": await scope.workspace(ctx, None)}
+        return {
+            "memory_counts": status.memory_counts,
+            "queue_counts": status.counts,
+            "schema_version": status.schema_version,
+            "key_provider": status.key_provider,
+            "writeback": enabled,
+            "workspace": await scope.workspace(ctx, None),
+        }
 
     if enabled:
-        @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False,
-                                                 idempotent_hint=True, open_world_hint=False))
-        async def memory_propose(statement: str, ctx: Context, kind: str = "fact",
-                                 cwd: str | None = None,
-                                 global_scope: bool = False) -> dict[str, Any]:
+
+        @server.tool(
+            annotations=ToolAnnotations(
+                read_only_hint=False,
+                destructive_hint=False,
+                idempotent_hint=True,
+                open_world_hint=False,
+            )
+        )
+        async def memory_propose(
+            statement: str,
+            ctx: Context,
+            kind: str = "fact",
+            cwd: str | None = None,
+            global_scope: bool = False,
+        ) -> dict[str, Any]:
             """Suggest something worth remembering. It goes to the user's review queue as a
             model inference; it becomes a memory only if the user approves it."""
             workspace = await scope.workspace(ctx, cwd)
@@ -198,15 +237,23 @@ def _propose(scope: _Scope, statement: str, kind: str, workspace: str | None) ->
     try:
         store = scope.store(create=True)
         draft = CandidateDraft(
-            statement=statement.strip(), kind=kind, source_type="model_inference",
-            scope=Scope(user=store.user, workspace=workspace), host="mcp", confidence=0.5,
-            reasons=("proposed by an agent over MCP",))
+            statement=statement.strip(),
+            kind=kind,
+            source_type="model_inference",
+            scope=Scope(user=store.user, workspace=workspace),
+            host="mcp",
+            confidence=0.5,
+            reasons=("proposed by an agent over MCP",),
+        )
         result = store.admit(draft, actor="mcp")
     except MemvetError as exc:
         raise _tool_error(exc) from None
     status = {"queued": "pending", "merged": "pending"}.get(result.outcome, result.outcome)
-    return {"id": result.candidate_id or result.memory_id, "status": status,
-            "outcome": result.outcome}
+    return {
+        "id": result.candidate_id or result.memory_id,
+        "status": status,
+        "outcome": result.outcome,
+    }
 
 
 def _stop_on_sigint() -> None:

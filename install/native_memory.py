@@ -29,12 +29,18 @@ INDEX = "MEMORY.md"
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit")
 # A shell command that names the folder and one of these writes into it (fail closed: a read
 # that happens to match is denied too, with the reason).
-_SHELL_WRITES = re.compile(r">|\btee\b|\bmv\b|\bcp\b|\brm\b|\btouch\b|\bmkdir\b|\bsed\s+-i|\bdd\b"
-                           r"|\binstall\b|\bln\b|\btruncate\b|python|perl|node")
+_SHELL_WRITES = re.compile(
+    r">|\btee\b|\bmv\b|\bcp\b|\brm\b|\btouch\b|\bmkdir\b|\bsed\s+-i|\bdd\b"
+    r"|\binstall\b|\bln\b|\btruncate\b|python|perl|node"
+)
 _FRONT_MATTER = re.compile(r"\A---\s*\n(?P<head>.*?)\n---\s*\n?", re.S)
 # Claude Code's memory types -> memvet kinds.
-KIND_OF_TYPE = {"user": "preference", "feedback": "preference", "project": "fact",
-                "reference": "fact"}
+KIND_OF_TYPE = {
+    "user": "preference",
+    "feedback": "preference",
+    "project": "fact",
+    "reference": "fact",
+}
 MAX_STATEMENT = 1000
 
 
@@ -57,7 +63,7 @@ def in_memory_folder(path: str, cwd: str = "") -> bool:
     real = os.path.realpath(os.path.join(cwd, os.path.expanduser(path)))
     projects = os.path.join(claude_dir(), "projects") + os.sep
     if real.startswith(projects):
-        parts = real[len(projects):].split(os.sep)
+        parts = real[len(projects) :].split(os.sep)
         if len(parts) >= 3 and parts[1] == "memory":
             return True
     custom = custom_memory_dir()
@@ -68,7 +74,8 @@ def shell_writes_memory(command: str) -> bool:
     folders = [os.path.join(claude_dir(), "projects"), custom_memory_dir() or ""]
     named = any(folder and folder in command for folder in folders) and "/memory" in command
     return (named or bool(custom_memory_dir() and custom_memory_dir() in command)) and bool(
-        _SHELL_WRITES.search(command))
+        _SHELL_WRITES.search(command)
+    )
 
 
 # What a shell command writes where, when it says so plainly: a here-document into a file
@@ -77,9 +84,13 @@ _HEREDOC_HEAD = re.compile(
     r"""\A\s*(?:cat\s*>>?\s*(?P<a>\S+)\s*<<-?\s*['"]?(?P<tag>\w+)['"]?"""
     r"""|cat\s*<<-?\s*['"]?(?P<tag2>\w+)['"]?\s*>>?\s*(?P<b>\S+)"""
     r"""|tee\s+(?:-a\s+)?(?P<c>\S+)\s*(?:>\s*/dev/null\s*)?<<-?\s*['"]?(?P<tag3>\w+)['"]?"""
-    r"""(?:\s*>\s*/dev/null)?)\s*\Z""")
-_ECHO = re.compile(r"""\A\s*(?P<cmd>echo(?:\s+-[neE]+)?|printf)\s+(?P<q>['"])(?P<body>(?:(?!(?P=q)).)*)"""
-                   r"""(?P=q)\s*>>?\s*(?P<a>\S+)\s*\Z""", re.S)
+    r"""(?:\s*>\s*/dev/null)?)\s*\Z"""
+)
+_ECHO = re.compile(
+    r"""\A\s*(?P<cmd>echo(?:\s+-[neE]+)?|printf)\s+(?P<q>['"])(?P<body>(?:(?!(?P=q)).)*)"""
+    r"""(?P=q)\s*>>?\s*(?P<a>\S+)\s*\Z""",
+    re.S,
+)
 
 
 def shell_write(command: str) -> tuple[str, str] | None:
@@ -98,10 +109,10 @@ def shell_write(command: str) -> tuple[str, str] | None:
     tag = match.group("tag") or match.group("tag2") or match.group("tag3")
     lines = rest.split("\n")
     ends = [n for n, line in enumerate(lines) if line.strip() == tag]
-    if not ends or any(line.strip() for line in lines[ends[0] + 1:]):
+    if not ends or any(line.strip() for line in lines[ends[0] + 1 :]):
         return None  # an unterminated document, or more commands after it
     target = match.group("a") or match.group("b") or match.group("c")
-    return target.strip("'\""), "\n".join(lines[:ends[0]])
+    return target.strip("'\""), "\n".join(lines[: ends[0]])
 
 
 def entries(tool: str, tool_input: dict[str, Any]) -> Iterator[str]:
@@ -128,19 +139,30 @@ def parse_entry(text: str) -> tuple[str, str] | None:
                 kind = KIND_OF_TYPE.get(value.strip().lower(), "fact")
             elif key.strip() == "description":
                 description = value.strip()
-        text = text[match.end():]
-    body = " ".join(line.strip().lstrip("-*# ").strip() for line in text.splitlines() if line.strip())
+        text = text[match.end() :]
+    body = " ".join(
+        line.strip().lstrip("-*# ").strip() for line in text.splitlines() if line.strip()
+    )
     statement = (body or description).strip()[:MAX_STATEMENT]
     return (statement, kind) if statement else None
 
 
 def deny(reason: str = DENY_REASON) -> dict[str, Any]:
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                   "permissionDecisionReason": reason}}
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }
+    }
 
 
-def queue(statements: list[tuple[str, str]], payload: dict[str, Any], path: str,
-          actor: str = "claude-code auto memory") -> list[str]:
+def queue(
+    statements: list[tuple[str, str]],
+    payload: dict[str, Any],
+    path: str,
+    actor: str = "claude-code auto memory",
+) -> list[str]:
     """Admit each entry as a pending model_inference candidate; the ids (or outcomes)."""
     from datetime import UTC, datetime
 
@@ -152,15 +174,32 @@ def queue(statements: list[tuple[str, str]], payload: dict[str, Any], path: str,
     agent = payload.get("agent_id") if isinstance(payload.get("agent_id"), str) else None
     store = open_store()
     try:
-        scope = Scope(user=store.user, workspace=resolve_workspace(cwd) if cwd else None,
-                      agent=CLAUDE_CODE, session=session)
-        drafts = [CandidateDraft(
-            statement=statement, kind=kind, source_type="model_inference", scope=scope,
-            host=CLAUDE_CODE, confidence=0.5,
-            reasons=(f"source: {SOURCE}", f"agent: {agent or 'main'}"),
-            evidence=Evidence(path=path, line=0, message_id=payload.get("tool_use_id"),
-                              timestamp=datetime.now(UTC), excerpt=statement[:300],
-                              session=session)) for statement, kind in statements]
+        scope = Scope(
+            user=store.user,
+            workspace=resolve_workspace(cwd) if cwd else None,
+            agent=CLAUDE_CODE,
+            session=session,
+        )
+        drafts = [
+            CandidateDraft(
+                statement=statement,
+                kind=kind,
+                source_type="model_inference",
+                scope=scope,
+                host=CLAUDE_CODE,
+                confidence=0.5,
+                reasons=(f"source: {SOURCE}", f"agent: {agent or 'main'}"),
+                evidence=Evidence(
+                    path=path,
+                    line=0,
+                    message_id=payload.get("tool_use_id"),
+                    timestamp=datetime.now(UTC),
+                    excerpt=statement[:300],
+                    session=session,
+                ),
+            )
+            for statement, kind in statements
+        ]
         results = store.admit_many(drafts, actor=actor)
     finally:
         store.close()
@@ -185,8 +224,12 @@ def pre_tool_use(raw: bytes) -> str | None:
             return None
         written = shell_write(command)
         if written is None or not in_memory_folder(written[0], cwd):
-            return json.dumps(deny("shell writes into Claude Code's memory folder are off: memvet "
-                                   "reviews memories first (use the Write tool)"))
+            return json.dumps(
+                deny(
+                    "shell writes into Claude Code's memory folder are off: memvet "
+                    "reviews memories first (use the Write tool)"
+                )
+            )
         # A plain write whose text the gate can read: the same as a Write of that file.
         tool, path = "Write", written[0]
         tool_input = {"file_path": path, "content": written[1]}
@@ -201,6 +244,10 @@ def pre_tool_use(raw: bytes) -> str | None:
         if found:
             queue(found, payload, os.path.realpath(os.path.join(cwd, path)))
     except Exception:  # noqa: BLE001 - fail closed: no memory goes unreviewed
-        return json.dumps(deny("memvet could not queue this memory for review, so it was not "
-                               "written; see `memvet doctor`"))
+        return json.dumps(
+            deny(
+                "memvet could not queue this memory for review, so it was not "
+                "written; see `memvet doctor`"
+            )
+        )
     return json.dumps(deny())

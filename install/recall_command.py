@@ -17,9 +17,13 @@ def run(args: argparse.Namespace) -> int:
 
     store = open_store(create=False)  # a question never creates a store
     try:
-        result = recall(store, args.query, workspace=resolve_workspace(args.cwd or os.getcwd()),
-                        as_of=parse_time(args.as_of),
-                        recorded_as_of=parse_time(getattr(args, "recorded_as_of", None)))
+        result = recall(
+            store,
+            args.query,
+            workspace=resolve_workspace(args.cwd or os.getcwd()),
+            as_of=parse_time(args.as_of),
+            recorded_as_of=parse_time(getattr(args, "recorded_as_of", None)),
+        )
         result = with_unreadable(store, result)  # records that failed authentication: ids
     finally:
         store.close()

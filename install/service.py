@@ -27,8 +27,10 @@ Runner = Callable[[list[str]], subprocess.CompletedProcess]
 PLATFORM_ENV = "MEMVET_SERVICE_PLATFORM"
 RUNNER_ENV = "MEMVET_SERVICE_RUNNER"
 REPLIES_ENV = "MEMVET_SERVICE_REPLIES"
-NO_MANAGER = ("no systemd user instance or launchd here: run `memvet daemon run` under "
-              "your own supervisor instead")
+NO_MANAGER = (
+    "no systemd user instance or launchd here: run `memvet daemon run` under "
+    "your own supervisor instead"
+)
 
 
 class ServiceCommandError(MemvetError):
@@ -50,7 +52,9 @@ class Commands:
             why = (done.stderr or done.stdout or "").strip() or "no output"
             raise ServiceCommandError(
                 f"`{shlex.join(argv)}` failed (exit {done.returncode}): {why}",
-                command=shlex.join(argv), returncode=done.returncode, stderr=(done.stderr or "").strip(),
+                command=shlex.join(argv),
+                returncode=done.returncode,
+                stderr=(done.stderr or "").strip(),
             )
         return done
 
@@ -93,7 +97,10 @@ def recording_runner(log: Path, replies: Path | None) -> Runner:
         for reply in canned:
             if reply["match"] in line:
                 return subprocess.CompletedProcess(
-                    argv, reply.get("returncode", 0), reply.get("stdout", ""), reply.get("stderr", "")
+                    argv,
+                    reply.get("returncode", 0),
+                    reply.get("stdout", ""),
+                    reply.get("stderr", ""),
                 )
         return subprocess.CompletedProcess(argv, 0, "", "")
 
@@ -127,8 +134,13 @@ def handle(args: argparse.Namespace) -> int:
     platform = detect_platform()
     backend = manager(platform, make_runner())
     if args.action == "status":
-        report = {"platform": platform, "installed": False, "unit_path": None, "active": None,
-                  "detail": NO_MANAGER}
+        report = {
+            "platform": platform,
+            "installed": False,
+            "unit_path": None,
+            "active": None,
+            "detail": NO_MANAGER,
+        }
         if backend is not None:
             report = {"platform": platform, **backend.status()}
         emit(args, report, lambda: _print_status(report))
@@ -144,7 +156,9 @@ def handle(args: argparse.Namespace) -> int:
 def _print_status(report: dict[str, Any]) -> None:
     state = {True: "running", False: "not running", None: "unknown"}[report["active"]]
     where = report["unit_path"] or "-"
-    print(f"service ({report['platform']}): {'installed' if report['installed'] else 'not installed'}, {state}")
+    print(
+        f"service ({report['platform']}): {'installed' if report['installed'] else 'not installed'}, {state}"
+    )
     print(f"  unit:   {where}")
     print(f"  detail: {report['detail']}")
 

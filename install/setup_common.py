@@ -31,7 +31,6 @@ _HOOK_MARKER = re.compile(
 _MODULE_FORM = ["-m", "memvet.install.launcher"]
 
 
-
 @dataclass
 class Planned:
     """A transform's answer: the new text (None: no file), notes for the person, and the JSON
@@ -136,7 +135,10 @@ def refuse_foreign(path: Path) -> None:
     raise ConfigFileError(
         f"{path}{via} {what} to another user (uid {owner}), not to you (uid {me}); memvet "
         "writes only your own files, so nothing was written. Point the link at a file you own, "
-        "or run setup as that user.", path=str(path), owner_uid=owner)
+        "or run setup as that user.",
+        path=str(path),
+        owner_uid=owner,
+    )
 
 
 def read_text(path: Path) -> str | None:
@@ -160,7 +162,9 @@ def load_json(text: str, path: Path) -> JsonText:
     except json.JSONDecodeError as exc:
         raise ConfigFileError(
             f"{path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}); left alone",
-            path=str(path), line=exc.lineno, column=exc.colno,
+            path=str(path),
+            line=exc.lineno,
+            column=exc.colno,
         ) from exc
     if not isinstance(doc.data, dict):
         raise ConfigFileError(f"{path}: not a JSON object; left alone", path=str(path))
@@ -259,4 +263,6 @@ def unified_diff(path: Path, before: str | None, after: str | None) -> str:
         fromfile=str(path) if before is not None else "/dev/null",
         tofile=str(path) if after is not None else "/dev/null",
     )
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )

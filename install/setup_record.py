@@ -28,7 +28,9 @@ def lookup(path: Path) -> SetupRecord | None:
     entry = _read_records().get(str(path))
     if not isinstance(entry, dict):
         return None
-    return SetupRecord(bool(entry.get("file")), frozenset(tuple(c) for c in entry.get("containers", [])))
+    return SetupRecord(
+        bool(entry.get("file")), frozenset(tuple(c) for c in entry.get("containers", []))
+    )
 
 
 def may_drop(record: SetupRecord | None, container: tuple[str, ...]) -> bool:
@@ -63,8 +65,14 @@ def _update_one(edit: FileEdit, uninstall: bool) -> None:
     else:
         old = records.get(key) if isinstance(records.get(key), dict) else {}
         containers = {tuple(c) for c in old.get("containers", [])} | set(edit.created)
-        records[key] = {"file": bool(old.get("file")) or edit.before is None,
-                        "containers": sorted(list(c) for c in containers)}
+        records[key] = {
+            "file": bool(old.get("file")) or edit.before is None,
+            "containers": sorted(list(c) for c in containers),
+        }
     ensure_private_dir(memvet_home())
-    atomic_write(_records_path(), json.dumps(records, indent=2) + "\n", 0o600,
-                 expect=read_text(_records_path()))
+    atomic_write(
+        _records_path(),
+        json.dumps(records, indent=2) + "\n",
+        0o600,
+        expect=read_text(_records_path()),
+    )

@@ -12,8 +12,9 @@ from memvet.store import hosts
 from memvet.store.console import emit
 
 
-def run_setup(host: str, *, dry_run: bool, uninstall: bool, fix: bool = False,
-              native_memory: str = "gate") -> dict[str, Any]:
+def run_setup(
+    host: str, *, dry_run: bool, uninstall: bool, fix: bool = False, native_memory: str = "gate"
+) -> dict[str, Any]:
     module = setup_module(host)
     options = SetupOptions(fix=fix, native_memory=native_memory)
     edits = module.edits(uninstall, options)
@@ -30,23 +31,39 @@ def run_setup(host: str, *, dry_run: bool, uninstall: bool, fix: bool = False,
     notes += module.messages(uninstall, files)
     name = hosts.host(host).display
     if not changed:
-        notes.insert(0, f"Nothing to remove: memvet is not wired into {name}." if uninstall
-                     else f"Nothing to change: memvet is already set up for {name}.")
-    return {"host": host, "changed": changed, "dry_run": dry_run, "uninstall": uninstall,
-            "files": files, "messages": notes}
+        notes.insert(
+            0,
+            f"Nothing to remove: memvet is not wired into {name}."
+            if uninstall
+            else f"Nothing to change: memvet is already set up for {name}.",
+        )
+    return {
+        "host": host,
+        "changed": changed,
+        "dry_run": dry_run,
+        "uninstall": uninstall,
+        "files": files,
+        "messages": notes,
+    }
 
 
 def handle(args: argparse.Namespace) -> int:
-    report = run_setup(args.host, dry_run=args.dry_run, uninstall=args.uninstall,
-                       fix=getattr(args, "fix", False),
-                       native_memory=getattr(args, "native_memory", "gate"))
+    report = run_setup(
+        args.host,
+        dry_run=args.dry_run,
+        uninstall=args.uninstall,
+        fix=getattr(args, "fix", False),
+        native_memory=getattr(args, "native_memory", "gate"),
+    )
     emit(args, report, lambda: _print_human(report))
     return 0
 
 
 def _print_human(report: dict[str, Any]) -> None:
     verb = "uninstall" if report["uninstall"] else "setup"
-    print(f"memvet {verb} {report['host']}{' (dry run: nothing written)' if report['dry_run'] else ''}")
+    print(
+        f"memvet {verb} {report['host']}{' (dry run: nothing written)' if report['dry_run'] else ''}"
+    )
     for entry in report["files"]:
         line = f"  {entry['action']:<9} {entry['path']}"
         if entry.get("backup"):

@@ -59,26 +59,37 @@ def _daemon() -> dict[str, Any]:
     except (OSError, ValueError, AttributeError):
         roots, skipped, by_host = [], {}, {}
     unknown = skipped.get("unknown_type", 0) if isinstance(skipped, dict) else 0
-    return {"pid": pid, "running": alive, "context_server": answering, "socket": str(sock),
-            "roots": roots if isinstance(roots, list) else [],
-            "unknown_type_lines": unknown if isinstance(unknown, int) else 0,
-            "unknown_types": _by_host_version(by_host)}
+    return {
+        "pid": pid,
+        "running": alive,
+        "context_server": answering,
+        "socket": str(sock),
+        "roots": roots if isinstance(roots, list) else [],
+        "unknown_type_lines": unknown if isinstance(unknown, int) else 0,
+        "unknown_types": _by_host_version(by_host),
+    }
 
 
 def _by_host_version(doc: Any) -> dict[str, dict[str, int]]:
     """The daemon's unknown-type line counts, {host: {host version: lines}}, shape-checked."""
     if not isinstance(doc, dict):
         return {}
-    return {str(host): {str(v): n for v, n in versions.items() if isinstance(n, int)}
-            for host, versions in doc.items() if isinstance(versions, dict)}
+    return {
+        str(host): {str(v): n for v, n in versions.items() if isinstance(n, int)}
+        for host, versions in doc.items()
+        if isinstance(versions, dict)
+    }
 
 
 def _service() -> dict[str, Any]:
     from memvet.install import launchd, systemd
 
     path = launchd.plist_path() if sys.platform == "darwin" else systemd.unit_path()
-    return {"kind": "launchd" if sys.platform == "darwin" else "systemd", "path": str(path),
-            "installed": path.exists()}
+    return {
+        "kind": "launchd" if sys.platform == "darwin" else "systemd",
+        "path": str(path),
+        "installed": path.exists(),
+    }
 
 
 def _store(integrity: str | None = None) -> dict[str, Any]:
@@ -102,14 +113,26 @@ def _store(integrity: str | None = None) -> dict[str, Any]:
     except NoStoreError:  # an empty file an older memvet left behind
         return {"exists": False, "path": str(path)}
     except MemvetError as exc:
-        return {"exists": True, "path": str(path), "available": False,
-                "error": {"code": exc.code, "message": exc.message}}
-    return {"exists": True, "path": str(path), "available": True,
-            "schema_version": status.schema_version, "key_provider": status.key_provider,
-            "queue": status.counts, "memories": status.memory_counts,
-            "files_tracked": status.files_tracked, "last_ingest_at": iso(status.last_ingest_at),
-            "sweeps": status.sweeps, "shell_roots": shell_roots,
-            **({"integrity": scan} if scan is not None else {})}
+        return {
+            "exists": True,
+            "path": str(path),
+            "available": False,
+            "error": {"code": exc.code, "message": exc.message},
+        }
+    return {
+        "exists": True,
+        "path": str(path),
+        "available": True,
+        "schema_version": status.schema_version,
+        "key_provider": status.key_provider,
+        "queue": status.counts,
+        "memories": status.memory_counts,
+        "files_tracked": status.files_tracked,
+        "last_ingest_at": iso(status.last_ingest_at),
+        "sweeps": status.sweeps,
+        "shell_roots": shell_roots,
+        **({"integrity": scan} if scan is not None else {}),
+    }
 
 
 def _store_read_only(path: Path) -> dict[str, Any] | None:
@@ -133,8 +156,10 @@ def _shell_root_ids(store: Any) -> dict[str, str]:
     from memvet.store.paths import host_folder
 
     roots = {name: host_folder(name) / entry.roots[0][0] for name, entry in REGISTRY.items()}
-    return {host: (store.cipher.blind_index("log", str(path)) or "")[:12]
-            for host, path in roots.items()}
+    return {
+        host: (store.cipher.blind_index("log", str(path)) or "")[:12]
+        for host, path in roots.items()
+    }
 
 
 def _hook_log() -> dict[str, Any]:
@@ -151,8 +176,13 @@ def _hook_log() -> dict[str, Any]:
 
 
 def collect(integrity: str | None = None) -> dict[str, Any]:
-    report = {"hosts": {CLAUDE_CODE: claude_facts(), CODEX: codex_facts()}, "daemon": _daemon(),
-              "service": _service(), "store": _store(integrity), "hook": _hook_log()}
+    report = {
+        "hosts": {CLAUDE_CODE: claude_facts(), CODEX: codex_facts()},
+        "daemon": _daemon(),
+        "service": _service(),
+        "store": _store(integrity),
+        "hook": _hook_log(),
+    }
     report["checks"] = checks(report)
     report["warnings"] = [c["message"] for c in report["checks"] if c["level"] != "ok"]
     return report
@@ -172,16 +202,20 @@ def status_command(args: argparse.Namespace) -> int:
     def human() -> None:
         store = report["store"]
         if store.get("available"):
-            print(f"store      {store['path']} (schema {store['schema_version']}, key: "
-                  f"{store['key_provider']})")
+            print(
+                f"store      {store['path']} (schema {store['schema_version']}, key: "
+                f"{store['key_provider']})"
+            )
             print(f"memories   {_counts(store['memories'])}")
             print(f"queue      {_counts(store['queue'])}")
             print(f"last ingest {store['last_ingest_at'] or 'never'}")
         daemon = report["daemon"]
         state = f"running (pid {daemon['pid']})" if daemon["running"] else "not running"
         server = ", context server answering" if daemon["context_server"] else ""
-        print(f"daemon     {state}{server}; service "
-              f"{'installed' if report['service']['installed'] else 'not installed'}")
+        print(
+            f"daemon     {state}{server}; service "
+            f"{'installed' if report['service']['installed'] else 'not installed'}"
+        )
         for host, facts in report["hosts"].items():
             hooks = ", ".join(sorted(facts["hooks"])) or "no hooks"
             print(f"{host:10} {hooks}; MCP {'wired' if facts['mcp'] else 'not wired'}")

@@ -59,8 +59,12 @@ def _command_facts(argv: list[str]) -> dict[str, Any]:
     if exists and "memvet.install.launcher" in argv:
         same = os.path.realpath(found) == os.path.realpath(sys.executable)
     pinned = next((w.split("=", 1)[1] for w in argv if w.startswith("MEMVET_HOME=")), None)
-    return {"command": program, "exists": exists, "this_installation": bool(same),
-            "memvet_home": pinned}
+    return {
+        "command": program,
+        "exists": exists,
+        "this_installation": bool(same),
+        "memvet_home": pinned,
+    }
 
 
 def _hooks(doc: Any, host: str) -> dict[str, Any]:
@@ -78,15 +82,19 @@ def _hooks(doc: Any, host: str) -> dict[str, Any]:
                     try:
                         events[slug] = _command_facts(shlex.split(command))
                     except ValueError:
-                        events[slug] = {"command": None, "exists": False,
-                                        "this_installation": False, "memvet_home": None}
+                        events[slug] = {
+                            "command": None,
+                            "exists": False,
+                            "this_installation": False,
+                            "memvet_home": None,
+                        }
     return events
 
 
 def _mcp(servers: Any) -> dict[str, Any] | None:
     from memvet.install.setup_common import looks_like_memvet_command
 
-    for name, entry in (servers.items() if isinstance(servers, dict) else []):
+    for name, entry in servers.items() if isinstance(servers, dict) else []:
         if not isinstance(entry, dict):
             continue
         args = entry.get("args") if isinstance(entry.get("args"), list) else []
@@ -105,10 +113,16 @@ def claude_facts() -> dict[str, Any]:
     doc = load_json(state)
     mcp = _mcp(doc.get("mcpServers") if isinstance(doc, dict) else None)
     doc = load_json(settings)
-    return {"settings": str(settings), "state": str(state), "hooks": _hooks(doc, CLAUDE_CODE), "mcp": mcp,
-            "native_memory": _native_memory(doc),
-            "unreadable": [str(p) for p, d in ((settings, doc),) if isinstance(d, dict)
-                           and d.get("__unreadable__")]}
+    return {
+        "settings": str(settings),
+        "state": str(state),
+        "hooks": _hooks(doc, CLAUDE_CODE),
+        "mcp": mcp,
+        "native_memory": _native_memory(doc),
+        "unreadable": [
+            str(p) for p, d in ((settings, doc),) if isinstance(d, dict) and d.get("__unreadable__")
+        ],
+    }
 
 
 def _native_memory(user_settings: Any) -> dict[str, Any]:
@@ -119,15 +133,26 @@ def _native_memory(user_settings: Any) -> dict[str, Any]:
 
     hooks = user_settings.get("hooks") if isinstance(user_settings, dict) else None
     groups = hooks.get("PreToolUse") if isinstance(hooks, dict) else None
-    gated = any(is_memvet_hook(h.get("command"), CLAUDE_CODE, "pre-tool-use")
-                for g in (groups if isinstance(groups, list) else []) if isinstance(g, dict)
-                for h in (g.get("hooks") or []) if isinstance(h, dict))
+    gated = any(
+        is_memvet_hook(h.get("command"), CLAUDE_CODE, "pre-tool-use")
+        for g in (groups if isinstance(groups, list) else [])
+        if isinstance(g, dict)
+        for h in (g.get("hooks") or [])
+        if isinstance(h, dict)
+    )
     env = user_settings.get("env") if isinstance(user_settings, dict) else None
     project = Path(resolve_workspace(os.getcwd())) / ".claude"
-    enabling = [str(p) for p in (project / "settings.json", project / "settings.local.json")
-                if isinstance(d := load_json(p), dict) and d.get("autoMemoryEnabled") is True]
-    return {"gate": gated, "disabled_by_env": isinstance(env, dict) and
-            env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY") == "1", "project_enables": enabling}
+    enabling = [
+        str(p)
+        for p in (project / "settings.json", project / "settings.local.json")
+        if isinstance(d := load_json(p), dict) and d.get("autoMemoryEnabled") is True
+    ]
+    return {
+        "gate": gated,
+        "disabled_by_env": isinstance(env, dict)
+        and env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY") == "1",
+        "project_enables": enabling,
+    }
 
 
 def codex_facts() -> dict[str, Any]:
@@ -139,11 +164,16 @@ def codex_facts() -> dict[str, Any]:
     if isinstance(config, dict):
         hooks = {**_hooks(config, CODEX), **hooks}  # inline [[hooks.*]] tables count too
     features = config.get("features", {}) if isinstance(config, dict) else {}
-    disabled = isinstance(features, dict) and (features.get("hooks") is False
-                                                or features.get("codex_hooks") is False)
-    return {"hooks_file": str(codex.hooks_path()), "config": str(codex.config_path()),
-            "hooks": hooks, "hooks_disabled": disabled,
-            "rejected_root_keys": codex.rejected_root_keys(hooks_doc),
-            "trust": trust_states(hooks_doc, config, str(codex.hooks_path())),
-            "mcp": _mcp(config.get("mcp_servers") if isinstance(config, dict) else None),
-            "trust_reminder": codex.TRUST_MESSAGE if hooks else None}
+    disabled = isinstance(features, dict) and (
+        features.get("hooks") is False or features.get("codex_hooks") is False
+    )
+    return {
+        "hooks_file": str(codex.hooks_path()),
+        "config": str(codex.config_path()),
+        "hooks": hooks,
+        "hooks_disabled": disabled,
+        "rejected_root_keys": codex.rejected_root_keys(hooks_doc),
+        "trust": trust_states(hooks_doc, config, str(codex.hooks_path())),
+        "mcp": _mcp(config.get("mcp_servers") if isinstance(config, dict) else None),
+        "trust_reminder": codex.TRUST_MESSAGE if hooks else None,
+    }

@@ -94,7 +94,9 @@ class Systemd:
             except ServiceCommandError:
                 self._put_back(previous, cmds)
                 raise
-            messages.append(f"{'Updated' if previous else 'Installed'} {self.path}; the daemon is running.")
+            messages.append(
+                f"{'Updated' if previous else 'Installed'} {self.path}; the daemon is running."
+            )
         if not lingering():
             messages.append(LINGER_HINT)
         return self._result(previous != text, cmds, messages)
@@ -120,8 +122,12 @@ class Systemd:
 
     def status(self) -> dict[str, Any]:
         installed = self.path.exists()
-        report = {"installed": installed, "unit_path": str(self.path), "active": None,
-                  "detail": "not installed"}
+        report = {
+            "installed": installed,
+            "unit_path": str(self.path),
+            "active": None,
+            "detail": "not installed",
+        }
         if not installed:
             return report
         done = self.run(self._systemctl("is-active", UNIT_NAME))
@@ -136,8 +142,9 @@ class Systemd:
 
     def _simple(self, verb: str, message: str) -> dict[str, Any]:
         if not self.path.exists():
-            raise ServiceCommandError("the service is not installed: run `memvet service install`",
-                                      code="not_installed")
+            raise ServiceCommandError(
+                "the service is not installed: run `memvet service install`", code="not_installed"
+            )
         cmds = Commands(self.run)
         cmds(self._systemctl(verb, UNIT_NAME))
         return self._result(True, cmds, [message])
@@ -151,5 +158,9 @@ class Systemd:
         cmds(self._systemctl("daemon-reload"), check=False)
 
     def _result(self, changed: bool, cmds: Commands, messages: list[str]) -> dict[str, Any]:
-        return {"changed": changed, "unit_path": str(self.path), "commands": cmds.log,
-                "messages": messages}
+        return {
+            "changed": changed,
+            "unit_path": str(self.path),
+            "commands": cmds.log,
+            "messages": messages,
+        }

@@ -58,17 +58,24 @@ if TYPE_CHECKING:
 
 # Every public name is resolved on first use: the hook's fast path imports submodules of this
 # package and must not pay for building the record dataclasses or SQLModel.
-_ERRORS = ("AlreadyDecidedError ConflictError DuplicateError IllegalTransitionError IntegrityError "
-           "KeyMissingError KeyringLockedError KeyWrongError LeaseMismatchError MemvetError "
-           "NoStoreError NotFoundError ReservationHeldError SchemaMismatchError StoreUnavailableError "
-           "TombstonedError UsageError").split()
-_RECORDS = ("CANDIDATE_STATUSES EXCERPT_LIMIT KINDS MEMORY_STATUSES SOURCE_TYPES AdmissionResult "
-            "AuditEvent AuditReport Candidate CandidateDetail CandidateDraft Change Checkpoint "
-            "Edits Evidence Lease Memory Reader Scope StoreStatus Tombstone Transition iso").split()
-_LAZY = {**dict.fromkeys(_ERRORS, "memvet.store.errors"),
-         **dict.fromkeys(_RECORDS, "memvet.store.records"),
-         "Store": "memvet.store.store", "open_store": "memvet.store.store",
-         "QueueFilter": "memvet.store.candidates"}
+_ERRORS = (
+    "AlreadyDecidedError ConflictError DuplicateError IllegalTransitionError IntegrityError "
+    "KeyMissingError KeyringLockedError KeyWrongError LeaseMismatchError MemvetError "
+    "NoStoreError NotFoundError ReservationHeldError SchemaMismatchError StoreUnavailableError "
+    "TombstonedError UsageError"
+).split()
+_RECORDS = (
+    "CANDIDATE_STATUSES EXCERPT_LIMIT KINDS MEMORY_STATUSES SOURCE_TYPES AdmissionResult "
+    "AuditEvent AuditReport Candidate CandidateDetail CandidateDraft Change Checkpoint "
+    "Edits Evidence Lease Memory Reader Scope StoreStatus Tombstone Transition iso"
+).split()
+_LAZY = {
+    **dict.fromkeys(_ERRORS, "memvet.store.errors"),
+    **dict.fromkeys(_RECORDS, "memvet.store.records"),
+    "Store": "memvet.store.store",
+    "open_store": "memvet.store.store",
+    "QueueFilter": "memvet.store.candidates",
+}
 
 
 def __getattr__(name: str) -> object:
@@ -80,13 +87,47 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "CANDIDATE_STATUSES", "EXCERPT_LIMIT", "KINDS", "MEMORY_STATUSES", "SOURCE_TYPES",
-    "AdmissionResult", "AlreadyDecidedError", "AuditEvent", "AuditReport", "Candidate",
-    "CandidateDetail", "CandidateDraft", "Change", "Checkpoint", "ConflictError",
-    "DuplicateError", "Edits",
-    "Evidence", "IllegalTransitionError", "IntegrityError", "KeyMissingError",
-    "KeyWrongError", "KeyringLockedError", "Lease", "LeaseMismatchError", "Memory",
-    "MemvetError", "NoStoreError", "NotFoundError", "QueueFilter", "Reader", "ReservationHeldError",
-    "SchemaMismatchError", "Scope", "Store", "StoreStatus", "StoreUnavailableError",
-    "Tombstone", "TombstonedError", "Transition", "UsageError", "iso", "open_store",
+    "CANDIDATE_STATUSES",
+    "EXCERPT_LIMIT",
+    "KINDS",
+    "MEMORY_STATUSES",
+    "SOURCE_TYPES",
+    "AdmissionResult",
+    "AlreadyDecidedError",
+    "AuditEvent",
+    "AuditReport",
+    "Candidate",
+    "CandidateDetail",
+    "CandidateDraft",
+    "Change",
+    "Checkpoint",
+    "ConflictError",
+    "DuplicateError",
+    "Edits",
+    "Evidence",
+    "IllegalTransitionError",
+    "IntegrityError",
+    "KeyMissingError",
+    "KeyWrongError",
+    "KeyringLockedError",
+    "Lease",
+    "LeaseMismatchError",
+    "Memory",
+    "MemvetError",
+    "NoStoreError",
+    "NotFoundError",
+    "QueueFilter",
+    "Reader",
+    "ReservationHeldError",
+    "SchemaMismatchError",
+    "Scope",
+    "Store",
+    "StoreStatus",
+    "StoreUnavailableError",
+    "Tombstone",
+    "TombstonedError",
+    "Transition",
+    "UsageError",
+    "iso",
+    "open_store",
 ]

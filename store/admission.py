@@ -41,10 +41,18 @@ TOMB = TombstoneRow.__table__
 SUPERSEDE_THRESHOLD = 0.5
 CHUNK = 500  # keys per IN query: well under every database's parameter limit
 
-TOMB_COUNT = TOMB.update().where(TOMB.c.content_key == sa.bindparam("key")).values(
-    seen_again=TOMB.c.seen_again + sa.bindparam("n"), last_seen_at=sa.bindparam("now"))
-MERGE = CAND.update().where(CAND.c.id == sa.bindparam("cid")).values(
-    evidence_count=CAND.c.evidence_count + sa.bindparam("n"), updated_at=sa.bindparam("now"))
+TOMB_COUNT = (
+    TOMB.update()
+    .where(TOMB.c.content_key == sa.bindparam("key"))
+    .values(seen_again=TOMB.c.seen_again + sa.bindparam("n"), last_seen_at=sa.bindparam("now"))
+)
+MERGE = (
+    CAND.update()
+    .where(CAND.c.id == sa.bindparam("cid"))
+    .values(
+        evidence_count=CAND.c.evidence_count + sa.bindparam("n"), updated_at=sa.bindparam("now")
+    )
+)
 
 
 def validate_draft(draft: CandidateDraft) -> None:
@@ -82,22 +90,25 @@ class _Batch:
 class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
     def content_key_of(self, draft: CandidateDraft) -> str:
         # The agent part is the memory's agent restriction; memories apply to every agent in v1.
-        return self.cipher.content_key(draft.scope.user, draft.scope.workspace, None, draft.kind,
-                                       draft.statement)
+        return self.cipher.content_key(
+            draft.scope.user, draft.scope.workspace, None, draft.kind, draft.statement
+        )
 
     def admit(self, draft: CandidateDraft, *, actor: str = "daemon") -> AdmissionResult:
         """Admit one draft on its own (what `memvet propose` and MCP's memory_propose use)."""
         return self.admit_many([draft], actor=actor)[0]
 
-    def admit_many(self, drafts: list[CandidateDraft], *,
-                   actor: str = "import") -> list[AdmissionResult]:
+    def admit_many(
+        self, drafts: list[CandidateDraft], *, actor: str = "import"
+    ) -> list[AdmissionResult]:
         """Admit drafts in one transaction, with the same rules as `admit`."""
         drafts = [admissible(d) for d in drafts]
         with self._write() as conn:
             return self._admit_batch(conn, drafts, actor)
 
-    def ingest(self, checkpoint: Checkpoint, drafts: list[CandidateDraft], *,
-               actor: str = "daemon") -> list[AdmissionResult]:
+    def ingest(
+        self, checkpoint: Checkpoint, drafts: list[CandidateDraft], *, actor: str = "daemon"
+    ) -> list[AdmissionResult]:
         """Admit a batch read from one file and advance its checkpoint, all in one transaction.
         A draft that cannot be stored is `dropped` (its result says so), never a failed batch:
         the checkpoint still passes its line."""
@@ -111,24 +122,37 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
         with self._write() as conn:
             admitted = iter(self._admit_batch(conn, ready, actor, near=True))
             self._save_checkpoint(conn, checkpoint)  # type: ignore[attr-defined]
-        return [AdmissionResult("dropped") if i in dropped else next(admitted)
-                for i in range(len(drafts))]
+        return [
+            AdmissionResult("dropped") if i in dropped else next(admitted)
+            for i in range(len(drafts))
+        ]
 
     def _existing(self, conn: Connection, keys: list[str]) -> tuple[dict, dict]:
         pending, known = {}, {}
         for i in range(0, len(keys), CHUNK):
-            part = keys[i:i + CHUNK]
-            pending |= {r.content_key: r.id for r in conn.execute(
-                sa.select(CAND.c.content_key, CAND.c.id).where(
-                    CAND.c.content_key.in_(part),
-                    CAND.c.status.in_(("pending", "reserved", "stale"))))}
-            known |= {r.content_key: r.id for r in conn.execute(
-                sa.select(MEM.c.content_key, MEM.c.id).where(
-                    MEM.c.content_key.in_(part), MEM.c.status.in_(("active", "disputed"))))}
+            part = keys[i : i + CHUNK]
+            pending |= {
+                r.content_key: r.id
+                for r in conn.execute(
+                    sa.select(CAND.c.content_key, CAND.c.id).where(
+                        CAND.c.content_key.in_(part),
+                        CAND.c.status.in_(("pending", "reserved", "stale")),
+                    )
+                )
+            }
+            known |= {
+                r.content_key: r.id
+                for r in conn.execute(
+                    sa.select(MEM.c.content_key, MEM.c.id).where(
+                        MEM.c.content_key.in_(part), MEM.c.status.in_(("active", "disputed"))
+                    )
+                )
+            }
         return pending, known
 
-    def _admit_batch(self, conn: Connection, drafts: list[CandidateDraft],
-                     actor: str, *, near: bool = False) -> list[AdmissionResult]:
+    def _admit_batch(
+        self, conn: Connection, drafts: list[CandidateDraft], actor: str, *, near: bool = False
+    ) -> list[AdmissionResult]:
         """`near`: a restatement of a pending candidate merges into it (the daemon's sessions;
         what an operator types or imports is queued as typed)."""
         if not drafts:
@@ -137,7 +161,9 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
         # Tombstones by statement, whatever the kind, at this scope or a wider or narrower one.
         tombs = self.tombstone_hits(conn, [(d.scope, d.statement) for d in drafts])
         pending, known = self._existing(conn, sorted(set(keys)))
-        idents = [identity_key(self.cipher, d.evidence, k) for d, k in zip(drafts, keys, strict=True)]
+        idents = [
+            identity_key(self.cipher, d.evidence, k) for d, k in zip(drafts, keys, strict=True)
+        ]
         held = held_identities(conn, [i for i in idents if i is not None])
         now, batch, results = self.now(), _Batch(), []
         fresh: set[str] = set()  # candidates queued by this batch (written at its end)
@@ -150,7 +176,9 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
             if tomb is not None:
                 hit = tomb.content_key
                 batch.tomb_hits[hit] = batch.tomb_hits.get(hit, 0) + 1
-                batch.events.append((now, actor, "admission.tombstoned", "tombstone", hit[:16], None))
+                batch.events.append(
+                    (now, actor, "admission.tombstoned", "tombstone", hit[:16], None)
+                )
                 results.append(AdmissionResult("tombstoned", content_key=key, tombstone=hit))
             elif key in pending:
                 cid = pending[key]
@@ -174,45 +202,76 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
                 if near:
                     fresh.add(cid)
                     self.remember_pending(cid, draft)
-                batch.events.append((now, actor, "candidate.queued", "candidate", cid,
-                                     draft.statement))
+                batch.events.append(
+                    (now, actor, "candidate.queued", "candidate", cid, draft.statement)
+                )
                 results.append(AdmissionResult("queued", candidate_id=cid, content_key=key))
         self._write_batch(conn, batch, now)
         return results
 
-    def _candidate_row(self, conn: Connection, batch: _Batch, draft: CandidateDraft, key: str,
-                       now) -> str:  # noqa: ANN001
+    def _candidate_row(
+        self, conn: Connection, batch: _Batch, draft: CandidateDraft, key: str, now
+    ) -> str:  # noqa: ANN001
         cid = self._new_id("c_")
-        supersedes = self._find_superseded(conn, draft) if draft.supersedes_hint is not None else None
+        supersedes = (
+            self._find_superseded(conn, draft) if draft.supersedes_hint is not None else None
+        )
         c = self.cipher
         values = dict(
-            id=cid, status="pending", kind=draft.kind, source_type=draft.source_type,
-            host=draft.host, content_key=key, polarity=draft.polarity,
-            confidence=draft.confidence, importance=draft.importance, evidence_count=1,
-            created_at=now, updated_at=now, supersedes_id=supersedes,
+            id=cid,
+            status="pending",
+            kind=draft.kind,
+            source_type=draft.source_type,
+            host=draft.host,
+            content_key=key,
+            polarity=draft.polarity,
+            confidence=draft.confidence,
+            importance=draft.importance,
+            evidence_count=1,
+            created_at=now,
+            updated_at=now,
+            supersedes_id=supersedes,
             statement_ct=c.encrypt("candidates", "statement", cid, draft.statement),
             reasons_ct=c.encrypt("candidates", "reasons", cid, json.dumps(list(draft.reasons))),
             usage_boundary_ct=c.encrypt("candidates", "usage_boundary", cid, draft.usage_boundary),
             **self._scope_columns("candidates", cid, draft.scope),
-            **self._subject_columns("candidates", cid, derive_subject(draft.statement, draft.kind),
-                                    draft.scope.workspace, draft.scope.user))
+            **self._subject_columns(
+                "candidates",
+                cid,
+                derive_subject(draft.statement, draft.kind),
+                draft.scope.workspace,
+                draft.scope.user,
+            ),
+        )
         batch.candidates.append({**values, "row_mac": seal(c, "candidates", values)})
-        self._evidence_row(batch, cid, draft.evidence, now,
-                           identity_key(c, draft.evidence, key))
+        self._evidence_row(batch, cid, draft.evidence, now, identity_key(c, draft.evidence, key))
         return cid
 
-    def _evidence_row(self, batch: _Batch, candidate_id: str, ev: Evidence | None, now,  # noqa: ANN001
-                      identity: str | None) -> None:
+    def _evidence_row(
+        self,
+        batch: _Batch,
+        candidate_id: str,
+        ev: Evidence | None,
+        now,  # noqa: ANN001
+        identity: str | None,
+    ) -> None:
         if ev is None:
             return
         c, rid = self.cipher, "e_" + secrets.token_hex(8)
-        batch.evidence.append({
-            "id": rid, "candidate_id": candidate_id, "line": ev.line, "timestamp": ev.timestamp,
-            "identity_key": identity,
-            "created_at": now, "path_ct": c.encrypt("evidence", "path", rid, ev.path),
-            "message_id_ct": c.encrypt("evidence", "message_id", rid, ev.message_id),
-            "session_ct": c.encrypt("evidence", "session", rid, ev.session),
-            "excerpt_ct": c.encrypt("evidence", "excerpt", rid, ev.excerpt[:EXCERPT_LIMIT])})
+        batch.evidence.append(
+            {
+                "id": rid,
+                "candidate_id": candidate_id,
+                "line": ev.line,
+                "timestamp": ev.timestamp,
+                "identity_key": identity,
+                "created_at": now,
+                "path_ct": c.encrypt("evidence", "path", rid, ev.path),
+                "message_id_ct": c.encrypt("evidence", "message_id", rid, ev.message_id),
+                "session_ct": c.encrypt("evidence", "session", rid, ev.session),
+                "excerpt_ct": c.encrypt("evidence", "excerpt", rid, ev.excerpt[:EXCERPT_LIMIT]),
+            }
+        )
 
     def _write_batch(self, conn: Connection, batch: _Batch, now) -> None:  # noqa: ANN001
         if batch.candidates:
@@ -222,8 +281,9 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
         if batch.merges:
             conn.execute(MERGE, [{"cid": k, "n": n, "now": now} for k, n in batch.merges.items()])
         if batch.tomb_hits:
-            conn.execute(TOMB_COUNT, [{"key": k, "n": n, "now": now}
-                                      for k, n in batch.tomb_hits.items()])
+            conn.execute(
+                TOMB_COUNT, [{"key": k, "n": n, "now": now} for k, n in batch.tomb_hits.items()]
+            )
         append_events(conn, self.cipher, batch.events)
 
     def _find_superseded(self, conn: Connection, draft: CandidateDraft) -> str | None:
@@ -231,8 +291,9 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
         reader = self.reader_for(draft.scope.workspace)
         words = content_words(draft.supersedes_hint or draft.statement)
         scored = []
-        rows = conn.execute(sa.select(MEM).where(
-            MEM.c.status == "active", self.scope_clause(MEM, reader)))
+        rows = conn.execute(
+            sa.select(MEM).where(MEM.c.status == "active", self.scope_clause(MEM, reader))
+        )
         for row in rows:
             try:
                 check_seal(self.cipher, "memories", row)

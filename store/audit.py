@@ -30,17 +30,36 @@ HEAD = sa.select(T.c.seq, T.c.hash).order_by(T.c.seq.desc()).limit(1)
 HEAD_KEY = "audit_head"
 GONE = "-"  # state_mac of an entity that no longer exists on purpose (a migration merged it)
 # entity type -> (table, id column, how many characters of the id an event names)
-ENTITIES = {"memory": (MemoryRow.__table__, "id", None),
-            "candidate": (CandidateRow.__table__, "id", None),
-            "tombstone": (TombstoneRow.__table__, "content_key", 16)}
+ENTITIES = {
+    "memory": (MemoryRow.__table__, "id", None),
+    "candidate": (CandidateRow.__table__, "id", None),
+    "tombstone": (TombstoneRow.__table__, "content_key", 16),
+}
 CHUNK = 500
 
 
-def _digest(key: bytes, seq: int, at: datetime, actor: str, action: str, entity_type: str,
-            entity_id: str, preview_ct: bytes | None, prev_hash: str,
-            state_mac: str | None = None) -> str:
-    fields = [seq, iso(at), actor, action, entity_type, entity_id,
-              (bytes(preview_ct).hex() if preview_ct else None), prev_hash]
+def _digest(
+    key: bytes,
+    seq: int,
+    at: datetime,
+    actor: str,
+    action: str,
+    entity_type: str,
+    entity_id: str,
+    preview_ct: bytes | None,
+    prev_hash: str,
+    state_mac: str | None = None,
+) -> str:
+    fields = [
+        seq,
+        iso(at),
+        actor,
+        action,
+        entity_type,
+        entity_id,
+        (bytes(preview_ct).hex() if preview_ct else None),
+        prev_hash,
+    ]
     if state_mac is not None:  # events written before state_mac existed keep their hash
         fields.append(state_mac)
     body = json.dumps(fields, separators=(",", ":"))
@@ -68,7 +87,7 @@ def _states(conn: Connection, events: list[tuple]) -> dict[tuple[str, str], str]
         table, id_name, cut = ENTITIES[entity_type]
         column, names = table.c[id_name], sorted(names)
         for i in range(0, len(names), CHUNK):
-            part = names[i:i + CHUNK]
+            part = names[i : i + CHUNK]
             if cut:  # a prefix: a range on the key's index per name
                 where = sa.or_(*(sa.and_(column >= n, column < n + "g") for n in part))
             else:
@@ -79,14 +98,27 @@ def _states(conn: Connection, events: list[tuple]) -> dict[tuple[str, str], str]
     return found
 
 
-def append_event(conn: Connection, cipher: FieldCipher, *, at: datetime, actor: str, action: str,
-                 entity_type: str, entity_id: str, preview: str | None = None) -> int:
+def append_event(
+    conn: Connection,
+    cipher: FieldCipher,
+    *,
+    at: datetime,
+    actor: str,
+    action: str,
+    entity_type: str,
+    entity_id: str,
+    preview: str | None = None,
+) -> int:
     """Append one event. Callers hold the write lock (BEGIN IMMEDIATE), so the head is stable."""
     return append_events(conn, cipher, [(at, actor, action, entity_type, entity_id, preview)])
 
 
-def append_events(conn: Connection, cipher: FieldCipher, events: list[tuple],
-                  gone: frozenset[tuple[str, str]] = frozenset()) -> int:
+def append_events(
+    conn: Connection,
+    cipher: FieldCipher,
+    events: list[tuple],
+    gone: frozenset[tuple[str, str]] = frozenset(),
+) -> int:
     """Append events (at, actor, action, entity_type, entity_id, preview) in order, chaining
     each to the one before, each with its entity's row MAC as it is now (call after the change);
     `gone`: (entity_type, entity_id) pairs recorded as removed on purpose. Returns the last
@@ -100,12 +132,32 @@ def append_events(conn: Connection, cipher: FieldCipher, events: list[tuple],
         short = None if preview is None else preview[:PREVIEW_LIMIT]
         preview_ct = cipher.encrypt("audit_events", "preview", str(seq), short)
         state = GONE if (entity_type, entity_id) in gone else states.get((entity_type, entity_id))
-        digest = _digest(cipher.audit_key, seq, at, actor[:200], action, entity_type, entity_id,
-                         preview_ct, prev, state)
-        rows.append({"seq": seq, "at": at, "actor": actor[:200], "action": action,
-                     "entity_type": entity_type, "entity_id": entity_id,
-                     "preview_ct": preview_ct, "prev_hash": prev, "hash": digest,
-                     "state_mac": state})
+        digest = _digest(
+            cipher.audit_key,
+            seq,
+            at,
+            actor[:200],
+            action,
+            entity_type,
+            entity_id,
+            preview_ct,
+            prev,
+            state,
+        )
+        rows.append(
+            {
+                "seq": seq,
+                "at": at,
+                "actor": actor[:200],
+                "action": action,
+                "entity_type": entity_type,
+                "entity_id": entity_id,
+                "preview_ct": preview_ct,
+                "prev_hash": prev,
+                "hash": digest,
+                "state_mac": state,
+            }
+        )
         prev = digest
     if rows:
         conn.execute(T.insert(), rows)
@@ -126,14 +178,20 @@ def anchor_head(conn: Connection, cipher: FieldCipher) -> None:
         write_head(conn, cipher, head.seq, head.hash)
 
 
-def _check_head(conn: Connection, cipher: FieldCipher, count: int, last_seq: int,
-                last_hash: str) -> AuditReport | None:
+def _check_head(
+    conn: Connection, cipher: FieldCipher, count: int, last_seq: int, last_hash: str
+) -> AuditReport | None:
     value = conn.execute(sa.select(META.c.value).where(META.c.key == HEAD_KEY)).scalar()
     if value is None:
         if count == 0:
             return None
-        return AuditReport(False, count, None, "the record of the chain's head is missing from "
-                           "store_meta: events may have been deleted from the end")
+        return AuditReport(
+            False,
+            count,
+            None,
+            "the record of the chain's head is missing from "
+            "store_meta: events may have been deleted from the end",
+        )
     try:
         seq_text, digest, mac = value.split(":")
         seq = int(seq_text)
@@ -142,16 +200,27 @@ def _check_head(conn: Connection, cipher: FieldCipher, count: int, last_seq: int
     if not hmac.compare_digest(mac, _head_mac(cipher.audit_key, seq, digest)):
         return AuditReport(False, count, None, "the record of the chain's head was edited")
     if seq > last_seq:
-        return AuditReport(False, count, last_seq + 1, f"events {last_seq + 1} to {seq} were "
-                           "deleted from the end of the chain")
+        return AuditReport(
+            False,
+            count,
+            last_seq + 1,
+            f"events {last_seq + 1} to {seq} were deleted from the end of the chain",
+        )
     if seq < last_seq or digest != last_hash:
-        return AuditReport(False, count, seq + 1, f"event {seq + 1} onwards were written "
-                           "without updating the chain's head")
+        return AuditReport(
+            False,
+            count,
+            seq + 1,
+            f"event {seq + 1} onwards were written without updating the chain's head",
+        )
     return None
 
 
-def verify_chain(conn: Connection, cipher: FieldCipher,
-                 states: dict[tuple[str, str], tuple[int, str]] | None = None) -> AuditReport:
+def verify_chain(
+    conn: Connection,
+    cipher: FieldCipher,
+    states: dict[tuple[str, str], tuple[int, str]] | None = None,
+) -> AuditReport:
     """Walk the chain in order; name the first event that was edited, deleted or reordered,
     then check the head. `states`, if given, is filled with each entity's last recorded
     (seq, state_mac)."""
@@ -159,33 +228,71 @@ def verify_chain(conn: Connection, cipher: FieldCipher,
     for row in conn.execute(sa.select(T).order_by(T.c.seq)):
         count += 1
         if row.seq != expected_seq:
-            return AuditReport(False, count, expected_seq,
-                               f"event {expected_seq} is missing (next found is {row.seq})")
+            return AuditReport(
+                False,
+                count,
+                expected_seq,
+                f"event {expected_seq} is missing (next found is {row.seq})",
+            )
         if row.prev_hash != expected_prev:
-            return AuditReport(False, count, row.seq,
-                               f"event {row.seq} does not follow event {row.seq - 1} (reordered or replaced)")
-        digest = _digest(cipher.audit_key, row.seq, row.at, row.actor, row.action,
-                         row.entity_type, row.entity_id, row.preview_ct, row.prev_hash,
-                         row.state_mac)
+            return AuditReport(
+                False,
+                count,
+                row.seq,
+                f"event {row.seq} does not follow event {row.seq - 1} (reordered or replaced)",
+            )
+        digest = _digest(
+            cipher.audit_key,
+            row.seq,
+            row.at,
+            row.actor,
+            row.action,
+            row.entity_type,
+            row.entity_id,
+            row.preview_ct,
+            row.prev_hash,
+            row.state_mac,
+        )
         if not hmac.compare_digest(digest, row.hash):
-            return AuditReport(False, count, row.seq, f"event {row.seq} was edited after it was written")
+            return AuditReport(
+                False, count, row.seq, f"event {row.seq} was edited after it was written"
+            )
         if states is not None and row.state_mac is not None:
             states[(row.entity_type, row.entity_id)] = (row.seq, row.state_mac)
         expected_prev, expected_seq = row.hash, row.seq + 1
     return _check_head(conn, cipher, count, expected_seq - 1, expected_prev) or AuditReport(
-        True, count)
+        True, count
+    )
 
 
 def recent_events(conn: Connection, cipher: FieldCipher, limit: int = 100) -> list[AuditEvent]:
     rows = conn.execute(sa.select(T).order_by(T.c.seq.desc()).limit(limit)).all()
-    return [AuditEvent(r.seq, r.at, r.actor, r.action, r.entity_type, r.entity_id,
-                       cipher.decrypt("audit_events", "preview", str(r.seq), r.preview_ct))
-            for r in rows]
+    return [
+        AuditEvent(
+            r.seq,
+            r.at,
+            r.actor,
+            r.action,
+            r.entity_type,
+            r.entity_id,
+            cipher.decrypt("audit_events", "preview", str(r.seq), r.preview_ct),
+        )
+        for r in rows
+    ]
 
 
 def events_after(conn: Connection, cipher: FieldCipher, seq: int, limit: int) -> list[AuditEvent]:
     """Events with a sequence number above `seq`, oldest first: a change feed for live views."""
     rows = conn.execute(sa.select(T).where(T.c.seq > seq).order_by(T.c.seq).limit(limit)).all()
-    return [AuditEvent(r.seq, r.at, r.actor, r.action, r.entity_type, r.entity_id,
-                       cipher.decrypt("audit_events", "preview", str(r.seq), r.preview_ct))
-            for r in rows]
+    return [
+        AuditEvent(
+            r.seq,
+            r.at,
+            r.actor,
+            r.action,
+            r.entity_type,
+            r.entity_id,
+            cipher.decrypt("audit_events", "preview", str(r.seq), r.preview_ct),
+        )
+        for r in rows
+    ]

@@ -25,12 +25,21 @@ from memvet.store.slots import derive_subject
 
 TRANS = MemoryTransitionRow.__table__
 CHUNK = 5000  # drafts admitted and written per slice of one import's transaction
-IMPORT_CACHE_KIB = 65536  # SQLite page cache while importing: a dozen indexes per row miss the 2 MB default
-FLIP = CAND.update().where(CAND.c.id == sa.bindparam("cid"), CAND.c.status == "pending").values(
-    status="committed", memory_id=sa.bindparam("mid"), decided_by=sa.bindparam("actor"),
-    decided_at=sa.bindparam("now"), updated_at=sa.bindparam("now"), row_mac=sa.bindparam("mac"))
-
-
+IMPORT_CACHE_KIB = (
+    65536  # SQLite page cache while importing: a dozen indexes per row miss the 2 MB default
+)
+FLIP = (
+    CAND.update()
+    .where(CAND.c.id == sa.bindparam("cid"), CAND.c.status == "pending")
+    .values(
+        status="committed",
+        memory_id=sa.bindparam("mid"),
+        decided_by=sa.bindparam("actor"),
+        decided_at=sa.bindparam("now"),
+        updated_at=sa.bindparam("now"),
+        row_mac=sa.bindparam("mac"),
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -82,8 +91,9 @@ class BulkMixin(StoreCore):
         """import_batch, returning only the new memory ids."""
         return [o.memory_id for o in self.import_batch(drafts, actor=actor) if o.memory_id]
 
-    def import_batch(self, drafts: list[CandidateDraft], *, actor: str,
-                     note: str = "import") -> list[ImportOutcome]:
+    def import_batch(
+        self, drafts: list[CandidateDraft], *, actor: str, note: str = "import"
+    ) -> list[ImportOutcome]:
         """Each draft is admitted and approved by `actor` (pending → reserved → committed, in one
         transaction, as one operator decision). Drafts that hit a tombstone, a pending duplicate
         or an active memory are skipped (their outcome says which). A draft the gate refuses
@@ -97,57 +107,101 @@ class BulkMixin(StoreCore):
         now, outcomes = self.now(), []
         with self._write() as conn, _page_cache(conn):  # one transaction: all or nothing
             for first in range(0, len(drafts), CHUNK):
-                outcomes += self._import_chunk(conn, drafts[first:first + CHUNK], actor, now)
-                reindex_stale(conn, self.cipher)  # each slice's postings, with the cache still large
-            counts = {o: sum(x.outcome == o for x in outcomes)
-                      for o in ("imported", "tombstoned", "duplicate", "known")}
-            append_events(conn, self.cipher, [(
-                now, actor, "memories.imported", "import", f"{note}:{now:%Y%m%dT%H%M%S}",
-                " ".join(f"{k}={v}" for k, v in counts.items()))])
+                outcomes += self._import_chunk(conn, drafts[first : first + CHUNK], actor, now)
+                reindex_stale(
+                    conn, self.cipher
+                )  # each slice's postings, with the cache still large
+            counts = {
+                o: sum(x.outcome == o for x in outcomes)
+                for o in ("imported", "tombstoned", "duplicate", "known")
+            }
+            append_events(
+                conn,
+                self.cipher,
+                [
+                    (
+                        now,
+                        actor,
+                        "memories.imported",
+                        "import",
+                        f"{note}:{now:%Y%m%dT%H%M%S}",
+                        " ".join(f"{k}={v}" for k, v in counts.items()),
+                    )
+                ],
+            )
         return outcomes
 
-    def _import_chunk(self, conn: sa.Connection, drafts: list[CandidateDraft], actor: str,
-                      now) -> list[ImportOutcome]:  # noqa: ANN001
+    def _import_chunk(
+        self, conn: sa.Connection, drafts: list[CandidateDraft], actor: str, now
+    ) -> list[ImportOutcome]:  # noqa: ANN001
         """One slice of an import, inside its transaction (bounded memory at 100k drafts)."""
         c = self.cipher
         memories, transitions, flips, events, outcomes = [], [], [], [], []
         results = self._admit_batch(conn, drafts, actor)  # type: ignore[attr-defined]
         for draft, result in zip(drafts, results, strict=True):
             if result.outcome != "queued":
-                outcomes.append(ImportOutcome(
-                    {"merged": "duplicate"}.get(result.outcome) or result.outcome,
-                    other_id=result.candidate_id or result.memory_id))
+                outcomes.append(
+                    ImportOutcome(
+                        {"merged": "duplicate"}.get(result.outcome) or result.outcome,
+                        other_id=result.candidate_id or result.memory_id,
+                    )
+                )
                 continue
             mid = memory_id_for(result.candidate_id)
             values = dict(
-                id=mid, candidate_id=result.candidate_id, status="active", kind=draft.kind,
-                source_type=draft.source_type, host=draft.host,
-                content_key=result.content_key, polarity=draft.polarity,
-                confidence=draft.confidence, importance=draft.importance,
-                approved_by=actor[:200], valid_from=now, valid_to=None, recorded_at=now,
-                updated_at=now, supersedes_id=None,
+                id=mid,
+                candidate_id=result.candidate_id,
+                status="active",
+                kind=draft.kind,
+                source_type=draft.source_type,
+                host=draft.host,
+                content_key=result.content_key,
+                polarity=draft.polarity,
+                confidence=draft.confidence,
+                importance=draft.importance,
+                approved_by=actor[:200],
+                valid_from=now,
+                valid_to=None,
+                recorded_at=now,
+                updated_at=now,
+                supersedes_id=None,
                 statement_ct=c.encrypt("memories", "statement", mid, draft.statement),
-                usage_boundary_ct=c.encrypt("memories", "usage_boundary", mid,
-                                            draft.usage_boundary),
+                usage_boundary_ct=c.encrypt(
+                    "memories", "usage_boundary", mid, draft.usage_boundary
+                ),
                 **self._scope_columns("memories", mid, draft.scope),
-                **self._subject_columns("memories", mid, derive_subject(
-                    draft.statement, draft.kind), draft.scope.workspace, draft.scope.user))
+                **self._subject_columns(
+                    "memories",
+                    mid,
+                    derive_subject(draft.statement, draft.kind),
+                    draft.scope.workspace,
+                    draft.scope.user,
+                ),
+            )
             memories.append({**values, "row_mac": seal(c, "memories", values)})
-            transitions.append(dict(memory_id=mid, from_status=None, to_status="active",
-                                    valid_to_before=None, valid_to_after=None,
-                                    actor=actor[:200], reason="imported",
-                                    txn_id=f"commit:{result.candidate_id}", at=now))
-            flips.append({"cid": result.candidate_id, "mid": mid, "actor": actor[:200],
-                          "now": now})
+            transitions.append(
+                dict(
+                    memory_id=mid,
+                    from_status=None,
+                    to_status="active",
+                    valid_to_before=None,
+                    valid_to_after=None,
+                    actor=actor[:200],
+                    reason="imported",
+                    txn_id=f"commit:{result.candidate_id}",
+                    at=now,
+                )
+            )
+            flips.append({"cid": result.candidate_id, "mid": mid, "actor": actor[:200], "now": now})
             events.append((now, actor, "memory.imported", "memory", mid, draft.statement))
-            events.append((now, actor, "candidate.committed", "candidate",
-                           result.candidate_id, None))
+            events.append(
+                (now, actor, "candidate.committed", "candidate", result.candidate_id, None)
+            )
             outcomes.append(ImportOutcome("imported", memory_id=mid))
         if memories:
             conn.execute(MEM.insert(), memories)
             conn.execute(TRANS.insert(), transitions)
-            macs = resealed_many(conn, c, CAND, [f["cid"] for f in flips],
-                                 {"status": "committed"})
+            macs = resealed_many(conn, c, CAND, [f["cid"] for f in flips], {"status": "committed"})
             conn.execute(FLIP, [{**f, "mac": macs[f["cid"]]} for f in flips])
         append_events(conn, c, events)
         return outcomes

@@ -78,8 +78,9 @@ def lock_holder(db_path: Path, locks_text: str | None = None) -> tuple[int | Non
         except OSError:
             locks_text = ""
     shm = db_path.with_name(db_path.name + "-shm")
-    pids = (_exclusive_lockers(locks_text, _file_id(shm), byte=WAL_WRITE_LOCK)
-            or _exclusive_lockers(locks_text, _file_id(db_path), byte=None))
+    pids = _exclusive_lockers(locks_text, _file_id(shm), byte=WAL_WRITE_LOCK) or _exclusive_lockers(
+        locks_text, _file_id(db_path), byte=None
+    )
     daemon = _daemon_pid(db_path.parent)
     if pids:
         pid = pids[0]
@@ -105,4 +106,6 @@ def busy_error(db_path: Path, timeout_s: float, locks_text: str | None = None) -
         held = f"held by pid {pid}" + (f", {what}" if what else "")
     return StoreBusyError(
         f"the store is busy ({held}) for longer than {timeout_s:g} s; nothing was changed. "
-        "Try again in a moment, or stop that process if it is stuck", holder_pid=pid)
+        "Try again in a moment, or stop that process if it is stuck",
+        holder_pid=pid,
+    )

@@ -29,8 +29,12 @@ class QueueFilter:
 
 # Orders the queue can be listed in, besides creation time. Keyset paging on these takes
 # `after=(value, created_at, id)`; host sorts with NULL as "".
-SORT_COLUMNS = {"confidence": CAND.c.confidence, "evidence": CAND.c.evidence_count,
-                "kind": CAND.c.kind, "host": sa.func.coalesce(CAND.c.host, "")}
+SORT_COLUMNS = {
+    "confidence": CAND.c.confidence,
+    "evidence": CAND.c.evidence_count,
+    "kind": CAND.c.kind,
+    "host": sa.func.coalesce(CAND.c.host, ""),
+}
 
 
 class CandidateReadMixin(StoreCore):
@@ -45,14 +49,21 @@ class CandidateReadMixin(StoreCore):
         if flt.global_only:
             clauses.append(CAND.c.workspace_bidx.is_(None))
         elif flt.workspace is not None:
-            clauses.append(CAND.c.workspace_bidx == self.cipher.blind_index("workspace",
-                                                                            flt.workspace))
+            clauses.append(
+                CAND.c.workspace_bidx == self.cipher.blind_index("workspace", flt.workspace)
+            )
         return clauses
 
-    def list_candidates(self, reader: Reader, flt: QueueFilter | None = None, *,
-                        limit: int | None = 500,
-                        after: tuple[datetime, str] | tuple[object, datetime, str] | None = None,
-                        newest_first: bool = False, sort: str = "created") -> list[Candidate]:
+    def list_candidates(
+        self,
+        reader: Reader,
+        flt: QueueFilter | None = None,
+        *,
+        limit: int | None = 500,
+        after: tuple[datetime, str] | tuple[object, datetime, str] | None = None,
+        newest_first: bool = False,
+        sort: str = "created",
+    ) -> list[Candidate]:
         """One page of the queue. `after` is the (created_at, id) of the last row of the previous
         page: keyset paging, so page 200 costs what page 1 costs. With `sort` set to one of
         SORT_COLUMNS, `after` is (value, created_at, id) and ties fall back to creation order."""
@@ -62,21 +73,33 @@ class CandidateReadMixin(StoreCore):
             column = SORT_COLUMNS[sort]
             key = sa.tuple_(column, CAND.c.created_at, CAND.c.id)
             if after is not None:
-                query = query.where(key < sa.tuple_(*after) if newest_first
-                                    else key > sa.tuple_(*after))
+                query = query.where(
+                    key < sa.tuple_(*after) if newest_first else key > sa.tuple_(*after)
+                )
             order = [column, CAND.c.created_at, CAND.c.id]
             query = query.order_by(*(c.desc() for c in order) if newest_first else order)
         else:
             if after is not None:
                 at, cid = after[0], after[1]  # (created_at, id) without a sort column
                 if newest_first:
-                    query = query.where(sa.or_(CAND.c.created_at < at,
-                                               sa.and_(CAND.c.created_at == at, CAND.c.id < cid)))
+                    query = query.where(
+                        sa.or_(
+                            CAND.c.created_at < at,
+                            sa.and_(CAND.c.created_at == at, CAND.c.id < cid),
+                        )
+                    )
                 else:
-                    query = query.where(sa.or_(CAND.c.created_at > at,
-                                               sa.and_(CAND.c.created_at == at, CAND.c.id > cid)))
-            order = (CAND.c.created_at.desc(), CAND.c.id.desc()) if newest_first else (
-                CAND.c.created_at, CAND.c.id)
+                    query = query.where(
+                        sa.or_(
+                            CAND.c.created_at > at,
+                            sa.and_(CAND.c.created_at == at, CAND.c.id > cid),
+                        )
+                    )
+            order = (
+                (CAND.c.created_at.desc(), CAND.c.id.desc())
+                if newest_first
+                else (CAND.c.created_at, CAND.c.id)
+            )
             query = query.order_by(*order)
         if flt.text:
             return self._scan_text(query, flt.text, limit)
@@ -89,11 +112,23 @@ class CandidateReadMixin(StoreCore):
             # Rows that failed authentication were left out: fill the page from past the last
             # row read, so a short page still means the end of the queue to a pager.
             last = rows[-1]
-            key = (last.created_at, last.id) if sort == "created" else (
-                (last.host or "") if sort == "host" else last._mapping[SORT_COLUMNS[sort].name],
-                last.created_at, last.id)
-            found += self.list_candidates(reader, flt, limit=limit - len(found), after=key,
-                                          newest_first=newest_first, sort=sort)
+            key = (
+                (last.created_at, last.id)
+                if sort == "created"
+                else (
+                    (last.host or "") if sort == "host" else last._mapping[SORT_COLUMNS[sort].name],
+                    last.created_at,
+                    last.id,
+                )
+            )
+            found += self.list_candidates(
+                reader,
+                flt,
+                limit=limit - len(found),
+                after=key,
+                newest_first=newest_first,
+                sort=sort,
+            )
         return found
 
     def _scan_text(self, query: sa.Select, text: str, limit: int | None) -> list[Candidate]:
@@ -124,21 +159,33 @@ class CandidateReadMixin(StoreCore):
         flt = flt or QueueFilter()
         if flt.text:
             needle = flt.text.casefold()
-            query = sa.select(CAND.c.id, CAND.c.statement_ct).where(
-                *self._queue_where(reader, flt))
+            query = sa.select(CAND.c.id, CAND.c.statement_ct).where(*self._queue_where(reader, flt))
             with self._read() as conn:
-                return sum(needle in (self._statement_or_none(r) or "").casefold()
-                           for r in conn.execute(query))
+                return sum(
+                    needle in (self._statement_or_none(r) or "").casefold()
+                    for r in conn.execute(query)
+                )
         with self._read() as conn:
-            return int(conn.execute(sa.select(sa.func.count()).select_from(CAND).where(
-                *self._queue_where(reader, flt))).scalar_one())
+            return int(
+                conn.execute(
+                    sa.select(sa.func.count())
+                    .select_from(CAND)
+                    .where(*self._queue_where(reader, flt))
+                ).scalar_one()
+            )
 
     def queue_counts(self, reader: Reader) -> dict[str, int]:
         with self._read() as conn:
-            rows = conn.execute(sa.select(CAND.c.status, sa.func.count()).where(
-                self.scope_clause(CAND, reader)).group_by(CAND.c.status)).all()
-            expired = conn.execute(sa.select(sa.func.count()).select_from(CAND).where(
-                self.scope_clause(CAND, reader), expired_clause(CAND, self.now()))).scalar_one()
+            rows = conn.execute(
+                sa.select(CAND.c.status, sa.func.count())
+                .where(self.scope_clause(CAND, reader))
+                .group_by(CAND.c.status)
+            ).all()
+            expired = conn.execute(
+                sa.select(sa.func.count())
+                .select_from(CAND)
+                .where(self.scope_clause(CAND, reader), expired_clause(CAND, self.now()))
+            ).scalar_one()
         return shown_counts(dict(rows), expired)
 
     def get_candidate(self, candidate_id: str, reader: Reader | None = None) -> Candidate:
@@ -160,32 +207,52 @@ class CandidateReadMixin(StoreCore):
             evidence = tuple(self._evidence(conn, candidate_id))
             # The tombstone admission would hit now (by statement, at this scope or one around
             # it), else this candidate's own, lifted or not.
-            tomb = self.blocking_tombstone(conn, cand.scope, cand.statement) or conn.execute(  # type: ignore[attr-defined]
-                sa.select(TOMB).where(TOMB.c.content_key == row.content_key)).first()
+            tomb = (
+                self.blocking_tombstone(conn, cand.scope, cand.statement)
+                or conn.execute(  # type: ignore[attr-defined]
+                    sa.select(TOMB).where(TOMB.c.content_key == row.content_key)
+                ).first()
+            )
             supersedes = None
             if cand.supersedes_id:
                 srow = conn.execute(sa.select(MEM).where(MEM.c.id == cand.supersedes_id)).first()
-                found_rows = self._readable([srow] if srow else [], self.memory_from_row,
-                                            "memories")
+                found_rows = self._readable(
+                    [srow] if srow else [], self.memory_from_row, "memories"
+                )
                 supersedes = found_rows[0] if found_rows else None
         found = self.conflicts_for(cand)  # type: ignore[attr-defined]
-        tombs = self._readable([tomb] if tomb else [], self._tombstone_from_row,  # type: ignore[attr-defined]
-                               "tombstones")
+        tombs = self._readable(
+            [tomb] if tomb else [],
+            self._tombstone_from_row,  # type: ignore[attr-defined]
+            "tombstones",
+        )
         tombstone = tombs[0] if tombs else None
-        return CandidateDetail(cand, evidence, found.others, supersedes,
-                               tombstone, slot=found.slot, preselect=found.preselect,
-                               correction=found.correction)
+        return CandidateDetail(
+            cand,
+            evidence,
+            found.others,
+            supersedes,
+            tombstone,
+            slot=found.slot,
+            preselect=found.preselect,
+            correction=found.correction,
+        )
 
     def _evidence(self, conn: sa.Connection, candidate_id: str) -> list[Evidence]:
-        rows = conn.execute(sa.select(EVID).where(EVID.c.candidate_id == candidate_id)
-                            .order_by(EVID.c.id)).all()
+        rows = conn.execute(
+            sa.select(EVID).where(EVID.c.candidate_id == candidate_id).order_by(EVID.c.id)
+        ).all()
         out = []
         for r in rows:
             rid = str(r.id)
-            out.append(Evidence(
-                path=self._dec("evidence", "path", rid, r.path_ct) or "",
-                line=r.line, message_id=self._dec("evidence", "message_id", rid, r.message_id_ct),
-                timestamp=r.timestamp,
-                excerpt=self._dec("evidence", "excerpt", rid, r.excerpt_ct) or "",
-                session=self._dec("evidence", "session", rid, r.session_ct)))
+            out.append(
+                Evidence(
+                    path=self._dec("evidence", "path", rid, r.path_ct) or "",
+                    line=r.line,
+                    message_id=self._dec("evidence", "message_id", rid, r.message_id_ct),
+                    timestamp=r.timestamp,
+                    excerpt=self._dec("evidence", "excerpt", rid, r.excerpt_ct) or "",
+                    session=self._dec("evidence", "session", rid, r.session_ct),
+                )
+            )
         return out

@@ -38,8 +38,11 @@ def _skeleton_table() -> dict[int, str]:
     directions: a prototype lists its sources, a source lists its one prototype. A source whose
     prototype lists only it back is a pair whose direction the data does not tell; both of
     them then map to the lower code point, which gives the pair one skeleton all the same."""
-    data = json.loads(resources.files("confusable_homoglyphs").joinpath(
-        "confusables.json").read_text(encoding="utf-8"))
+    data = json.loads(
+        resources.files("confusable_homoglyphs")
+        .joinpath("confusables.json")
+        .read_text(encoding="utf-8")
+    )
 
     def clean(text: str) -> str:  # the data wraps right-to-left characters in LRM marks
         return "".join(c for c in text if unicodedata.category(c) != "Cf")
@@ -61,8 +64,9 @@ def _skeleton_table() -> dict[int, str]:
 
 def skeleton(text: str) -> str:
     """TR39's skeleton: NFD, every character to its prototype, NFD again."""
-    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).translate(
-        _skeleton_table()))
+    return unicodedata.normalize(
+        "NFD", unicodedata.normalize("NFD", text).translate(_skeleton_table())
+    )
 
 
 def _trim(text: str) -> str:
@@ -72,8 +76,9 @@ def _trim(text: str) -> str:
         before = (start, end)
         while start < end and (text[start].isspace() or is_quote(text[start])):
             start += 1
-        while end > start and (text[end - 1].isspace() or is_quote(text[end - 1])
-                               or text[end - 1] in TRAILING):
+        while end > start and (
+            text[end - 1].isspace() or is_quote(text[end - 1]) or text[end - 1] in TRAILING
+        ):
             end -= 1
         if (start, end) == before:
             return text[start:end]

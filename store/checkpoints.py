@@ -21,7 +21,9 @@ class CheckpointMixin(StoreCore):
 
     def get_checkpoint(self, path: str) -> Checkpoint | None:
         with self._read() as conn:
-            row = conn.execute(sa.select(CKPT).where(CKPT.c.path_key == self._path_key(path))).first()
+            row = conn.execute(
+                sa.select(CKPT).where(CKPT.c.path_key == self._path_key(path))
+            ).first()
         return None if row is None else self._checkpoint_from_row(row)
 
     def all_checkpoints(self) -> list[Checkpoint]:
@@ -40,12 +42,18 @@ class CheckpointMixin(StoreCore):
 
     def _save_checkpoint(self, conn: Connection, cp: Checkpoint) -> None:
         key = self._path_key(cp.path)
-        values = {"host": cp.host, "device": cp.device, "inode": cp.inode,
-                  "fingerprint": cp.fingerprint, "offset": cp.offset, "line_no": cp.line_no,
-                  "size_seen": cp.size_seen, "updated_at": self.now(),
-                  "path_ct": self.cipher.encrypt("file_checkpoints", "path", key, cp.path),
-                  "state_ct": self.cipher.encrypt("file_checkpoints", "state", key,
-                                                  json.dumps(cp.extra))}
+        values = {
+            "host": cp.host,
+            "device": cp.device,
+            "inode": cp.inode,
+            "fingerprint": cp.fingerprint,
+            "offset": cp.offset,
+            "line_no": cp.line_no,
+            "size_seen": cp.size_seen,
+            "updated_at": self.now(),
+            "path_ct": self.cipher.encrypt("file_checkpoints", "path", key, cp.path),
+            "state_ct": self.cipher.encrypt("file_checkpoints", "state", key, json.dumps(cp.extra)),
+        }
         done = conn.execute(CKPT.update().where(CKPT.c.path_key == key).values(**values)).rowcount
         if not done:
             conn.execute(CKPT.insert(), dict(path_key=key, **values))
@@ -53,7 +61,15 @@ class CheckpointMixin(StoreCore):
     def _checkpoint_from_row(self, row: sa.Row) -> Checkpoint:
         path = self.cipher.decrypt("file_checkpoints", "path", row.path_key, row.path_ct) or ""
         state = self.cipher.decrypt("file_checkpoints", "state", row.path_key, row.state_ct)
-        return Checkpoint(path=path, host=row.host, device=row.device, inode=row.inode,
-                          fingerprint=row.fingerprint, offset=row.offset, line_no=row.line_no,
-                          size_seen=row.size_seen, updated_at=row.updated_at,
-                          extra=json.loads(state) if state else {})
+        return Checkpoint(
+            path=path,
+            host=row.host,
+            device=row.device,
+            inode=row.inode,
+            fingerprint=row.fingerprint,
+            offset=row.offset,
+            line_no=row.line_no,
+            size_seen=row.size_seen,
+            updated_at=row.updated_at,
+            extra=json.loads(state) if state else {},
+        )

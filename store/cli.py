@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_team_flag(p, "propose")
 
     queue = sub.add_parser("queue", help="the review queue").add_subparsers(
-        dest="queue_command", metavar="ACTION", required=True)
+        dest="queue_command", metavar="ACTION", required=True
+    )
     p = queue.add_parser("list", help="candidates (default: pending and stale)")
     p.add_argument("--status", action="append", choices=CANDIDATE_STATUSES)
     _page_flags(p)
@@ -54,18 +55,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_flag(p)
     p.set_defaults(handler=h.queue_show)
     p = queue.add_parser("approve", help="reserve and commit each candidate")
-    p.add_argument("ids", nargs="*", metavar="ID",
-                   help="candidate ids; `-` (or none, with stdin not a terminal): read them from "
-                        "stdin, one or more per line")
+    p.add_argument(
+        "ids",
+        nargs="*",
+        metavar="ID",
+        help="candidate ids; `-` (or none, with stdin not a terminal): read them from "
+        "stdin, one or more per line",
+    )
     p.add_argument("--statement")
     p.add_argument("--kind", choices=KINDS)
-    p.add_argument("--no-supersede", action="store_true",
-                   help="do not follow the correction's link (a conflict still needs a choice)")
+    p.add_argument(
+        "--no-supersede",
+        action="store_true",
+        help="do not follow the correction's link (a conflict still needs a choice)",
+    )
     add_conflict_flags(p)
-    p.add_argument("--polarity", choices=("assert", "deny"),
-                   help="correct a misread negation: the memory asserts or denies")
-    p.add_argument("--force-over-tombstone", action="store_true",
-                   help="commit although the statement matches a tombstone (audited)")
+    p.add_argument(
+        "--polarity",
+        choices=("assert", "deny"),
+        help="correct a misread negation: the memory asserts or denies",
+    )
+    p.add_argument(
+        "--force-over-tombstone",
+        action="store_true",
+        help="commit although the statement matches a tombstone (audited)",
+    )
     _scope_flags(p)
     add_json_flag(p)
     p.set_defaults(handler=h.queue_approve)
@@ -84,7 +98,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=h.queue_recover)
 
     mem = sub.add_parser("memories", help="approved memories").add_subparsers(
-        dest="memories_command", metavar="ACTION", required=True)
+        dest="memories_command", metavar="ACTION", required=True
+    )
     p = mem.add_parser("list", help="memories in scope (default: active, this directory's scope)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--cwd", metavar="DIR")
@@ -93,28 +108,40 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--status", action="append", choices=MEMORY_STATUSES)
     p.add_argument("--as-of", metavar="T", help="valid at time T (ISO 8601)")
     p.add_argument("--recorded-as-of", metavar="T", help="as recorded at time T (ISO 8601)")
-    p.add_argument("--review", action="store_true",
-                   help='active memories due for a "still true?" look (review.py)')
+    p.add_argument(
+        "--review",
+        action="store_true",
+        help='active memories due for a "still true?" look (review.py)',
+    )
     _page_flags(p)
     add_json_flag(p)
     p.set_defaults(handler=lists.memories_list)
     add_team_flag(p, "memories_list")
     add_share(mem)
-    p = mem.add_parser("import", help="the operator's bulk import from a JSONL file "
-                                      '(one {"statement", "kind", …} per line)')
+    p = mem.add_parser(
+        "import",
+        help="the operator's bulk import from a JSONL file "
+        '(one {"statement", "kind", …} per line)',
+    )
     p.add_argument("file", metavar="FILE.jsonl")
     _scope_flags(p)
-    p.add_argument("--skip-bad", action="store_true",
-                   help="import the good lines and report the bad ones (default: all or nothing)")
+    p.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="import the good lines and report the bad ones (default: all or nothing)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=_Lazy("cli_import").memories_import)
     p = mem.add_parser("confirm", help="it is still true: looked at now (clears the review flag)")
     p.add_argument("id")
     add_json_flag(p)
     p.set_defaults(handler=h.memories_confirm)
-    for name, text in (("false-write", "it should never have been written: retire + tombstone"),
-                       ("forget", "retire and tombstone"), ("dispute", "exclude from recall"),
-                       ("restore", "make a retired or disputed memory active again")):
+    for name, text in (
+        ("false-write", "it should never have been written: retire + tombstone"),
+        ("forget", "retire and tombstone"),
+        ("dispute", "exclude from recall"),
+        ("restore", "make a retired or disputed memory active again"),
+    ):
         p = mem.add_parser(name, help=text)
         p.add_argument("id")
         if name == "false-write":
@@ -125,18 +152,23 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     keys = _Lazy("cli_keys")
     key = sub.add_parser("key", help="the store's keys").add_subparsers(
-        dest="key_command", metavar="ACTION", required=True)
+        dest="key_command", metavar="ACTION", required=True
+    )
     p = key.add_parser("status", help="which provider holds the key")
     add_json_flag(p)
     p.set_defaults(handler=keys.key_status)
     p = key.add_parser("rotate", help="re-wrap the data key under a new key-encryption key")
-    p.add_argument("--finish", action="store_true",
-                   help="only remove the keys an interrupted rotation left behind")
+    p.add_argument(
+        "--finish",
+        action="store_true",
+        help="only remove the keys an interrupted rotation left behind",
+    )
     add_json_flag(p)
     p.set_defaults(handler=keys.key_rotate)
 
     audit = sub.add_parser("audit", help="the audit ledger").add_subparsers(
-        dest="audit_command", metavar="ACTION", required=True)
+        dest="audit_command", metavar="ACTION", required=True
+    )
     p = audit.add_parser("verify", help="walk the hash chain; exit 1 naming the first bad event")
     add_json_flag(p)
     p.set_defaults(handler=h.audit_verify)
@@ -151,14 +183,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _scope_flags(p: argparse.ArgumentParser) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--cwd", metavar="DIR", help="the workspace (git root) of DIR")
-    where.add_argument("--global", dest="global_", action="store_true",
-                       help="applies to every workspace")
+    where.add_argument(
+        "--global", dest="global_", action="store_true", help="applies to every workspace"
+    )
 
 
 def _page_flags(p: argparse.ArgumentParser) -> None:
     """Keyset pages (cli_lists.py): a page of --limit records after --after, or --all."""
     size = p.add_mutually_exclusive_group()
-    size.add_argument("--limit", type=int, metavar="N",
-                      help="records per page (default 1000); JSON `next_after` names the next")
+    size.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="records per page (default 1000); JSON `next_after` names the next",
+    )
     size.add_argument("--all", action="store_true", help="every record, streamed (no page)")
     p.add_argument("--after", metavar="ID", help="start after this record (the last id shown)")

@@ -16,12 +16,22 @@ if TYPE_CHECKING:
 def add_conflict_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--subject", help="what it is about (the slot it fills), e.g. 'package manager'")
     how = p.add_mutually_exclusive_group()
-    how.add_argument("--supersede", nargs="+", metavar="MEMORY",
-                     help="these memories are replaced by it (valid until it was said)")
-    how.add_argument("--keep-both", action="store_true",
-                     help="keep it beside the memories it conflicts with: both are true")
-    how.add_argument("--dispute", action="store_true",
-                     help="it and the memories it conflicts with leave recall until settled")
+    how.add_argument(
+        "--supersede",
+        nargs="+",
+        metavar="MEMORY",
+        help="these memories are replaced by it (valid until it was said)",
+    )
+    how.add_argument(
+        "--keep-both",
+        action="store_true",
+        help="keep it beside the memories it conflicts with: both are true",
+    )
+    how.add_argument(
+        "--dispute",
+        action="store_true",
+        help="it and the memories it conflicts with leave recall until settled",
+    )
 
 
 def decision(args: argparse.Namespace) -> dict[str, Any]:
@@ -42,8 +52,11 @@ def refused(exc: MemvetError) -> dict[str, Any]:
     if exc.code not in ("conflict", "conflict_not_compatible"):
         return {}
     memories = exc.details.get("memories") or []
-    return {"conflicts": memories, "subject": exc.details.get("subject"),
-            "preselect": exc.details.get("preselect", [])}
+    return {
+        "conflicts": memories,
+        "subject": exc.details.get("subject"),
+        "preselect": exc.details.get("preselect", []),
+    }
 
 
 def correction_note(store: Any, candidate_id: str, edits: Any) -> str | None:
@@ -55,6 +68,8 @@ def correction_note(store: Any, candidate_id: str, edits: Any) -> str | None:
     except MemvetError:
         return None
     if found.correction and not found.preselect:
-        return ("a correction, but no active memory in its scope says what it replaces: "
-                "nothing was superseded")
+        return (
+            "a correction, but no active memory in its scope says what it replaces: "
+            "nothing was superseded"
+        )
     return None

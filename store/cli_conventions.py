@@ -10,8 +10,9 @@ SHELLS = ("bash", "zsh", "fish")
 def register(sub: argparse._SubParsersAction) -> None:
     from memvet.store.console import add_json_flag
 
-    p = sub.add_parser("paths", help="where the store, config, logs, socket and keys live "
-                                     "(writes nothing)")
+    p = sub.add_parser(
+        "paths", help="where the store, config, logs, socket and keys live (writes nothing)"
+    )
     add_json_flag(p)
     p.set_defaults(handler=show_paths)
 

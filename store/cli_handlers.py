@@ -41,21 +41,39 @@ def parse_time(value: str | None) -> datetime | None:
 def propose(args: argparse.Namespace) -> int:
     store = _open(create=True)
     scope = Scope(user=store.user, workspace=_workspace(args), agent=None, session=None)
-    draft = CandidateDraft(statement=args.statement.strip(), kind=args.kind, source_type="operator",
-                           scope=scope, host="memvet", confidence=1.0, reasons=("operator typed",))
+    draft = CandidateDraft(
+        statement=args.statement.strip(),
+        kind=args.kind,
+        source_type="operator",
+        scope=scope,
+        host="memvet",
+        confidence=1.0,
+        reasons=("operator typed",),
+    )
     result = store.admit(draft, actor=default_owner("cli"))
     if result.outcome == "queued":
-        emit(args, {"id": result.candidate_id, "status": "pending"},
-             lambda: print(f"queued {result.candidate_id}"))
+        emit(
+            args,
+            {"id": result.candidate_id, "status": "pending"},
+            lambda: print(f"queued {result.candidate_id}"),
+        )
         return 0
     tomb = (result.tombstone or "")[:16]
-    hit = {"tombstoned": ("tombstoned", f"this statement was rejected or false-written before "
-                                        f"(tombstone {tomb})"),
-           "merged": ("duplicate", f"already pending as {result.candidate_id}"),
-           "known": ("duplicate", f"already an active memory {result.memory_id}")}[result.outcome]
+    hit = {
+        "tombstoned": (
+            "tombstoned",
+            f"this statement was rejected or false-written before (tombstone {tomb})",
+        ),
+        "merged": ("duplicate", f"already pending as {result.candidate_id}"),
+        "known": ("duplicate", f"already an active memory {result.memory_id}"),
+    }[result.outcome]
     err = (TombstonedError if result.outcome == "tombstoned" else MemvetError)(hit[1], code=hit[0])
-    payload = {**err.to_json(), "id": result.candidate_id or result.memory_id,
-               "status": result.outcome, "tombstone": tomb or None}
+    payload = {
+        **err.to_json(),
+        "id": result.candidate_id or result.memory_id,
+        "status": result.outcome,
+        "tombstone": tomb or None,
+    }
     emit(args, payload, lambda: print(f"memvet: {hit[1]}"))
     return 1
 
@@ -70,8 +88,12 @@ def queue_records(statuses: tuple[str, ...], limit: int | None, after: str | Non
     key = None
     if after is not None:
         key = (store.get_candidate(after, reader).created_at, after)
-    cands = store.list_candidates(reader, QueueFilter(statuses=statuses), after=key,
-                                  limit=None if limit is None else limit + 1)
+    cands = store.list_candidates(
+        reader,
+        QueueFilter(statuses=statuses),
+        after=key,
+        limit=None if limit is None else limit + 1,
+    )
     records = [candidate_record(c.to_json()) for c in cands]
     if limit is not None and len(records) > limit:
         records[limit:] = [{"__more__": True}]
@@ -97,8 +119,10 @@ def queue_show(args: argparse.Namespace) -> int:
         for m in detail.conflicts:
             print(f"  conflicts with {m.id}: {m.statement}")
         if detail.conflicts or detail.supersedes:
-            print("  approve with --supersede MEMORY…, --keep-both or --dispute "
-                  f"(--supersede alone: {' '.join(detail.preselect)})")
+            print(
+                "  approve with --supersede MEMORY…, --keep-both or --dispute "
+                f"(--supersede alone: {' '.join(detail.preselect)})"
+            )
         if detail.supersedes:
             print(f"  would supersede {detail.supersedes.id}: {detail.supersedes.statement}")
         if detail.tombstone:
@@ -134,8 +158,7 @@ def ids_of(args: argparse.Namespace) -> list[str]:
     elif "-" in ids:
         raise UsageError("`-` reads the ids from stdin: pass it alone")
     if not ids:
-        raise UsageError("no candidate ids: pass them as arguments, or `-` to read them "
-                         "from stdin")
+        raise UsageError("no candidate ids: pass them as arguments, or `-` to read them from stdin")
     return list(dict.fromkeys(ids))  # an id listed twice is approved once
 
 
@@ -143,10 +166,16 @@ def queue_approve(args: argparse.Namespace) -> int:
     ids = ids_of(args)
     store = _open()
     workspace = resolve_workspace(args.cwd) if args.cwd else None
-    edits = Edits(statement=args.statement, kind=args.kind, workspace=workspace,
-                  make_global=args.global_, supersede=False if args.no_supersede else None,
-                  polarity=args.polarity, force_over_tombstone=args.force_over_tombstone,
-                  **cli_conflicts.decision(args))
+    edits = Edits(
+        statement=args.statement,
+        kind=args.kind,
+        workspace=workspace,
+        make_global=args.global_,
+        supersede=False if args.no_supersede else None,
+        polarity=args.polarity,
+        force_over_tombstone=args.force_over_tombstone,
+        **cli_conflicts.decision(args),
+    )
     if args.subject:
         edits = replace(edits, subject=args.subject)
     results = []
@@ -154,14 +183,28 @@ def queue_approve(args: argparse.Namespace) -> int:
         try:
             note = cli_conflicts.correction_note(store, cid, edits)
             memory = store.approve(cid, actor=default_owner("cli"), edits=edits)
-            results.append({"id": cid, "status": "committed", "memory_id": memory.id,
-                            "subject": memory.subject, **({"note": note} if note else {})})
+            results.append(
+                {
+                    "id": cid,
+                    "status": "committed",
+                    "memory_id": memory.id,
+                    "subject": memory.subject,
+                    **({"note": note} if note else {}),
+                }
+            )
         except MemvetError as exc:
-            results.append({"id": cid, "status": exc.details.get("status", "failed"),
-                            "memory_id": None, "error": exc.message, "code": exc.code,
-                            "holder": exc.details.get("holder"),
-                            "tombstone": exc.details.get("tombstone"),
-                            **cli_conflicts.refused(exc)})
+            results.append(
+                {
+                    "id": cid,
+                    "status": exc.details.get("status", "failed"),
+                    "memory_id": None,
+                    "error": exc.message,
+                    "code": exc.code,
+                    "holder": exc.details.get("holder"),
+                    "tombstone": exc.details.get("tombstone"),
+                    **cli_conflicts.refused(exc),
+                }
+            )
     return _results(args, results, "approved")
 
 
@@ -173,9 +216,15 @@ def queue_reject(args: argparse.Namespace) -> int:
             store.reject(cid, actor=default_owner("cli"), reason=args.reason)
             results.append({"id": cid, "status": "rejected"})
         except MemvetError as exc:
-            results.append({"id": cid, "status": exc.details.get("status", "failed"),
-                            "error": exc.message, "code": exc.code,
-                            "holder": exc.details.get("holder")})
+            results.append(
+                {
+                    "id": cid,
+                    "status": exc.details.get("status", "failed"),
+                    "error": exc.message,
+                    "code": exc.code,
+                    "holder": exc.details.get("holder"),
+                }
+            )
     return _results(args, results, "rejected")
 
 
@@ -207,15 +256,19 @@ def memory_records(args: argparse.Namespace, statuses: tuple[str, ...], limit: i
         from memvet.store.cli_review import memories_review
 
         return memories_review(args, store, reader)
-    memories = store.list_memories(reader, statuses=statuses, as_of=parse_time(args.as_of),
-                                   recorded_as_of=parse_time(args.recorded_as_of))
+    memories = store.list_memories(
+        reader,
+        statuses=statuses,
+        as_of=parse_time(args.as_of),
+        recorded_as_of=parse_time(args.recorded_as_of),
+    )
     after = getattr(args, "after", None)
     if after is not None:
         ids = [m.id for m in memories]
         if after not in ids:
             store.get_memory(after, reader)  # NotFoundError when it is not there at all
             raise MemvetError(f"memory {after} is not in this list", code="not_found")
-        memories = memories[ids.index(after) + 1:]
+        memories = memories[ids.index(after) + 1 :]
     records: list[dict] = []
     for m in memories:
         full = m.to_json()
@@ -250,22 +303,37 @@ def memories_action(args: argparse.Namespace) -> int:
     else:
         current = store.get_memory(args.id)
         change = (store.resolve_dispute if current.status == "disputed" else store.restore)(
-            args.id, actor=actor, txn_id=txn)
+            args.id, actor=actor, txn_id=txn
+        )
     m = change.memory
-    emit(args, {"id": m.id, "status": m.status, "replayed": change.replayed},
-         lambda: print(f"{m.id}: {m.status}" + (" (already done: replayed)" if change.replayed
-                                                else "")))
+    emit(
+        args,
+        {"id": m.id, "status": m.status, "replayed": change.replayed},
+        lambda: print(
+            f"{m.id}: {m.status}" + (" (already done: replayed)" if change.replayed else "")
+        ),
+    )
     return 0
 
 
 def audit_verify(args: argparse.Namespace) -> int:
     report = _open().verify_audit()
     where = f" at event {report.first_bad_seq}" if report.first_bad_seq else ""
-    emit(args, {"ok": report.ok, "events": report.events, "first_bad_seq": report.first_bad_seq,
-                "problem": report.problem, "entity": report.entity},
-         lambda: print(f"audit chain intact, every record in its recorded state: "
-                       f"{report.events} events" if report.ok
-                       else f"audit verification failed{where}: {report.problem}"))
+    emit(
+        args,
+        {
+            "ok": report.ok,
+            "events": report.events,
+            "first_bad_seq": report.first_bad_seq,
+            "problem": report.problem,
+            "entity": report.entity,
+        },
+        lambda: print(
+            f"audit chain intact, every record in its recorded state: {report.events} events"
+            if report.ok
+            else f"audit verification failed{where}: {report.problem}"
+        ),
+    )
     return 0 if report.ok else 1
 
 
@@ -277,6 +345,9 @@ def migrate(args: argparse.Namespace) -> int:
 
     before = current_version(create_store_engine(db_path())) if db_path().exists() else 0
     store = _open(schema="upgrade", create=True)
-    emit(args, {"from": before, "to": SCHEMA_VERSION, "path": str(store.path)},
-         lambda: print(f"store at schema version {SCHEMA_VERSION} (was {before})"))
+    emit(
+        args,
+        {"from": before, "to": SCHEMA_VERSION, "path": str(store.path)},
+        lambda: print(f"store at schema version {SCHEMA_VERSION} (was {before})"),
+    )
     return 0

@@ -15,8 +15,14 @@ import os
 from memvet.store.console import emit
 from memvet.store.errors import UsageError
 
-FIELDS = {"statement": str, "kind": str, "importance": int, "polarity": str,
-          "usage_boundary": str, "confidence": (int, float)}
+FIELDS = {
+    "statement": str,
+    "kind": str,
+    "importance": int,
+    "polarity": str,
+    "usage_boundary": str,
+    "confidence": (int, float),
+}
 SHOWN_PROBLEMS = 20
 
 
@@ -25,9 +31,15 @@ class BadLines(UsageError):
 
     def __init__(self, path: str, problems: list[tuple[int, str]]) -> None:
         shown = "; ".join(f"line {n}: {why}" for n, why in problems[:SHOWN_PROBLEMS])
-        more = f" (and {len(problems) - SHOWN_PROBLEMS} more)" if len(problems) > SHOWN_PROBLEMS else ""
-        super().__init__(f"{path}: {len(problems)} bad line(s), nothing imported: {shown}{more} "
-                         "(fix them, or pass --skip-bad to import the rest)")
+        more = (
+            f" (and {len(problems) - SHOWN_PROBLEMS} more)"
+            if len(problems) > SHOWN_PROBLEMS
+            else ""
+        )
+        super().__init__(
+            f"{path}: {len(problems)} bad line(s), nothing imported: {shown}{more} "
+            "(fix them, or pass --skip-bad to import the rest)"
+        )
         self.problems = problems
 
 
@@ -58,7 +70,9 @@ def read_lines(path: str) -> tuple[list[tuple[int, dict]], list[tuple[int, str]]
     try:
         handle = open(path, encoding="utf-8")  # noqa: SIM115
     except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}", code="unreadable_file") from None
+        raise UsageError(
+            f"cannot read {path}: {exc.strerror or exc}", code="unreadable_file"
+        ) from None
     good, bad = [], []
     with handle:
         try:
@@ -87,11 +101,21 @@ def memories_import(args: argparse.Namespace) -> int:
     store = open_store(create=True)
     workspace = None if args.global_ else resolve_workspace(args.cwd or os.getcwd())
     scope = Scope(user=store.user, workspace=workspace)
-    drafts = [CandidateDraft(statement=f["statement"].strip(), kind=f["kind"], source_type="import",
-                             scope=scope, host="memvet", confidence=float(f.get("confidence", 1.0)),
-                             reasons=("imported",), importance=f.get("importance", 1),
-                             polarity=f.get("polarity", "assert"),
-                             usage_boundary=f.get("usage_boundary")) for _, f in good]
+    drafts = [
+        CandidateDraft(
+            statement=f["statement"].strip(),
+            kind=f["kind"],
+            source_type="import",
+            scope=scope,
+            host="memvet",
+            confidence=float(f.get("confidence", 1.0)),
+            reasons=("imported",),
+            importance=f.get("importance", 1),
+            polarity=f.get("polarity", "assert"),
+            usage_boundary=f.get("usage_boundary"),
+        )
+        for _, f in good
+    ]
     numbers = [n for n, _ in good]
     outcomes = None
     while outcomes is None:
@@ -108,13 +132,21 @@ def memories_import(args: argparse.Namespace) -> int:
     return _report(args, outcomes, numbers, bad)
 
 
-def _report(args: argparse.Namespace, outcomes: list, numbers: list[int],
-            bad: list[tuple[int, str]]) -> int:
+def _report(
+    args: argparse.Namespace, outcomes: list, numbers: list[int], bad: list[tuple[int, str]]
+) -> int:
     imported = [o.memory_id for o in outcomes if o.outcome == "imported"]
-    skipped = [{"line": n, "outcome": o.outcome, "id": o.other_id}
-               for n, o in zip(numbers, outcomes, strict=True) if o.outcome != "imported"]
-    payload = {"imported": len(imported), "memory_ids": imported, "skipped": skipped,
-               "bad_lines": [{"line": n, "error": why} for n, why in bad]}
+    skipped = [
+        {"line": n, "outcome": o.outcome, "id": o.other_id}
+        for n, o in zip(numbers, outcomes, strict=True)
+        if o.outcome != "imported"
+    ]
+    payload = {
+        "imported": len(imported),
+        "memory_ids": imported,
+        "skipped": skipped,
+        "bad_lines": [{"line": n, "error": why} for n, why in bad],
+    }
 
     def human() -> None:
         print(f"imported {len(imported)} memories")

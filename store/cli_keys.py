@@ -17,8 +17,10 @@ def key_status(args: argparse.Namespace) -> int:
     info = {k: (iso(v) if isinstance(v, datetime) else v) for k, v in store.key_status().items()}
     warning = None
     if info.get("provider") == "file":
-        warning = ("the key is in a file: anyone who can read your files can read the store; "
-                   "keep MEMVET_HOME out of backups you share, or use a desktop keyring")
+        warning = (
+            "the key is in a file: anyone who can read your files can read the store; "
+            "keep MEMVET_HOME out of backups you share, or use a desktop keyring"
+        )
     info["warning"] = warning
 
     def human() -> None:
@@ -28,9 +30,11 @@ def key_status(args: argparse.Namespace) -> int:
             print(f"warning: {warning}")
         leftover = info.get("leftover_versions")
         if isinstance(leftover, list) and leftover:
-            print("leftover: key-encryption key version(s) "
-                  f"{', '.join(f'v{v}' for v in leftover)} from an interrupted "
-                  "rotation; `memvet key rotate --finish` removes them")
+            print(
+                "leftover: key-encryption key version(s) "
+                f"{', '.join(f'v{v}' for v in leftover)} from an interrupted "
+                "rotation; `memvet key rotate --finish` removes them"
+            )
 
     emit(args, info, human)
     return 0
@@ -41,11 +45,20 @@ def key_rotate(args: argparse.Namespace) -> int:
     if args.finish:
         removed = store.finish_key_rotation()
         listed = ", ".join(f"v{v}" for v in removed)
-        emit(args, {"finished": True, "removed_versions": removed},
-             lambda: print(f"removed leftover key version(s) {listed}" if removed
-                           else "nothing to finish: no leftover keys"))
+        emit(
+            args,
+            {"finished": True, "removed_versions": removed},
+            lambda: print(
+                f"removed leftover key version(s) {listed}"
+                if removed
+                else "nothing to finish: no leftover keys"
+            ),
+        )
         return 0
     version = store.rotate_key()
-    emit(args, {"kek_version": version, "rotated": True},
-         lambda: print(f"rotated: the data key is now wrapped by key-encryption key v{version}"))
+    emit(
+        args,
+        {"kek_version": version, "rotated": True},
+        lambda: print(f"rotated: the data key is now wrapped by key-encryption key v{version}"),
+    )
     return 0

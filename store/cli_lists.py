@@ -16,10 +16,33 @@ import sys
 from memvet.store.errors import UsageError
 
 DEFAULT_PAGE = 1000  # records per page unless --limit or --all
-CANDIDATE_KEYS = ("id", "status", "statement", "kind", "source_type", "host", "scope",
-                  "confidence", "evidence_count", "created_at", "subject")
-MEMORY_KEYS = ("id", "statement", "kind", "status", "scope", "source_type", "candidate_id",
-               "valid_from", "valid_to", "recorded_at", "subject", "conflict_state")
+CANDIDATE_KEYS = (
+    "id",
+    "status",
+    "statement",
+    "kind",
+    "source_type",
+    "host",
+    "scope",
+    "confidence",
+    "evidence_count",
+    "created_at",
+    "subject",
+)
+MEMORY_KEYS = (
+    "id",
+    "statement",
+    "kind",
+    "status",
+    "scope",
+    "source_type",
+    "candidate_id",
+    "valid_from",
+    "valid_to",
+    "recorded_at",
+    "subject",
+    "conflict_state",
+)
 
 
 def page_size(args: argparse.Namespace) -> int | None:
@@ -35,7 +58,7 @@ def page_size(args: argparse.Namespace) -> int | None:
 def origin(reasons: list[str]) -> str | None:
     """Where a candidate came from when a writer said so (`source: …` among its reasons, e.g.
     "Claude Code auto memory" from the native-memory gate); None for transcripts and typing."""
-    return next((r[len("source: "):] for r in reasons if r.startswith("source: ")), None)
+    return next((r[len("source: ") :] for r in reasons if r.startswith("source: ")), None)
 
 
 def candidate_record(full: dict) -> dict:
@@ -60,14 +83,18 @@ def queue_list(args: argparse.Namespace) -> int:
         source, records = queue_records(statuses, limit, getattr(args, "after", None))
     else:
         source = reader
-        records = (r if "__more__" in r else candidate_record(r)
-                   for r in reader.candidates(statuses, limit=limit, after=getattr(args, "after", None)))
+        records = (
+            r if "__more__" in r else candidate_record(r)
+            for r in reader.candidates(statuses, limit=limit, after=getattr(args, "after", None))
+        )
 
     def line(c: dict) -> str:
         where = c["scope"]["workspace"] or "(global)"
         came = f"  ({c['origin']})" if c["origin"] else ""
-        return (f"{c['id']}  {c['status']:8} {c['kind']:10} {c['confidence']:.2f} "
-                f"x{c['evidence_count']}  {_short(c['statement'])}  [{where}]{came}")
+        return (
+            f"{c['id']}  {c['status']:8} {c['kind']:10} {c['confidence']:.2f} "
+            f"x{c['evidence_count']}  {_short(c['statement'])}  [{where}]{came}"
+        )
 
     return write_list(args, "candidates", records, source, line, "the queue is empty")
 
@@ -90,15 +117,25 @@ def memories_list(args: argparse.Namespace) -> int:
     else:
         from memvet.store.workspace import resolve_workspace
 
-        workspace = None if args.global_ or args.all_scopes else resolve_workspace(
-            args.cwd or os.getcwd())
-        source, records = reader, reader.memories(statuses, workspace=workspace,
-                                                  all_scopes=args.all_scopes, limit=limit,
-                                                  after=getattr(args, "after", None))
+        workspace = (
+            None if args.global_ or args.all_scopes else resolve_workspace(args.cwd or os.getcwd())
+        )
+        source, records = (
+            reader,
+            reader.memories(
+                statuses,
+                workspace=workspace,
+                all_scopes=args.all_scopes,
+                limit=limit,
+                after=getattr(args, "after", None),
+            ),
+        )
 
     def line(m: dict) -> str:
-        return (f"{m['id']}  {m['status']:10} {m['kind']:10} {_short(m['statement'])}  "
-                f"[{m['scope']['workspace'] or 'global'}]")
+        return (
+            f"{m['id']}  {m['status']:10} {m['kind']:10} {_short(m['statement'])}  "
+            f"[{m['scope']['workspace'] or 'global'}]"
+        )
 
     return write_list(args, "memories", records, source, line, "no memories in this scope")
 
@@ -134,6 +171,8 @@ def write_list(args: argparse.Namespace, key: str, records, source, line, empty:
 
         warn_unreadable(skipped)
     if more and not as_json:
-        print(f"memvet: more after {last}: --after {last} for the next page, --all for "
-              "everything", file=sys.stderr)
+        print(
+            f"memvet: more after {last}: --after {last} for the next page, --all for everything",
+            file=sys.stderr,
+        )
     return 0

@@ -9,8 +9,10 @@ from memvet.store.errors import UsageError
 from memvet.store.integrity import with_unreadable
 from memvet.store.reservation import default_owner
 
-REVIEW_WHY = {"unconfirmed_for_days": "not confirmed or edited for a long time",
-              "newer_session_on_subject": "a later session talks about its subject"}
+REVIEW_WHY = {
+    "unconfirmed_for_days": "not confirmed or edited for a long time",
+    "newer_session_on_subject": "a later session talks about its subject",
+}
 
 
 def _short(text: str, width: int = 72) -> str:
@@ -39,6 +41,9 @@ def memories_confirm(args: argparse.Namespace) -> int:
 
     store = _open()
     m = store.confirm(args.id, actor=default_owner("cli"))
-    emit(args, {"id": m.id, "status": m.status, "confirmed": True},
-         lambda: print(f"{m.id}: confirmed, still true"))
+    emit(
+        args,
+        {"id": m.id, "status": m.status, "confirmed": True},
+        lambda: print(f"{m.id}: confirmed, still true"),
+    )
     return 0

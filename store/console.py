@@ -96,9 +96,11 @@ def check_text_arguments(argv: list[str]) -> None:
         try:
             arg.encode("utf-8")
         except UnicodeEncodeError as exc:
-            raise UsageError(f"argument {position} is not valid UTF-8 text (character "
-                             f"{exc.start + 1} cannot be encoded); pass text in UTF-8",
-                             code="invalid_text") from None
+            raise UsageError(
+                f"argument {position} is not valid UTF-8 text (character "
+                f"{exc.start + 1} cannot be encoded); pass text in UTF-8",
+                code="invalid_text",
+            ) from None
 
 
 def report_error(exc: MemvetError, as_json: bool) -> int:

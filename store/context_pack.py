@@ -41,15 +41,15 @@ EVENT_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "UserPromp
 HEADERS = {
     "session-start": "Approved memories from memvet (each reviewed by the user), most important first:",
     "user-prompt-submit": "Approved memories from memvet that match this prompt (not shown earlier "
-                          "in this session):",
+    "in this session):",
 }
 # When a chosen memory was auto-admitted (selective mode), the header claims no review of all,
 # and that memory's line says it was not reviewed.
 AUTO_HEADERS = {
     "session-start": "Memories from memvet, most important first (each reviewed by the user "
-                     "unless marked auto-admitted):",
+    "unless marked auto-admitted):",
     "user-prompt-submit": "Memories from memvet that match this prompt (not shown earlier in "
-                          "this session; reviewed by the user unless marked auto-admitted):",
+    "this session; reviewed by the user unless marked auto-admitted):",
 }
 AUTO = "auto-admitted, not reviewed by the user: "
 FOOTER = "(+{n} more approved memories not shown; `memvet recall QUESTION` looks them up.)"
@@ -65,13 +65,42 @@ class PackItem:
     """One memory as the pack sees it. `statement`/`boundary` stay None until decrypted; their
     UTF-8 lengths are known before (ciphertext length minus the fixed overhead)."""
 
-    __slots__ = ("id", "kind", "status", "source_type", "importance", "recorded_at", "valid_from",
-                 "valid_to", "expires_at", "statement", "boundary", "statement_len",
-                 "boundary_len", "terms", "conflict", "slot", "subject", "subject_len", "auto")
+    __slots__ = (
+        "id",
+        "kind",
+        "status",
+        "source_type",
+        "importance",
+        "recorded_at",
+        "valid_from",
+        "valid_to",
+        "expires_at",
+        "statement",
+        "boundary",
+        "statement_len",
+        "boundary_len",
+        "terms",
+        "conflict",
+        "slot",
+        "subject",
+        "subject_len",
+        "auto",
+    )
 
-    def __init__(self, id: str, kind: str, status: str, source_type: str, importance: int,
-                 recorded_at: str, valid_from: str, valid_to: str | None,
-                 expires_at: str | None, statement_len: int, boundary_len: int) -> None:
+    def __init__(
+        self,
+        id: str,
+        kind: str,
+        status: str,
+        source_type: str,
+        importance: int,
+        recorded_at: str,
+        valid_from: str,
+        valid_to: str | None,
+        expires_at: str | None,
+        statement_len: int,
+        boundary_len: int,
+    ) -> None:
         self.id, self.kind, self.status, self.source_type = id, kind, status, source_type
         self.importance, self.recorded_at = importance, recorded_at
         self.valid_from, self.valid_to, self.expires_at = valid_from, valid_to, expires_at
@@ -122,8 +151,11 @@ def contested(item: PackItem) -> bool:
 def _prefix(item: PackItem) -> str:
     if contested(item):
         return f"- [{item.kind}] " + CONTESTED
-    return (f"- [{item.kind}] " + (DISPUTED if item.status == "disputed" else "")
-            + (AUTO if item.auto else ""))
+    return (
+        f"- [{item.kind}] "
+        + (DISPUTED if item.status == "disputed" else "")
+        + (AUTO if item.auto else "")
+    )
 
 
 def line_bytes(item: PackItem) -> int:
@@ -133,8 +165,7 @@ def line_bytes(item: PackItem) -> int:
     return len(_prefix(item).encode()) + item.statement_len + extra + 1
 
 
-def choose(items: Iterable[PackItem], budget_tokens: int, event: str,
-           now: str) -> list[PackItem]:
+def choose(items: Iterable[PackItem], budget_tokens: int, event: str, now: str) -> list[PackItem]:
     """Greedy in the given order: take each in-force line that fits the room left; stop once
     the room is gone or MAX_SKIPS lines in a row did not fit, leaving the rest of `items` unread
     (the no-daemon path then never builds items for the other thousands of rows)."""
@@ -190,8 +221,10 @@ def render(event: str, chosen: list[PackItem], left_out: int) -> str:
 
 def hook_output(event: str, text: str) -> str:
     """Exactly the shape both hosts accept (Codex rejects unknown keys)."""
-    return json.dumps({"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event],
-                                              "additionalContext": text}}, ensure_ascii=False)
+    return json.dumps(
+        {"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], "additionalContext": text}},
+        ensure_ascii=False,
+    )
 
 
 # --- relevance ---------------------------------------------------------------------------------
@@ -206,7 +239,7 @@ def stem(word: str) -> str:
     elif len(word) > 2 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         word = word[:-1]
     for suffix in ("ing", "ed"):
-        base = word[:-len(suffix)]
+        base = word[: -len(suffix)]
         if word.endswith(suffix) and len(base) >= 3 and any(c in "aeiouy" for c in base):
             word = base
             if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
@@ -229,8 +262,9 @@ def _word_terms(word: str) -> tuple[str, ...]:
     `log/slog`, `dag_id` or `legacy-billing`, each of its parts."""
     word = word.rstrip(".-/")
     parts = [word, *_PARTS.split(word)] if _PARTS.search(word) else [word]
-    return tuple(dict.fromkeys(stem(p) for p in parts
-                               if (len(p) > 1 or p.isdigit()) and p not in STOPWORDS))
+    return tuple(
+        dict.fromkeys(stem(p) for p in parts if (len(p) > 1 or p.isdigit()) and p not in STOPWORDS)
+    )
 
 
 def _plain_terms(text: str) -> set[str]:
@@ -309,8 +343,9 @@ def idf_of(df: int, n: int) -> float:
     return math.log(1.0 + n / (1 + df))
 
 
-def relevant(index: TermIndex, prompt: str, given: set[str], now: str,
-             workspace: str | None = None) -> Iterator[PackItem]:
+def relevant(
+    index: TermIndex, prompt: str, given: set[str], now: str, workspace: str | None = None
+) -> Iterator[PackItem]:
     """In-force memories that match the prompt and were not given this session, most relevant
     first (ties keep rank order). Relevance is recall's (relevance.py: the idf-weighted share of
     the prompt's units a memory speaks of, synonyms included) with recall's floor, so the hook
@@ -326,14 +361,15 @@ def relevant(index: TermIndex, prompt: str, given: set[str], now: str,
     return (item for _, _, item in scored)
 
 
-def prompt_scores(corpus: Any, prompt: str, workspace: str | None = None) -> list[tuple[int, float]]:
+def prompt_scores(
+    corpus: Any, prompt: str, workspace: str | None = None
+) -> list[tuple[int, float]]:
     """(corpus position, relevance) of each text that reaches the prompt floor, by position:
     `relevant`'s scoring, which the no-daemon hook also runs over the term index
     (fast_read.DirectSource.relevant, whose corpus holds positions of texts it has not read)."""
     from memvet.store.relevance import PROMPT_ABSENT_WEIGHT, PROMPT_FLOOR, Question, noise_of
 
-    question = Question(prompt, corpus, noise_of([workspace]),
-                        absent_weight=PROMPT_ABSENT_WEIGHT)
+    question = Question(prompt, corpus, noise_of([workspace]), absent_weight=PROMPT_ABSENT_WEIGHT)
     out = []
     for position in sorted(question.shared):
         score = question.share(position)

@@ -74,13 +74,14 @@ class FieldCipher:
         blob = bytes(blob)
         if len(blob) < HEADER_BYTES + 16 or blob[:2] != MAGIC or blob[2] != FORMAT_V1:
             raise IntegrityError(f"{table}.{column} of row {row_id} is not a memvet v1 ciphertext")
-        nonce = blob[3 + DEK_ID_BYTES:HEADER_BYTES]
+        nonce = blob[3 + DEK_ID_BYTES : HEADER_BYTES]
         try:
             plain = self._aead.decrypt(nonce, blob[HEADER_BYTES:], field_aad(table, column, row_id))
         except InvalidTag:
             raise IntegrityError(
                 f"{table}.{column} of row {row_id} failed authentication: "
-                "it was altered, moved from another row, or the key is wrong") from None
+                "it was altered, moved from another row, or the key is wrong"
+            ) from None
         return plain.decode("utf-8")
 
     def blind_index(self, field: str, value: str | None) -> str | None:
@@ -89,8 +90,9 @@ class FieldCipher:
             return None
         return keyed_digest(self._bidx_key, f"{field}{SEP}{value}".encode()).hex()
 
-    def content_key(self, user: str, workspace: str | None, agent: str | None, kind: str,
-                    statement: str) -> str:
+    def content_key(
+        self, user: str, workspace: str | None, agent: str | None, kind: str, statement: str
+    ) -> str:
         """`ck2` = HMAC-SHA256(content key, "ck2" ␟ user ␟ workspace ␟ agent ␟ kind ␟
         norm2(statement)). The version tag keeps keys of two canonicalisations apart."""
         parts = ["ck2", user, workspace or "", agent or "", kind, normalise_statement(statement)]
@@ -124,8 +126,9 @@ def wrap_dek(kek: bytes, dek: bytes, dek_id: str) -> bytes:
 def unwrap_dek(kek: bytes, wrapped: bytes, dek_id: str) -> bytes:
     """Raises cryptography's InvalidTag when the KEK is not the one that wrapped this key."""
     wrapped = bytes(wrapped)
-    return AESGCM(kek).decrypt(wrapped[:NONCE_BYTES], wrapped[NONCE_BYTES:],
-                               b"memvet/dek/v1:" + dek_id.encode())
+    return AESGCM(kek).decrypt(
+        wrapped[:NONCE_BYTES], wrapped[NONCE_BYTES:], b"memvet/dek/v1:" + dek_id.encode()
+    )
 
 
 def new_key() -> bytes:

@@ -32,8 +32,12 @@ def private_store_files(path: Path) -> None:
 
 
 # What SQLite says of a file that is no database, or a damaged one (sqlite3.DatabaseError).
-DAMAGE_MARKERS = ("file is not a database", "database disk image is malformed",
-                  "malformed database schema", "database corrupt")
+DAMAGE_MARKERS = (
+    "file is not a database",
+    "database disk image is malformed",
+    "malformed database schema",
+    "database corrupt",
+)
 
 
 def damage_of(exc: BaseException) -> str | None:
@@ -44,15 +48,23 @@ def damage_of(exc: BaseException) -> str | None:
 
 def damaged_store_error(path: Path, problem: str) -> StoreDamagedError:
     """One line: what is wrong, where a copy is (if one lies beside it), what to run."""
-    copies = sorted(p.name for p in path.parent.glob(path.name + "*")
-                    if not p.name.endswith(("-wal", "-shm", "-journal")) and p != path)
-    backup = (f"A copy lies beside it ({', '.join(copies)}); restore one in its place"
-              if copies else "No copy of it lies beside it; restore it from your own backup")
+    copies = sorted(
+        p.name
+        for p in path.parent.glob(path.name + "*")
+        if not p.name.endswith(("-wal", "-shm", "-journal")) and p != path
+    )
+    backup = (
+        f"A copy lies beside it ({', '.join(copies)}); restore one in its place"
+        if copies
+        else "No copy of it lies beside it; restore it from your own backup"
+    )
     return StoreDamagedError(
         f"the store {path} is damaged (SQLite: {problem}); nothing was changed. {backup} (the "
         "key in MEMVET_HOME/keys or the keyring still opens it), or move it aside and run "
         "`memvet up` to start an empty store; `memvet doctor --deep` checks a store",
-        path=str(path), problem=problem)
+        path=str(path),
+        problem=problem,
+    )
 
 
 def create_store_engine(path: Path) -> Engine:

@@ -20,7 +20,11 @@ class MemvetError(Exception):
         return {"error": {"code": self.code, "message": self.message, **self._plain_details()}}
 
     def _plain_details(self) -> dict[str, object]:
-        return {k: v for k, v in self.details.items() if isinstance(v, (str, int, float, bool, type(None)))}
+        return {
+            k: v
+            for k, v in self.details.items()
+            if isinstance(v, (str, int, float, bool, type(None)))
+        }
 
 
 class UsageError(MemvetError):
@@ -59,8 +63,11 @@ class NoStoreError(SchemaMismatchError):
 
 
 def no_store_error(path: object) -> NoStoreError:
-    return NoStoreError(f"no store yet at {path} — try `memvet demo`, or run `memvet up` once "
-                        "you have sessions", found=0, path=str(path))
+    return NoStoreError(
+        f"no store yet at {path} — try `memvet demo`, or run `memvet up` once you have sessions",
+        found=0,
+        path=str(path),
+    )
 
 
 class StoreBusyError(StoreUnavailableError):

@@ -28,8 +28,12 @@ def held_identities(conn: Connection, keys: list[str]) -> set[str]:
     held: set[str] = set()
     unique = sorted(set(keys))
     for i in range(0, len(unique), CHUNK):
-        held |= {r[0] for r in conn.execute(sa.select(EVID.c.identity_key).where(
-            EVID.c.identity_key.in_(unique[i:i + CHUNK])))}
+        held |= {
+            r[0]
+            for r in conn.execute(
+                sa.select(EVID.c.identity_key).where(EVID.c.identity_key.in_(unique[i : i + CHUNK]))
+            )
+        }
     return held
 
 
@@ -40,21 +44,37 @@ def backfill_identities(conn: Connection, cipher: FieldCipher) -> int:
     from memvet.store.models import CandidateRow
 
     cand = CandidateRow.__table__
-    rows = conn.execute(sa.select(EVID.c.id, EVID.c.line, EVID.c.path_ct, EVID.c.message_id_ct,
-                                  EVID.c.session_ct, cand.c.content_key)
-                        .join(cand, cand.c.id == EVID.c.candidate_id)
-                        .where(EVID.c.identity_key.is_(None))).all()
+    rows = conn.execute(
+        sa.select(
+            EVID.c.id,
+            EVID.c.line,
+            EVID.c.path_ct,
+            EVID.c.message_id_ct,
+            EVID.c.session_ct,
+            cand.c.content_key,
+        )
+        .join(cand, cand.c.id == EVID.c.candidate_id)
+        .where(EVID.c.identity_key.is_(None))
+    ).all()
     updates = []
     for r in rows:
         try:
-            ev = Evidence(path=cipher.decrypt("evidence", "path", r.id, r.path_ct) or "",
-                          line=r.line, timestamp=None, excerpt="",
-                          message_id=cipher.decrypt("evidence", "message_id", r.id, r.message_id_ct),
-                          session=cipher.decrypt("evidence", "session", r.id, r.session_ct))
+            ev = Evidence(
+                path=cipher.decrypt("evidence", "path", r.id, r.path_ct) or "",
+                line=r.line,
+                timestamp=None,
+                excerpt="",
+                message_id=cipher.decrypt("evidence", "message_id", r.id, r.message_id_ct),
+                session=cipher.decrypt("evidence", "session", r.id, r.session_ct),
+            )
         except IntegrityError:
             continue
         updates.append({"rid": r.id, "key": identity_key(cipher, ev, r.content_key)})
     if updates:
-        conn.execute(EVID.update().where(EVID.c.id == sa.bindparam("rid"))
-                     .values(identity_key=sa.bindparam("key")), updates)
+        conn.execute(
+            EVID.update()
+            .where(EVID.c.id == sa.bindparam("rid"))
+            .values(identity_key=sa.bindparam("key")),
+            updates,
+        )
     return len(updates)

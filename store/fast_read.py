@@ -27,8 +27,11 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     class Cipher(Protocol):
-        def decrypt(self, table: str, column: str, row_id: str, blob: bytes | None) -> str | None: ...
+        def decrypt(
+            self, table: str, column: str, row_id: str, blob: bytes | None
+        ) -> str | None: ...
         def blind_index(self, field: str, value: str | None) -> str | None: ...
+
         row_key: bytes
         term_key: bytes
 
@@ -38,19 +41,24 @@ CT_OVERHEAD = 2 + 1 + 8 + 12 + 16  # MV1 ciphertext: magic, version, dek id, non
 BUSY_TIMEOUT_S = 0.5
 # records.Memory.auto_admitted in SQL: approved by the admission policy, not by a person.
 AUTO_SQL = "approved_by LIKE 'policy:%'"
-COLUMNS = ("id, kind, status, source_type, importance, recorded_at, valid_from, valid_to, "
-           f"expires_at, length(statement_ct), length(usage_boundary_ct), {row_mac.MEMORY_SQL}, "
-           f"conflict_state, subject_bidx, length(subject_ct), {AUTO_SQL}")
+COLUMNS = (
+    "id, kind, status, source_type, importance, recorded_at, valid_from, valid_to, "
+    f"expires_at, length(statement_ct), length(usage_boundary_ct), {row_mac.MEMORY_SQL}, "
+    f"conflict_state, subject_bidx, length(subject_ct), {AUTO_SQL}"
+)
 SEALED_AT = 11  # where the row MAC's columns start in COLUMNS
 ROW_MAC_AT = SEALED_AT + len(row_mac.SEALED["memories"][1])
 SLOT_AT = ROW_MAC_AT + 1  # conflict state, subject index, subject length (issue 13)
 AUTO_AT = SLOT_AT + 3  # auto-admitted (selective mode), issue 9
 TEXTS_AT = AUTO_AT + 1  # statement_ct, usage_boundary_ct, subject_ct, when selected after COLUMNS
 TIER_SQL = "CASE source_type {} ELSE {} END".format(
-    " ".join(f"WHEN '{k}' THEN {v}" for k, v in cp.SOURCE_TIER.items()), cp.LAST_TIER)
+    " ".join(f"WHEN '{k}' THEN {v}" for k, v in cp.SOURCE_TIER.items()), cp.LAST_TIER
+)
 SCOPE_SQL = scope_rule.SCOPE_SQL  # params: the user and workspace blind indexes
-SCOPED_SQL = (f"FROM memories WHERE {SCOPE_SQL} AND status IN ('active', 'disputed') "
-              f"ORDER BY {TIER_SQL}, importance DESC, recorded_at DESC, id DESC")
+SCOPED_SQL = (
+    f"FROM memories WHERE {SCOPE_SQL} AND status IN ('active', 'disputed') "
+    f"ORDER BY {TIER_SQL}, importance DESC, recorded_at DESC, id DESC"
+)
 IN_FORCE_SQL = scope_rule.IN_FORCE_SQL  # params: now, now, now
 FIRST_PAGE = 256  # rows sorted with a LIMIT (a cheap top-N sort); rarely does a pack read more
 
@@ -139,14 +147,18 @@ def open_direct(home: str) -> tuple[sqlite3.Connection, FastCipher]:
         meta = conn.execute("SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone()
         if meta is None or int(meta[0]) != SCHEMA_VERSION:
             raise FastReadError("schema_mismatch")
-        row = conn.execute("SELECT provider, kek_version, dek_id, wrapped_dek FROM key_material "
-                           "ORDER BY created_at DESC LIMIT 1").fetchone()
+        row = conn.execute(
+            "SELECT provider, kek_version, dek_id, wrapped_dek FROM key_material "
+            "ORDER BY created_at DESC LIMIT 1"
+        ).fetchone()
         if row is None:
             raise FastReadError("key_missing")
         provider, version, dek_id, wrapped = row
         kek = _load_kek(provider, version, home)
         try:
-            dek = aesgcm_class()(kek).decrypt(wrapped[:12], wrapped[12:], b"memvet/dek/v1:" + dek_id.encode())
+            dek = aesgcm_class()(kek).decrypt(
+                wrapped[:12], wrapped[12:], b"memvet/dek/v1:" + dek_id.encode()
+            )
         except Exception:
             raise FastReadError("key_wrong") from None
         return conn, FastCipher(dek)
@@ -168,8 +180,19 @@ def current_user() -> str:
 
 # --- the memories in scope ------------------------------------------------------------------------
 def _item(row: tuple) -> cp.PackItem:
-    item = cp.PackItem(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
-                       row[9] - CT_OVERHEAD, (row[10] or CT_OVERHEAD) - CT_OVERHEAD)
+    item = cp.PackItem(
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        row[6],
+        row[7],
+        row[8],
+        row[9] - CT_OVERHEAD,
+        (row[10] or CT_OVERHEAD) - CT_OVERHEAD,
+    )
     item.conflict, item.slot = row[SLOT_AT] or "none", row[SLOT_AT + 1]
     item.subject_len = (row[SLOT_AT + 2] or CT_OVERHEAD) - CT_OVERHEAD
     item.auto = bool(row[AUTO_AT])
@@ -181,8 +204,9 @@ class DirectSource:
     row MAC or ciphertext fails authentication is left out and its id kept in `unreadable`:
     one bad row never silences the rest."""
 
-    def __init__(self, conn: sqlite3.Connection, cipher: Cipher, user: str,
-                 workspace: str | None) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, cipher: Cipher, user: str, workspace: str | None
+    ) -> None:
         self.conn, self.cipher = conn, cipher
         self.params = (cipher.blind_index("user", user), cipher.blind_index("workspace", workspace))
         self._row_key = cipher.row_key
@@ -191,8 +215,9 @@ class DirectSource:
     def _sealed(self, row: tuple) -> bool:
         """The row's lifecycle, scope and validity are as the key-holder wrote them."""
         stored = row[ROW_MAC_AT]
-        if isinstance(stored, str) and hmac.compare_digest(stored, row_mac.mac(
-                self._row_key, "memories", row[0], row[SEALED_AT:ROW_MAC_AT])):
+        if isinstance(stored, str) and hmac.compare_digest(
+            stored, row_mac.mac(self._row_key, "memories", row[0], row[SEALED_AT:ROW_MAC_AT])
+        ):
             return True
         self.unreadable.append(row[0])
         return False
@@ -208,19 +233,24 @@ class DirectSource:
         rows = self.conn.execute(f"{query} LIMIT {FIRST_PAGE}", self.params).fetchall()
         yield from self._items(rows)
         if len(rows) == FIRST_PAGE:
-            yield from self._items(self.conn.execute(f"{query} LIMIT -1 OFFSET {FIRST_PAGE}",
-                                                     self.params))
+            yield from self._items(
+                self.conn.execute(f"{query} LIMIT -1 OFFSET {FIRST_PAGE}", self.params)
+            )
 
     def ruleset_recorded(self) -> str | None:
         """The redaction rule-set version the store's text was last swept with (redaction_sweep)."""
-        row = self.conn.execute("SELECT value FROM store_meta WHERE key = 'redaction_ruleset'").fetchone()
+        row = self.conn.execute(
+            "SELECT value FROM store_meta WHERE key = 'redaction_ruleset'"
+        ).fetchone()
         return row[0] if row else None
 
     def count_active(self, now: str) -> int:
         """In-force active memories in scope (the footer's count), counted by SQLite."""
         return self.conn.execute(
             f"SELECT count(*) FROM memories WHERE {SCOPE_SQL} AND status = 'active' "
-            f"AND {IN_FORCE_SQL}", (*self.params, now, now, now)).fetchone()[0]
+            f"AND {IN_FORCE_SQL}",
+            (*self.params, now, now, now),
+        ).fetchone()[0]
 
     def _decrypt(self, item: cp.PackItem, statement: bytes, boundary: bytes | None) -> bool:
         """False (and the id kept) when a ciphertext fails: the item stays without text."""
@@ -237,8 +267,10 @@ class DirectSource:
         by_id = {item.id: item for item in items}
         marks = ",".join("?" * len(by_id))
         for rid, statement, boundary, subject in self.conn.execute(
-                f"SELECT id, statement_ct, usage_boundary_ct, subject_ct FROM memories "
-                f"WHERE id IN ({marks})", list(by_id)):
+            f"SELECT id, statement_ct, usage_boundary_ct, subject_ct FROM memories "
+            f"WHERE id IN ({marks})",
+            list(by_id),
+        ):
             if self._decrypt(by_id[rid], statement, boundary):
                 self._subject(by_id[rid], subject)
 
@@ -253,8 +285,10 @@ class DirectSource:
     def all_items(self) -> list[cp.PackItem]:
         """Everything in scope, decrypted, best first (user-prompt-submit needs every text)."""
         items = []
-        for row in self.conn.execute(f"SELECT {COLUMNS}, statement_ct, usage_boundary_ct, "
-                                     f"subject_ct {SCOPED_SQL}", self.params):
+        for row in self.conn.execute(
+            f"SELECT {COLUMNS}, statement_ct, usage_boundary_ct, subject_ct {SCOPED_SQL}",
+            self.params,
+        ):
             if self._sealed(row):
                 item = _item(row)
                 if self._decrypt(item, row[TEXTS_AT], row[TEXTS_AT + 1]):
@@ -273,16 +307,25 @@ class DirectSource:
         from memvet.store.relevance import noise_of, units
 
         scope = f"{SCOPE_SQL} AND status IN ('active', 'disputed')"
-        stale = self._rows_of([r[0] for r in self.conn.execute(
-            f"SELECT memory_id FROM term_stale CROSS JOIN memories ON memories.id = memory_id "
-            f"WHERE {scope}", self.params)], texts=True)
+        stale = self._rows_of(
+            [
+                r[0]
+                for r in self.conn.execute(
+                    f"SELECT memory_id FROM term_stale CROSS JOIN memories ON memories.id = memory_id "
+                    f"WHERE {scope}",
+                    self.params,
+                )
+            ],
+            texts=True,
+        )
         terms = {t for unit in units(prompt, noise_of([None])) for t in unit}
         holders = ti.scope_holders(self.conn, self.cipher.term_key, terms, scope, self.params)
         for item in stale:
             for term in cp.item_terms(item):
                 holders.setdefault(term, set()).add(item.id)
-        count = self.conn.execute(f"SELECT count(*) FROM memories WHERE {scope}",
-                                  self.params).fetchone()[0]
+        count = self.conn.execute(
+            f"SELECT count(*) FROM memories WHERE {scope}", self.params
+        ).fetchone()[0]
         corpus = ti.ScopeTerms(count, holders)
         corpus.read(item.id for item in stale)
         found = cp.prompt_scores(corpus, prompt)  # gives every holder its position
@@ -290,8 +333,9 @@ class DirectSource:
         scores = {ids[position]: score for position, score in found}
         return self._by_score(scores, {item.id: item for item in stale}, given, now)
 
-    def _by_score(self, scores: dict[str, float], known: dict[str, cp.PackItem],
-                  given: set[str], now: str) -> Iterator[cp.PackItem]:
+    def _by_score(
+        self, scores: dict[str, float], known: dict[str, cp.PackItem], given: set[str], now: str
+    ) -> Iterator[cp.PackItem]:
         """Best score first, rank order within a score; rows read one score at a time, so a
         pack that is full after the best few never reads the thousands below them."""
         levels: dict[float, list[str]] = {}
@@ -309,18 +353,27 @@ class DirectSource:
         `all_items` holds of them): the daemon's pack takes them in after a change."""
         return self._rows_of(list(ids), texts=True, scoped=True)
 
-    def _rows_of(self, ids: list[str], *, texts: bool = False,
-                 scoped: bool = False) -> list[cp.PackItem]:
+    def _rows_of(
+        self, ids: list[str], *, texts: bool = False, scoped: bool = False
+    ) -> list[cp.PackItem]:
         """The sealed rows of these ids as items (decrypted too with `texts`)."""
         if not ids:
             return []
         extra = ", statement_ct, usage_boundary_ct, subject_ct" if texts else ""
         # Unary + keeps SQLite on the id lookups (an index on the scope would scan it whole).
-        scope = (" AND +user_bidx = ? AND (workspace_bidx IS NULL OR +workspace_bidx = ?) AND "
-                 "+status IN ('active', 'disputed')") if scoped else ""
-        rows = self.conn.execute(f"SELECT {COLUMNS}{extra} FROM memories WHERE id IN "
-                                 f"(SELECT value FROM json_each(?)){scope}",
-                                 (_json_list(ids), *(self.params if scoped else ())))
+        scope = (
+            (
+                " AND +user_bidx = ? AND (workspace_bidx IS NULL OR +workspace_bidx = ?) AND "
+                "+status IN ('active', 'disputed')"
+            )
+            if scoped
+            else ""
+        )
+        rows = self.conn.execute(
+            f"SELECT {COLUMNS}{extra} FROM memories WHERE id IN "
+            f"(SELECT value FROM json_each(?)){scope}",
+            (_json_list(ids), *(self.params if scoped else ())),
+        )
         items = []
         for row in rows:
             if self._sealed(row):

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         def index(self) -> cp.TermIndex: ...
         def relevant(self, prompt: str, given: set[str], now: str) -> Iterator[cp.PackItem]: ...
 
+
 MAX_GIVEN = 2000  # ids remembered per session
 MAX_SESSIONS = 256  # session memo files kept
 
@@ -67,7 +68,7 @@ def save_given(path: str, ids: list[str], *, prune: bool = False) -> None:
         entries = [e for e in os.scandir(folder) if e.is_file()]
         if len(entries) > MAX_SESSIONS:
             entries.sort(key=_mtime)
-            for entry in entries[:len(entries) - MAX_SESSIONS]:
+            for entry in entries[: len(entries) - MAX_SESSIONS]:
                 try:
                     os.unlink(entry.path)
                 except FileNotFoundError:  # another request pruned it first
@@ -100,15 +101,23 @@ def hook_budgets(home: str) -> dict[str, int]:
     except (OSError, ValueError):
         return budgets
     if isinstance(section, dict):
-        budgets["session-start"] = _tokens(section.get("session_start_tokens"),
-                                           budgets["session-start"])
-        budgets["user-prompt-submit"] = _tokens(section.get("prompt_tokens"),
-                                                budgets["user-prompt-submit"])
+        budgets["session-start"] = _tokens(
+            section.get("session_start_tokens"), budgets["session-start"]
+        )
+        budgets["user-prompt-submit"] = _tokens(
+            section.get("prompt_tokens"), budgets["user-prompt-submit"]
+        )
     return budgets
 
 
-def respond(source: Source, event: str, payload: dict[str, Any], home: str,
-            now: str, recheck: Callable[[str | None], str | None] | None = None) -> str | None:
+def respond(
+    source: Source,
+    event: str,
+    payload: dict[str, Any],
+    home: str,
+    now: str,
+    recheck: Callable[[str | None], str | None] | None = None,
+) -> str | None:
     """The hook's stdout for one event, or None for no output. `recheck`: the daemon's
     re-redaction of what it serves (redaction/served.py); the no-daemon path has none."""
     budget = hook_budgets(home)[event]
@@ -119,8 +128,9 @@ def respond(source: Source, event: str, payload: dict[str, Any], home: str,
         # A resumed session keeps what it was given (Codex keeps the earlier developer
         # message): send only what it has not had, else each resume adds another copy.
         given = load_given(memo) if payload.get("source") == "resume" else set()
-        chosen = cp.choose((item for item in source.ranked() if item.id not in given), budget,
-                           event, now)
+        chosen = cp.choose(
+            (item for item in source.ranked() if item.id not in given), budget, event, now
+        )
         left_out = max(0, cp.left_out(source.count_active(now), chosen) - len(given))
     else:
         prompt = payload.get("prompt")
@@ -156,8 +166,9 @@ def _swept_with_older_rules(source: Source) -> bool:
     return recorded() != RULESET_VERSION
 
 
-def parse_request(host: str, event: str, raw: bytes,
-                  process_cwd: str) -> tuple[dict[str, Any], str | None]:
+def parse_request(
+    host: str, event: str, raw: bytes, process_cwd: str
+) -> tuple[dict[str, Any], str | None]:
     """The host's hook JSON and the workspace it runs in: the git root of its `cwd`, taken
     relative to the hook process's own cwd (which the hosts set to the session's), refused when
     outside the session's project (hook_scope.py). Resolved afresh every time: a daemon's cache
@@ -175,10 +186,16 @@ def parse_request(host: str, event: str, raw: bytes,
     return payload, session_workspace(payload, process_cwd)
 
 
-def answer(host: str, event: str, raw: bytes, home: str,
-           open_source: Callable[[str | None], Source], now: str,
-           process_cwd: str | None = None,
-           recheck: Callable[[str | None], str | None] | None = None) -> str | None:
+def answer(
+    host: str,
+    event: str,
+    raw: bytes,
+    home: str,
+    open_source: Callable[[str | None], Source],
+    now: str,
+    process_cwd: str | None = None,
+    recheck: Callable[[str | None], str | None] | None = None,
+) -> str | None:
     """`process_cwd`: the hook process's cwd (the daemon gets it in the request)."""
     payload, workspace = parse_request(host, event, raw, process_cwd or os.getcwd())
     return respond(open_source(workspace), event, payload, home, now, recheck)

@@ -63,7 +63,8 @@ def session_workspace(payload: dict, process_cwd: str) -> str:
     # Served as written (memories carry the workspace as the host names it), compared resolved.
     workspace = resolve_workspace.__wrapped__(asked)
     recorded = recorded_cwd(payload.get("transcript_path"))
-    if recorded is not None and os.path.realpath(resolve_workspace.__wrapped__(
-            recorded)) != os.path.realpath(workspace):
+    if recorded is not None and os.path.realpath(
+        resolve_workspace.__wrapped__(recorded)
+    ) != os.path.realpath(workspace):
         raise FastReadError("cwd_not_the_sessions")
     return workspace

@@ -21,7 +21,7 @@ def _folder(env: str, default: str) -> str:
 def _under(path: str, root: str) -> str | None:
     """The part of `path` below `root`, or None when it is not inside."""
     prefix = root.rstrip(os.sep) + os.sep
-    return path[len(prefix):] if path.startswith(prefix) else None
+    return path[len(prefix) :] if path.startswith(prefix) else None
 
 
 def in_host_memory_folder(cwd: str) -> bool:
@@ -40,4 +40,5 @@ def host_job(payload: dict, process_cwd: str) -> bool:
         return True
     cwd = payload.get("cwd")
     return in_host_memory_folder(process_cwd) or (
-        isinstance(cwd, str) and bool(cwd) and in_host_memory_folder(os.path.join(process_cwd, cwd)))
+        isinstance(cwd, str) and bool(cwd) and in_host_memory_folder(os.path.join(process_cwd, cwd))
+    )

@@ -15,12 +15,30 @@ class Host:
     the config folder, layout); hook_events: the `memvet hook` events it runs; mcp_file: where
     it registers MCP servers (relative to the config folder)."""
 
-    __slots__ = ("name", "display", "short", "folder_variable", "folder_default", "roots",
-                 "hook_events", "mcp_file", "rollout_prefix")
+    __slots__ = (
+        "name",
+        "display",
+        "short",
+        "folder_variable",
+        "folder_default",
+        "roots",
+        "hook_events",
+        "mcp_file",
+        "rollout_prefix",
+    )
 
-    def __init__(self, name: str, display: str, short: str, folder_variable: str, folder_default: str,
-                 roots: tuple[tuple[str, str], ...], hook_events: tuple[str, ...], mcp_file: str,
-                 rollout_prefix: str | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        display: str,
+        short: str,
+        folder_variable: str,
+        folder_default: str,
+        roots: tuple[tuple[str, str], ...],
+        hook_events: tuple[str, ...],
+        mcp_file: str,
+        rollout_prefix: str | None = None,
+    ) -> None:
         self.name, self.display, self.short = name, display, short
         self.folder_variable, self.folder_default = folder_variable, folder_default
         self.roots, self.hook_events, self.mcp_file = roots, hook_events, mcp_file
@@ -34,13 +52,27 @@ CODEX = "codex"
 CONTEXT_EVENTS = ("session-start", "user-prompt-submit")
 
 REGISTRY: dict[str, Host] = {
-    CLAUDE_CODE: Host(CLAUDE_CODE, "Claude Code", "claude", "CLAUDE_CONFIG_DIR", ".claude",
-                      roots=(("projects", "claude-projects"),),
-                      hook_events=(*CONTEXT_EVENTS, "pre-tool-use"),
-                      mcp_file=".claude.json"),
-    CODEX: Host(CODEX, "Codex", "codex", "CODEX_HOME", ".codex",
-                roots=(("sessions", "codex-sessions"), ("archived_sessions", "codex-archive")),
-                hook_events=CONTEXT_EVENTS, mcp_file="config.toml", rollout_prefix="rollout-"),
+    CLAUDE_CODE: Host(
+        CLAUDE_CODE,
+        "Claude Code",
+        "claude",
+        "CLAUDE_CONFIG_DIR",
+        ".claude",
+        roots=(("projects", "claude-projects"),),
+        hook_events=(*CONTEXT_EVENTS, "pre-tool-use"),
+        mcp_file=".claude.json",
+    ),
+    CODEX: Host(
+        CODEX,
+        "Codex",
+        "codex",
+        "CODEX_HOME",
+        ".codex",
+        roots=(("sessions", "codex-sessions"), ("archived_sessions", "codex-archive")),
+        hook_events=CONTEXT_EVENTS,
+        mcp_file="config.toml",
+        rollout_prefix="rollout-",
+    ),
 }
 
 

@@ -22,8 +22,12 @@ def sqlite_check(conn: Connection, *, deep: bool = False) -> list[str]:
     return [] if found == ["ok"] else found
 
 
-def verify_state(conn: Connection, cipher: FieldCipher, states: dict[tuple[str, str],
-                 tuple[int, str]], events: int) -> AuditReport | None:
+def verify_state(
+    conn: Connection,
+    cipher: FieldCipher,
+    states: dict[tuple[str, str], tuple[int, str]],
+    events: int,
+) -> AuditReport | None:
     """Every memory, candidate and tombstone must be sealed and in the state the chain last
     recorded for it; every entity the chain recorded must still exist. The first mismatch."""
     states = dict(states)
@@ -32,20 +36,38 @@ def verify_state(conn: Connection, cipher: FieldCipher, states: dict[tuple[str, 
             name = entity_name(entity_type, row._mapping[id_name])
             recorded = states.pop((entity_type, name), None)
             if not row_mac.intact(cipher.row_key, table.name, row._mapping):
-                return AuditReport(False, events, recorded and recorded[0],
-                                   f"{entity_type} {name}: its status, scope or validity was "
-                                   "changed without the key", entity=f"{entity_type} {name}")
+                return AuditReport(
+                    False,
+                    events,
+                    recorded and recorded[0],
+                    f"{entity_type} {name}: its status, scope or validity was "
+                    "changed without the key",
+                    entity=f"{entity_type} {name}",
+                )
             if recorded is None:
-                return AuditReport(False, events, None, f"{entity_type} {name} has no audit "
-                                   "event recording its state", entity=f"{entity_type} {name}")
+                return AuditReport(
+                    False,
+                    events,
+                    None,
+                    f"{entity_type} {name} has no audit event recording its state",
+                    entity=f"{entity_type} {name}",
+                )
             if recorded[1] != row.row_mac:
-                return AuditReport(False, events, recorded[0],
-                                   f"{entity_type} {name} is not in the state audit event "
-                                   f"{recorded[0]} recorded (an older copy of the row put back?)",
-                                   entity=f"{entity_type} {name}")
+                return AuditReport(
+                    False,
+                    events,
+                    recorded[0],
+                    f"{entity_type} {name} is not in the state audit event "
+                    f"{recorded[0]} recorded (an older copy of the row put back?)",
+                    entity=f"{entity_type} {name}",
+                )
     for (entity_type, name), (seq, state) in sorted(states.items(), key=lambda kv: kv[1][0]):
         if entity_type in ENTITIES and state != GONE:
-            return AuditReport(False, events, seq, f"{entity_type} {name}, recorded by audit "
-                               f"event {seq}, is missing: it was deleted",
-                               entity=f"{entity_type} {name}")
+            return AuditReport(
+                False,
+                events,
+                seq,
+                f"{entity_type} {name}, recorded by audit event {seq}, is missing: it was deleted",
+                entity=f"{entity_type} {name}",
+            )
     return None

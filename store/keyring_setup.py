@@ -39,7 +39,9 @@ def _unwrap(provider: KeyProvider, row: sa.Row) -> tuple[bytes, bytes]:
         raise KeyWrongError(
             f"the key held by the {provider.name} provider ({provider.describe()}) does not open "
             "this store: it belongs to another store or was replaced. Restore the right key; "
-            "nothing was written.", provider=provider.name) from None
+            "nothing was written.",
+            provider=provider.name,
+        ) from None
 
 
 def load_cipher(engine: Engine, home: Path, now: datetime) -> tuple[FieldCipher, KeyProvider]:
@@ -60,8 +62,15 @@ def load_cipher(engine: Engine, home: Path, now: datetime) -> tuple[FieldCipher,
         kek, dek, dek_id = new_key(), new_key(), secrets.token_hex(4)
         provider.delete(1)  # an orphan from a store that was deleted without its key
         provider.save(1, kek)
-        conn.execute(KM.insert().values(dek_id=dek_id, kek_version=1, provider=provider.name,
-                                        wrapped_dek=wrap_dek(kek, dek, dek_id), created_at=now))
+        conn.execute(
+            KM.insert().values(
+                dek_id=dek_id,
+                kek_version=1,
+                provider=provider.name,
+                wrapped_dek=wrap_dek(kek, dek, dek_id),
+                created_at=now,
+            )
+        )
     return FieldCipher(dek, dek_id), provider
 
 
@@ -77,8 +86,11 @@ def rotate_kek(engine: Engine, home: Path, now: datetime) -> tuple[int, KeyProvi
         kek = new_key()
         provider.delete(version)
         provider.save(version, kek)
-        conn.execute(KM.update().where(KM.c.dek_id == row.dek_id).values(
-            kek_version=version, wrapped_dek=wrap_dek(kek, dek, row.dek_id), rotated_at=now))
+        conn.execute(
+            KM.update()
+            .where(KM.c.dek_id == row.dek_id)
+            .values(kek_version=version, wrapped_dek=wrap_dek(kek, dek, row.dek_id), rotated_at=now)
+        )
     # Only after the new wrap is durable; older leftovers of interrupted rotations go too. Never
     # a newer one here, outside the lock: it may be another rotation's, not yet committed.
     for old in [v for v in leftover_versions(provider, version) if v < version]:
@@ -90,8 +102,9 @@ def leftover_versions(provider: KeyProvider, current: int) -> list[int]:
     """Key versions the provider holds besides the current one. A rotation killed after its
     commit leaves the old key behind; one killed before it, a new key nothing uses."""
     if isinstance(provider, FileKeyProvider):
-        found = {int(p.name[5:]) for p in provider.directory().glob("kek-v*")
-                 if p.name[5:].isdigit()}
+        found = {
+            int(p.name[5:]) for p in provider.directory().glob("kek-v*") if p.name[5:].isdigit()
+        }
     else:  # a keyring cannot be listed: ask for every version this store can have made
         found = {v for v in range(1, current + 2) if v != current and provider.load(v)}
     return sorted(found - {current})
@@ -119,6 +132,12 @@ def key_info(engine: Engine, home: Path) -> dict[str, object]:
     if row is None:
         return {"provider": None, "kek_version": None}
     provider = provider_named(row.provider, home)
-    return {"provider": row.provider, "where": provider.describe(), "kek_version": row.kek_version,
-            "dek_id": row.dek_id, "created_at": row.created_at, "rotated_at": row.rotated_at,
-            "leftover_versions": leftover_versions(provider, row.kek_version)}
+    return {
+        "provider": row.provider,
+        "where": provider.describe(),
+        "kek_version": row.kek_version,
+        "dek_id": row.dek_id,
+        "created_at": row.created_at,
+        "rotated_at": row.rotated_at,
+        "leftover_versions": leftover_versions(provider, row.kek_version),
+    }

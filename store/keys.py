@@ -47,17 +47,21 @@ class KeyringProvider:
         except kr.errors.KeyringLocked as exc:
             raise KeyringLockedError(
                 "the OS keyring is locked; unlock it (log in to the desktop session) and try again",
-                provider=self.name) from exc
+                provider=self.name,
+            ) from exc
         except kr.errors.KeyringError as exc:
             raise StoreUnavailableError(
                 f"the OS keyring holds memvet's key but cannot be read ({type(exc).__name__}); "
                 "make the keyring available, or restore the key and run `memvet key status`",
-                code="keyring_unavailable", provider=self.name) from exc
+                code="keyring_unavailable",
+                provider=self.name,
+            ) from exc
         return None if value is None else base64.b64decode(value)
 
     def save(self, version: int, kek: bytes) -> None:
-        self._keyring().set_password(SERVICE, _account(self._home, version),
-                                     base64.b64encode(kek).decode())
+        self._keyring().set_password(
+            SERVICE, _account(self._home, version), base64.b64encode(kek).decode()
+        )
 
     def delete(self, version: int) -> None:
         kr = self._keyring()
@@ -95,7 +99,10 @@ class FileKeyProvider:
         if mode & (stat.S_IRWXG | stat.S_IRWXO):
             raise StoreUnavailableError(
                 f"key file {path} is readable by others (mode {oct(mode & 0o777)}); "
-                f"run `chmod 600 {path}` and try again", code="key_file_mode", provider=self.name)
+                f"run `chmod 600 {path}` and try again",
+                code="key_file_mode",
+                provider=self.name,
+            )
         return base64.b64decode(path.read_bytes().strip())
 
     def save(self, version: int, kek: bytes) -> None:
@@ -139,8 +146,9 @@ def provider_named(name: str, home: Path) -> KeyProvider:
         return KeyringProvider(home)
     if name == "file":
         return FileKeyProvider(home / "keys")
-    raise StoreUnavailableError(f"unknown key provider {name!r} recorded in the store",
-                                code="key_provider_unknown")
+    raise StoreUnavailableError(
+        f"unknown key provider {name!r} recorded in the store", code="key_provider_unknown"
+    )
 
 
 def choose_provider(home: Path) -> KeyProvider:
@@ -153,4 +161,6 @@ def missing_key_error(provider: KeyProvider, version: int) -> KeyMissingError:
     return KeyMissingError(
         f"memvet's key (version {version}) is missing from the {provider.name} provider: {where}. "
         "Restore it from your backup (see docs/operator-guide.md, 'Keys and recovery'); "
-        "without it the store cannot be read.", provider=provider.name)
+        "without it the store cannot be read.",
+        provider=provider.name,
+    )

@@ -32,8 +32,12 @@ class Learning:
     cursor: tuple[str, str] = ("", "")  # (decided_at ISO, candidate id) of the last one learned
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "decisions": self.decisions, "cursor": list(self.cursor),
-                "weights": {str(k): round(v, 6) for k, v in self.weights.items()}}
+        return {
+            "format": FORMAT,
+            "decisions": self.decisions,
+            "cursor": list(self.cursor),
+            "weights": {str(k): round(v, 6) for k, v in self.weights.items()},
+        }
 
 
 @dataclass(frozen=True)
@@ -65,8 +69,11 @@ def load_learning(store: Any) -> Learning:
     if doc.get("format") != FORMAT:
         raise IntegrityError(f"{path}: unknown learning format; run `memvet rules reset-learning`")
     cursor = doc.get("cursor") or ["", ""]
-    return Learning({int(k): float(v) for k, v in doc.get("weights", {}).items()},
-                    int(doc.get("decisions", 0)), (str(cursor[0]), str(cursor[1])))
+    return Learning(
+        {int(k): float(v) for k, v in doc.get("weights", {}).items()},
+        int(doc.get("decisions", 0)),
+        (str(cursor[0]), str(cursor[1])),
+    )
 
 
 def save_learning(store: Any, learning: Learning) -> None:
@@ -88,8 +95,12 @@ def reset_learning(store: Any, *, actor: str) -> int:
     except IntegrityError:
         forgotten = 0  # an unreadable file is replaced: that is what a reset is for
     with store._read() as conn:
-        last = conn.execute(sa.select(CAND.c.decided_at, CAND.c.id).where(CAND.c.decided_at.is_not(None))
-                            .order_by(CAND.c.decided_at.desc(), CAND.c.id.desc()).limit(1)).first()
+        last = conn.execute(
+            sa.select(CAND.c.decided_at, CAND.c.id)
+            .where(CAND.c.decided_at.is_not(None))
+            .order_by(CAND.c.decided_at.desc(), CAND.c.id.desc())
+            .limit(1)
+        ).first()
     cursor = (last.decided_at.isoformat(), last.id) if last is not None else ("", "")
     save_learning(store, Learning(cursor=cursor))
     with store._write() as conn:
@@ -101,12 +112,22 @@ def decisions_since(store: Any, cursor: tuple[str, str], limit: int = 1000) -> l
     """Decisions after `cursor`, oldest first: approvals (with whether the statement was edited)
     and rejections of candidates typed by the user."""
     after_time = datetime.fromisoformat(cursor[0]) if cursor[0] else None
-    query = (sa.select(CAND.c.id, CAND.c.status, CAND.c.statement_ct, CAND.c.reasons_ct,
-                       CAND.c.decided_at, CAND.c.memory_id)
-             .where(CAND.c.status.in_(("committed", "rejected")), CAND.c.decided_at.is_not(None),
-                    CAND.c.source_type == "explicit_user"))
+    query = sa.select(
+        CAND.c.id,
+        CAND.c.status,
+        CAND.c.statement_ct,
+        CAND.c.reasons_ct,
+        CAND.c.decided_at,
+        CAND.c.memory_id,
+    ).where(
+        CAND.c.status.in_(("committed", "rejected")),
+        CAND.c.decided_at.is_not(None),
+        CAND.c.source_type == "explicit_user",
+    )
     if after_time is not None:
-        query = query.where(sa.tuple_(CAND.c.decided_at, CAND.c.id) > sa.tuple_(after_time, cursor[1]))
+        query = query.where(
+            sa.tuple_(CAND.c.decided_at, CAND.c.id) > sa.tuple_(after_time, cursor[1])
+        )
     query = query.order_by(CAND.c.decided_at, CAND.c.id).limit(limit)
     found: list[Decision] = []
     with store._read() as conn:
@@ -115,7 +136,9 @@ def decisions_since(store: Any, cursor: tuple[str, str], limit: int = 1000) -> l
         for row in rows:
             try:
                 statement = store._dec("candidates", "statement", row.id, row.statement_ct) or ""
-                reasons = json.loads(store._dec("candidates", "reasons", row.id, row.reasons_ct) or "[]")
+                reasons = json.loads(
+                    store._dec("candidates", "reasons", row.id, row.reasons_ct) or "[]"
+                )
             except (IntegrityError, ValueError):
                 continue
             memory = memories.get(row.memory_id or "")
@@ -129,11 +152,16 @@ def _memories(store: Any, conn: sa.Connection, ids: list[str]) -> dict[str, tupl
     """memory id -> (statement as approved, retired reason)."""
     out: dict[str, tuple[str, str | None]] = {}
     for start in range(0, len(ids), 500):
-        for row in conn.execute(sa.select(MEM.c.id, MEM.c.statement_ct, MEM.c.retired_reason)
-                                .where(MEM.c.id.in_(ids[start:start + 500]))):
+        for row in conn.execute(
+            sa.select(MEM.c.id, MEM.c.statement_ct, MEM.c.retired_reason).where(
+                MEM.c.id.in_(ids[start : start + 500])
+            )
+        ):
             try:
-                out[row.id] = (store._dec("memories", "statement", row.id, row.statement_ct) or "",
-                               row.retired_reason)
+                out[row.id] = (
+                    store._dec("memories", "statement", row.id, row.statement_ct) or "",
+                    row.retired_reason,
+                )
             except IntegrityError:
                 continue
     return out

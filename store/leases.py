@@ -31,8 +31,9 @@ def expired_clause(table: sa.Table, now: datetime) -> sa.ColumnElement[bool]:
     return sa.and_(table.c.status == "reserved", table.c.lease_expires_at < now)
 
 
-def status_clause(table: sa.Table, statuses: Iterable[str],
-                  now: datetime) -> sa.ColumnElement[bool]:
+def status_clause(
+    table: sa.Table, statuses: Iterable[str], now: datetime
+) -> sa.ColumnElement[bool]:
     """`status IN (…)` by shown status, kept index-friendly: an expired reservation counts as
     stale, not as reserved. `status_sql` is the same rule in SQL text (a test compares them)."""
     import sqlalchemy as sa
@@ -43,9 +44,13 @@ def status_clause(table: sa.Table, statuses: Iterable[str],
     plain = sorted(wanted - {"reserved"})
     if "stale" in wanted:
         return sa.or_(table.c.status.in_(plain), expired_clause(table, now))
-    return sa.or_(table.c.status.in_(plain), sa.and_(
-        table.c.status == "reserved",
-        sa.or_(table.c.lease_expires_at.is_(None), table.c.lease_expires_at >= now)))
+    return sa.or_(
+        table.c.status.in_(plain),
+        sa.and_(
+            table.c.status == "reserved",
+            sa.or_(table.c.lease_expires_at.is_(None), table.c.lease_expires_at >= now),
+        ),
+    )
 
 
 def status_sql(statuses: Iterable[str], now: str) -> tuple[str, list[str]]:
@@ -62,8 +67,10 @@ def status_sql(statuses: Iterable[str], now: str) -> tuple[str, list[str]]:
     plain, params = among(wanted - {"reserved"})
     if "stale" in wanted:
         return (f"{plain} OR (status = 'reserved' AND lease_expires_at < ?)", [*params, now])
-    return (f"{plain} OR (status = 'reserved' AND (lease_expires_at IS NULL "
-            "OR lease_expires_at >= ?))", [*params, now])
+    return (
+        f"{plain} OR (status = 'reserved' AND (lease_expires_at IS NULL OR lease_expires_at >= ?))",
+        [*params, now],
+    )
 
 
 def shown_counts(by_status: dict[str, int], expired: int) -> dict[str, int]:

@@ -10,31 +10,74 @@ Deliberately short: tool families a coding agent is asked about, nothing project
 from __future__ import annotations
 
 CONCEPTS: dict[str, tuple[str, ...]] = {
-    "package-manager": ("package manager", "dependency", "dependencies", "deps", "lockfile",
-                        "npm", "pnpm", "yarn", "bun", "pip", "uv", "poetry", "pipenv", "conda",
-                        "cargo", "bundler", "composer", "gradle", "maven"),
-    "database": ("database", "db", "sql", "postgres", "postgresql", "mysql", "sqlite", "orm",
-                 "sqlc", "sqlalchemy", "prisma", "mongodb"),
+    "package-manager": (
+        "package manager",
+        "dependency",
+        "dependencies",
+        "deps",
+        "lockfile",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "pip",
+        "uv",
+        "poetry",
+        "pipenv",
+        "conda",
+        "cargo",
+        "bundler",
+        "composer",
+        "gradle",
+        "maven",
+    ),
+    "database": (
+        "database",
+        "db",
+        "sql",
+        "postgres",
+        "postgresql",
+        "mysql",
+        "sqlite",
+        "orm",
+        "sqlc",
+        "sqlalchemy",
+        "prisma",
+        "mongodb",
+    ),
     "ci": ("ci", "github actions", "circleci", "jenkins", "buildkite", "travis", "gitlab ci"),
     "styling": ("style", "styling", "css", "scss", "sass", "tailwind", "styled-components"),
     "shell": ("shell", "sh", "bash", "zsh", "shfmt"),
     "indentation": ("indent", "indentation", "tabs", "spaces"),
     "test-framework": ("test framework", "pytest", "unittest", "jest", "vitest", "mocha", "rspec"),
     "lint": ("lint", "linter", "linting", "eslint", "ruff", "flake8", "pylint", "clippy"),
-    "format": ("format", "formatter", "formatting", "prettier", "black", "biome", "gofmt",
-               "rustfmt"),
+    "format": (
+        "format",
+        "formatter",
+        "formatting",
+        "prettier",
+        "black",
+        "biome",
+        "gofmt",
+        "rustfmt",
+    ),
     "concurrency": ("async", "asyncio", "tokio", "concurrent", "concurrently", "concurrency"),
     "warehouse": ("warehouse", "snowflake", "bigquery", "redshift"),
     "container": ("docker", "container", "containers", "podman", "dockerfile"),
 }
 
 # Programming languages: a value a tool choice is made for (near_duplicates.py, slots.py).
-LANGUAGES = frozenset("""python go golang rust kotlin elixir typescript javascript java ruby swift zig
-php scala haskell clojure erlang dart lua perl julia ocaml fsharp csharp c++ nim crystal""".split())
+LANGUAGES = frozenset(
+    """python go golang rust kotlin elixir typescript javascript java ruby swift zig
+php scala haskell clojure erlang dart lua perl julia ocaml fsharp csharp c++ nim crystal""".split()
+)
 
 
-def compile_word_groups(groups: dict[str, tuple[str, ...]], prefix: str, stem_words,  # noqa: ANN001
-                        ) -> tuple[dict[str, tuple[str, ...]], list[tuple[frozenset[str], str]]]:
+def compile_word_groups(
+    groups: dict[str, tuple[str, ...]],
+    prefix: str,
+    stem_words,  # noqa: ANN001
+) -> tuple[dict[str, tuple[str, ...]], list[tuple[frozenset[str], str]]]:
     """(term -> group tokens, [(phrase terms, token)]) for named word groups, with words turned
     into terms by `stem_words` (context_pack's own normalisation, passed in to keep one
     definition). One rule for the concepts here and the synonym groups of synonyms.py."""
@@ -54,7 +97,11 @@ def compile_word_groups(groups: dict[str, tuple[str, ...]], prefix: str, stem_wo
     return single, phrases
 
 
-def compile_concepts(stem_words) -> tuple[dict[str, tuple[str, ...]],  # noqa: ANN001
-                                          list[tuple[frozenset[str], str]]]:
+def compile_concepts(
+    stem_words,
+) -> tuple[
+    dict[str, tuple[str, ...]],  # noqa: ANN001
+    list[tuple[frozenset[str], str]],
+]:
     """(term -> concept tokens, [(phrase terms, token)])."""
     return compile_word_groups(CONCEPTS, "~", stem_words)

@@ -40,14 +40,20 @@ def check_candidate(from_status: str, to_status: str) -> None:
     if (from_status, to_status) not in CANDIDATE_TRANSITIONS:
         raise IllegalTransitionError(
             f"a candidate cannot go from {from_status} to {to_status}",
-            entity="candidate", from_status=from_status, to_status=to_status)
+            entity="candidate",
+            from_status=from_status,
+            to_status=to_status,
+        )
 
 
 def check_memory(from_status: str | None, to_status: str) -> None:
     if (from_status, to_status) not in MEMORY_TRANSITIONS:
         raise IllegalTransitionError(
             f"a memory cannot go from {from_status} to {to_status}",
-            entity="memory", from_status=from_status, to_status=to_status)
+            entity="memory",
+            from_status=from_status,
+            to_status=to_status,
+        )
 
 
 def candidate_targets(from_status: str) -> set[str]:

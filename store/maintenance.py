@@ -26,8 +26,9 @@ DECAY_FLOOR = 0.05
 
 
 class MaintenanceMixin(StoreCore):
-    def mark_stale_leases(self, now: datetime, *, only: str | None = None,
-                          actor: str = "sweep") -> int:
+    def mark_stale_leases(
+        self, now: datetime, *, only: str | None = None, actor: str = "sweep"
+    ) -> int:
         """reserved → stale once the lease has expired (the approver died). Never retried.
         `only`: just that candidate (recovery settles one without waiting for the sweep)."""
         check_candidate("reserved", "stale")
@@ -41,8 +42,11 @@ class MaintenanceMixin(StoreCore):
                 if mac is None:
                     ids.remove(cid)
                     continue
-                conn.execute(CAND.update().where(CAND.c.id == cid, CAND.c.status == "reserved")
-                             .values(status="stale", updated_at=now, row_mac=mac))
+                conn.execute(
+                    CAND.update()
+                    .where(CAND.c.id == cid, CAND.c.status == "reserved")
+                    .values(status="stale", updated_at=now, row_mac=mac)
+                )
                 self._audit(conn, actor, "candidate.stale", "candidate", cid)
         return len(ids)
 
@@ -50,16 +54,30 @@ class MaintenanceMixin(StoreCore):
         check_candidate("pending", "expired")
         cutoff = now - max_age
         with self._write() as conn:
-            ids = [r.id for r in conn.execute(sa.select(CAND.c.id).where(
-                CAND.c.status == "pending", CAND.c.updated_at < cutoff))]
+            ids = [
+                r.id
+                for r in conn.execute(
+                    sa.select(CAND.c.id).where(
+                        CAND.c.status == "pending", CAND.c.updated_at < cutoff
+                    )
+                )
+            ]
             for cid in list(ids):  # a copy: rows that fail are dropped from `ids`
                 mac = self._sweep_mac(conn, cid, "expired")
                 if mac is None:
                     ids.remove(cid)
                     continue
-                conn.execute(CAND.update().where(CAND.c.id == cid, CAND.c.status == "pending")
-                             .values(status="expired", updated_at=now, decided_by="sweep",
-                                     decided_at=now, row_mac=mac))
+                conn.execute(
+                    CAND.update()
+                    .where(CAND.c.id == cid, CAND.c.status == "pending")
+                    .values(
+                        status="expired",
+                        updated_at=now,
+                        decided_by="sweep",
+                        decided_at=now,
+                        row_mac=mac,
+                    )
+                )
                 self._audit(conn, "sweep", "candidate.expired", "candidate", cid)
         return len(ids)
 
@@ -74,14 +92,20 @@ class MaintenanceMixin(StoreCore):
     def retire_due_memories(self, now: datetime) -> int:
         """Memories past their validity (valid_to) or their TTL (expires_at) are retired."""
         with self._read() as conn:
-            due = conn.execute(sa.select(MEM.c.id, MEM.c.expires_at).where(
-                MEM.c.status == "active",
-                sa.or_(MEM.c.valid_to <= now, MEM.c.expires_at <= now))).all()
+            due = conn.execute(
+                sa.select(MEM.c.id, MEM.c.expires_at).where(
+                    MEM.c.status == "active", sa.or_(MEM.c.valid_to <= now, MEM.c.expires_at <= now)
+                )
+            ).all()
         for row in due:
             reason = "ttl" if row.expires_at is not None and row.expires_at <= now else "expired"
             try:
-                self.retire(row.id, actor="sweep", reason=reason,  # type: ignore[attr-defined]
-                            txn_id=f"sweep:{reason}:{row.id}")
+                self.retire(
+                    row.id,
+                    actor="sweep",
+                    reason=reason,  # type: ignore[attr-defined]
+                    txn_id=f"sweep:{reason}:{row.id}",
+                )
             except RowSealError:
                 self._note_unreadable("memories", row.id)
         return len(due)
@@ -92,11 +116,16 @@ class MaintenanceMixin(StoreCore):
         confidence, so running it twice changes nothing."""
         changed = 0
         with self._write() as conn:
-            rows = conn.execute(sa.select(MEM.c.id, MEM.c.recorded_at, MEM.c.confidence,
-                                          CAND.c.confidence.label("initial"))
-                                .join(CAND, CAND.c.id == MEM.c.candidate_id)
-                                .where(MEM.c.status == "active",
-                                       MEM.c.source_type == "model_inference")).all()
+            rows = conn.execute(
+                sa.select(
+                    MEM.c.id,
+                    MEM.c.recorded_at,
+                    MEM.c.confidence,
+                    CAND.c.confidence.label("initial"),
+                )
+                .join(CAND, CAND.c.id == MEM.c.candidate_id)
+                .where(MEM.c.status == "active", MEM.c.source_type == "model_inference")
+            ).all()
             for row in rows:
                 age = max((now - row.recorded_at).total_seconds(), 0.0)
                 value = max(row.initial * 0.5 ** (age / half_life.total_seconds()), DECAY_FLOOR)
@@ -114,8 +143,12 @@ class MaintenanceMixin(StoreCore):
         with self._read() as conn:
             problems = sqlite_check(conn)
             if problems:
-                return AuditReport(False, 0, None, "the database file is damaged (SQLite: "
-                                   f"{'; '.join(problems)[:300]})")
+                return AuditReport(
+                    False,
+                    0,
+                    None,
+                    f"the database file is damaged (SQLite: {'; '.join(problems)[:300]})",
+                )
             report = verify_chain(conn, self.cipher, states)
             if not report.ok:
                 return report
@@ -127,8 +160,11 @@ class MaintenanceMixin(StoreCore):
         with self._read() as conn:
             problems = sqlite_check(conn, deep=deep)
             bad: list[str] = []
-            for table, decode in ((CAND, self.candidate_from_row), (MEM, self.memory_from_row),
-                                  (TOMB, self._tombstone_from_row)):  # type: ignore[attr-defined]
+            for table, decode in (
+                (CAND, self.candidate_from_row),
+                (MEM, self.memory_from_row),
+                (TOMB, self._tombstone_from_row),
+            ):  # type: ignore[attr-defined]
                 for row in conn.execute(sa.select(table)):
                     try:
                         decode(row)
@@ -152,11 +188,17 @@ class MaintenanceMixin(StoreCore):
 
     def record_sweep(self, job_id: str, at: datetime, result: str = "") -> None:
         with self._write() as conn:
-            done = conn.execute(SWEEPS.update().where(SWEEPS.c.job_id == job_id).values(
-                last_success_at=at, last_result=result[:256])).rowcount
+            done = conn.execute(
+                SWEEPS.update()
+                .where(SWEEPS.c.job_id == job_id)
+                .values(last_success_at=at, last_result=result[:256])
+            ).rowcount
             if not done:
-                conn.execute(SWEEPS.insert().values(job_id=job_id, last_success_at=at,
-                                                    last_result=result[:256]))
+                conn.execute(
+                    SWEEPS.insert().values(
+                        job_id=job_id, last_success_at=at, last_result=result[:256]
+                    )
+                )
 
     def sweep_runs(self) -> dict[str, datetime]:
         with self._read() as conn:

@@ -22,17 +22,20 @@ TOMB = TombstoneRow.__table__
 
 class MemoryMixin(StoreCore):
     # --- lifecycle --------------------------------------------------------------------------
-    def false_write(self, memory_id: str, *, actor: str, reason: str | None = None,
-                    txn_id: str | None = None) -> Change:
+    def false_write(
+        self, memory_id: str, *, actor: str, reason: str | None = None, txn_id: str | None = None
+    ) -> Change:
         """The memory should never have been written: retire it and tombstone its content."""
-        return self._change(memory_id, "retired", actor, "false_write", txn_id,
-                            tombstone="false_write", note=reason)
+        return self._change(
+            memory_id, "retired", actor, "false_write", txn_id, tombstone="false_write", note=reason
+        )
 
     def forget(self, memory_id: str, *, actor: str, txn_id: str | None = None) -> Change:
         return self._change(memory_id, "retired", actor, "forget", txn_id, tombstone="forget")
 
-    def retire(self, memory_id: str, *, actor: str, reason: str = "operator",
-               txn_id: str | None = None) -> Change:
+    def retire(
+        self, memory_id: str, *, actor: str, reason: str = "operator", txn_id: str | None = None
+    ) -> Change:
         return self._change(memory_id, "retired", actor, reason, txn_id)
 
     def dispute(self, memory_id: str, *, actor: str, txn_id: str | None = None) -> Change:
@@ -44,9 +47,17 @@ class MemoryMixin(StoreCore):
     def restore(self, memory_id: str, *, actor: str, txn_id: str | None = None) -> Change:
         return self._change(memory_id, "active", actor, "restore", txn_id)
 
-    def _change(self, memory_id: str, to_status: str, actor: str, reason: str,
-                txn_id: str | None, *, tombstone: str | None = None,
-                note: str | None = None) -> Change:
+    def _change(
+        self,
+        memory_id: str,
+        to_status: str,
+        actor: str,
+        reason: str,
+        txn_id: str | None,
+        *,
+        tombstone: str | None = None,
+        note: str | None = None,
+    ) -> Change:
         txn_id = txn_id or secrets.token_hex(12)
         with self._write() as conn:
             row = conn.execute(sa.select(MEM).where(MEM.c.id == memory_id)).first()
@@ -61,19 +72,40 @@ class MemoryMixin(StoreCore):
             self.refresh_slot(conn, row)  # type: ignore[attr-defined]
             if tombstone:
                 statement = self._dec("memories", "statement", memory_id, row.statement_ct) or ""
-                self._tombstone(conn, row.content_key, tombstone, memory_id, statement,  # type: ignore[attr-defined]
-                                self._scope_of("memories", row))
+                self._tombstone(
+                    conn,
+                    row.content_key,
+                    tombstone,
+                    memory_id,
+                    statement,  # type: ignore[attr-defined]
+                    self._scope_of("memories", row),
+                )
             self._audit(conn, actor, f"memory.{reason}", "memory", memory_id, note)
             fresh = conn.execute(sa.select(MEM).where(MEM.c.id == memory_id)).one()
             return Change(self.memory_from_row(fresh))
 
     def _replayed(self, conn: Connection, memory_id: str, txn_id: str) -> bool:
-        return conn.execute(sa.select(TRANS.c.id).where(
-            TRANS.c.memory_id == memory_id, TRANS.c.txn_id == txn_id)).first() is not None
+        return (
+            conn.execute(
+                sa.select(TRANS.c.id).where(
+                    TRANS.c.memory_id == memory_id, TRANS.c.txn_id == txn_id
+                )
+            ).first()
+            is not None
+        )
 
-    def _apply(self, conn: Connection, row: sa.Row, to_status: str, actor: str, reason: str,
-               txn_id: str, superseded_by: str | None = None, repair: bool = False,
-               ends_at: datetime | None = None) -> None:
+    def _apply(
+        self,
+        conn: Connection,
+        row: sa.Row,
+        to_status: str,
+        actor: str,
+        reason: str,
+        txn_id: str,
+        superseded_by: str | None = None,
+        repair: bool = False,
+        ends_at: datetime | None = None,
+    ) -> None:
         now = self.now()
         valid_to = row.valid_to
         # ends_at: a correction closes the old validity when the user said it, not at approval
@@ -82,31 +114,59 @@ class MemoryMixin(StoreCore):
             valid_to = end
         if to_status == "active" and row.status == "retired":
             valid_to = None  # restored: valid again from now on, history keeps the gap
-        values: dict[str, object] = {"status": to_status, "valid_to": valid_to, "updated_at": now,
-                                     "retired_reason": reason if to_status == "retired" else None}
+        values: dict[str, object] = {
+            "status": to_status,
+            "valid_to": valid_to,
+            "updated_at": now,
+            "retired_reason": reason if to_status == "retired" else None,
+        }
         if to_status == "disputed":
             values["conflict_state"] = "disputed"
         elif to_status == "active":
             values["conflict_state"] = "none"
         if superseded_by:
             values["superseded_by_id"] = superseded_by
-        values["row_mac"] = (seal(self.cipher, "memories", {**row._mapping, **values}) if repair
-                             else resealed(conn, self.cipher, MEM, row.id, values, row=row))
+        values["row_mac"] = (
+            seal(self.cipher, "memories", {**row._mapping, **values})
+            if repair
+            else resealed(conn, self.cipher, MEM, row.id, values, row=row)
+        )
         conn.execute(MEM.update().where(MEM.c.id == row.id).values(**values))
-        self._append_transition(conn, row.id, row.status, to_status, row.valid_to, valid_to,  # type: ignore[attr-defined]
-                                actor, reason, txn_id)
+        self._append_transition(
+            conn,
+            row.id,
+            row.status,
+            to_status,
+            row.valid_to,
+            valid_to,  # type: ignore[attr-defined]
+            actor,
+            reason,
+            txn_id,
+        )
 
-    def _supersede(self, conn: Connection, old_id: str, new_id: str, actor: str,
-                   valid_to: datetime | None = None) -> None:
+    def _supersede(
+        self,
+        conn: Connection,
+        old_id: str,
+        new_id: str,
+        actor: str,
+        valid_to: datetime | None = None,
+    ) -> None:
         row = conn.execute(sa.select(MEM).where(MEM.c.id == old_id)).first()
         if row is None or row.status not in ("active", "disputed"):
             return  # already settled; the new memory stands on its own
         check_memory(row.status, "superseded")
-        self._apply(conn, row, "superseded", actor, "superseded", f"supersede:{new_id}",
-                    superseded_by=new_id, ends_at=valid_to)
+        self._apply(
+            conn,
+            row,
+            "superseded",
+            actor,
+            "superseded",
+            f"supersede:{new_id}",
+            superseded_by=new_id,
+            ends_at=valid_to,
+        )
         self._audit(conn, actor, "memory.superseded", "memory", old_id, None)
-
-
 
     # --- reads ---------------------------------------------------------------------------------
     def get_memory(self, memory_id: str, reader: Reader | None = None) -> Memory:
@@ -121,14 +181,35 @@ class MemoryMixin(StoreCore):
 
     def transitions(self, memory_id: str) -> list[Transition]:
         with self._read() as conn:
-            rows = conn.execute(sa.select(TRANS).where(TRANS.c.memory_id == memory_id)
-                                .order_by(TRANS.c.at, TRANS.c.id)).all()
-        return [Transition(r.memory_id, r.from_status, r.to_status, r.valid_to_before,
-                           r.valid_to_after, r.actor, r.reason, r.txn_id, r.at) for r in rows]
+            rows = conn.execute(
+                sa.select(TRANS)
+                .where(TRANS.c.memory_id == memory_id)
+                .order_by(TRANS.c.at, TRANS.c.id)
+            ).all()
+        return [
+            Transition(
+                r.memory_id,
+                r.from_status,
+                r.to_status,
+                r.valid_to_before,
+                r.valid_to_after,
+                r.actor,
+                r.reason,
+                r.txn_id,
+                r.at,
+            )
+            for r in rows
+        ]
 
-    def list_memories(self, reader: Reader, *, statuses: tuple[str, ...] = ("active",),
-                      as_of: datetime | None = None, recorded_as_of: datetime | None = None,
-                      limit: int | None = None) -> list[Memory]:
+    def list_memories(
+        self,
+        reader: Reader,
+        *,
+        statuses: tuple[str, ...] = ("active",),
+        as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[Memory]:
         """Memories in the reader's scope. as_of: those valid at that time (a false write was
         never valid). recorded_as_of: the store as it was recorded then, rebuilt from transitions."""
         with self._read() as conn:
@@ -154,19 +235,31 @@ class MemoryMixin(StoreCore):
 
         out = []
         for memory in memories:
-            last = conn.execute(sa.select(TRANS).where(
-                TRANS.c.memory_id == memory.id, TRANS.c.at <= at)
-                .order_by(TRANS.c.at.desc(), TRANS.c.id.desc()).limit(1)).first()
+            last = conn.execute(
+                sa.select(TRANS)
+                .where(TRANS.c.memory_id == memory.id, TRANS.c.at <= at)
+                .order_by(TRANS.c.at.desc(), TRANS.c.id.desc())
+                .limit(1)
+            ).first()
             if last is None:
                 continue
-            out.append(replace(memory, status=last.to_status, valid_to=last.valid_to_after,
-                               retired_reason=last.reason if last.to_status == "retired" else None))
+            out.append(
+                replace(
+                    memory,
+                    status=last.to_status,
+                    valid_to=last.valid_to_after,
+                    retired_reason=last.reason if last.to_status == "retired" else None,
+                )
+            )
         return out
 
     def count_memories(self, reader: Reader) -> dict[str, int]:
         with self._read() as conn:
-            rows = conn.execute(sa.select(MEM.c.status, sa.func.count()).where(
-                self.scope_clause(MEM, reader)).group_by(MEM.c.status)).all()
+            rows = conn.execute(
+                sa.select(MEM.c.status, sa.func.count())
+                .where(self.scope_clause(MEM, reader))
+                .group_by(MEM.c.status)
+            ).all()
         return {status: n for status, n in rows}
 
     # --- tombstones ----------------------------------------------------------------------------
@@ -180,17 +273,25 @@ class MemoryMixin(StoreCore):
 
     def _tombstone_from_row(self, r: sa.Row) -> Tombstone:
         check_seal(self.cipher, "tombstones", r)
-        return Tombstone(r.content_key, r.reason, r.created_at, r.seen_again,
-                         self._dec("tombstones", "preview", r.content_key, r.preview_ct) or "",
-                         r.source_id, r.lifted_at)
+        return Tombstone(
+            r.content_key,
+            r.reason,
+            r.created_at,
+            r.seen_again,
+            self._dec("tombstones", "preview", r.content_key, r.preview_ct) or "",
+            r.source_id,
+            r.lifted_at,
+        )
 
     def lift_tombstone(self, content_key: str, *, actor: str) -> Tombstone:
         with self._write() as conn:
             now = self.now()
             mac = resealed(conn, self.cipher, TOMB, content_key, {"lifted_at": now})
-            done = conn.execute(TOMB.update().where(
-                TOMB.c.content_key == content_key, TOMB.c.lifted_at.is_(None)).values(
-                lifted_at=now, row_mac=mac)).rowcount
+            done = conn.execute(
+                TOMB.update()
+                .where(TOMB.c.content_key == content_key, TOMB.c.lifted_at.is_(None))
+                .values(lifted_at=now, row_mac=mac)
+            ).rowcount
             if not done:
                 raise NotFoundError(f"no active tombstone {content_key[:16]}", id=content_key)
             self._audit(conn, actor, "tombstone.lifted", "tombstone", content_key[:16])

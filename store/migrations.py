@@ -27,145 +27,172 @@ def m001_initial(conn: Connection) -> None:
     md = sa.MetaData()
     tables = [
         sa.Table(
-            'audit_events', md,
-            sa.Column('seq', sa.Integer(), primary_key=True),
-            sa.Column('at', UTCDateTime(), nullable=False),
-            sa.Column('actor', sa.String(length=200), nullable=False),
-            sa.Column('action', sa.String(length=48), nullable=False),
-            sa.Column('entity_type', sa.String(length=24), nullable=False),
-            sa.Column('entity_id', sa.String(length=64), nullable=False),
-            sa.Column('preview_ct', sa.LargeBinary()),
-            sa.Column('prev_hash', sa.String(length=64), nullable=False),
-            sa.Column('hash', sa.String(length=64), nullable=False),
+            "audit_events",
+            md,
+            sa.Column("seq", sa.Integer(), primary_key=True),
+            sa.Column("at", UTCDateTime(), nullable=False),
+            sa.Column("actor", sa.String(length=200), nullable=False),
+            sa.Column("action", sa.String(length=48), nullable=False),
+            sa.Column("entity_type", sa.String(length=24), nullable=False),
+            sa.Column("entity_id", sa.String(length=64), nullable=False),
+            sa.Column("preview_ct", sa.LargeBinary()),
+            sa.Column("prev_hash", sa.String(length=64), nullable=False),
+            sa.Column("hash", sa.String(length=64), nullable=False),
         ),
         sa.Table(
-            'candidates', md,
-            sa.Column('id', sa.String(length=40), primary_key=True),
-            sa.Column('status', sa.String(length=16), nullable=False, index=True),
-            sa.Column('kind', sa.String(length=16), nullable=False, index=True),
-            sa.Column('source_type', sa.String(length=24), nullable=False),
-            sa.Column('host', sa.String(length=32), index=True),
-            sa.Column('user_bidx', sa.String(length=64), nullable=False, index=True),
-            sa.Column('workspace_bidx', sa.String(length=64), index=True),
-            sa.Column('content_key', sa.String(length=64), nullable=False, index=True),
-            sa.Column('polarity', sa.String(length=8), nullable=False),
-            sa.Column('confidence', sa.Float(), nullable=False),
-            sa.Column('importance', sa.Integer(), nullable=False),
-            sa.Column('evidence_count', sa.Integer(), nullable=False),
-            sa.Column('created_at', UTCDateTime(), nullable=False, index=True),
-            sa.Column('updated_at', UTCDateTime(), nullable=False),
-            sa.Column('lease_token', sa.String(length=40)),
-            sa.Column('lease_owner', sa.String(length=200)),
-            sa.Column('reserved_at', UTCDateTime()),
-            sa.Column('lease_expires_at', UTCDateTime(), index=True),
-            sa.Column('memory_id', sa.String(length=48)),
-            sa.Column('supersedes_id', sa.String(length=48)),
-            sa.Column('decided_by', sa.String(length=200)),
-            sa.Column('decided_at', UTCDateTime()),
-            sa.Column('statement_ct', sa.LargeBinary(), nullable=False),
-            sa.Column('user_ct', sa.LargeBinary(), nullable=False),
-            sa.Column('workspace_ct', sa.LargeBinary()),
-            sa.Column('session_ct', sa.LargeBinary()),
-            sa.Column('reasons_ct', sa.LargeBinary()),
-            sa.Column('usage_boundary_ct', sa.LargeBinary()),
-            sa.Column('last_error_ct', sa.LargeBinary()),
-            sa.Column('decision_note_ct', sa.LargeBinary()),
+            "candidates",
+            md,
+            sa.Column("id", sa.String(length=40), primary_key=True),
+            sa.Column("status", sa.String(length=16), nullable=False, index=True),
+            sa.Column("kind", sa.String(length=16), nullable=False, index=True),
+            sa.Column("source_type", sa.String(length=24), nullable=False),
+            sa.Column("host", sa.String(length=32), index=True),
+            sa.Column("user_bidx", sa.String(length=64), nullable=False, index=True),
+            sa.Column("workspace_bidx", sa.String(length=64), index=True),
+            sa.Column("content_key", sa.String(length=64), nullable=False, index=True),
+            sa.Column("polarity", sa.String(length=8), nullable=False),
+            sa.Column("confidence", sa.Float(), nullable=False),
+            sa.Column("importance", sa.Integer(), nullable=False),
+            sa.Column("evidence_count", sa.Integer(), nullable=False),
+            sa.Column("created_at", UTCDateTime(), nullable=False, index=True),
+            sa.Column("updated_at", UTCDateTime(), nullable=False),
+            sa.Column("lease_token", sa.String(length=40)),
+            sa.Column("lease_owner", sa.String(length=200)),
+            sa.Column("reserved_at", UTCDateTime()),
+            sa.Column("lease_expires_at", UTCDateTime(), index=True),
+            sa.Column("memory_id", sa.String(length=48)),
+            sa.Column("supersedes_id", sa.String(length=48)),
+            sa.Column("decided_by", sa.String(length=200)),
+            sa.Column("decided_at", UTCDateTime()),
+            sa.Column("statement_ct", sa.LargeBinary(), nullable=False),
+            sa.Column("user_ct", sa.LargeBinary(), nullable=False),
+            sa.Column("workspace_ct", sa.LargeBinary()),
+            sa.Column("session_ct", sa.LargeBinary()),
+            sa.Column("reasons_ct", sa.LargeBinary()),
+            sa.Column("usage_boundary_ct", sa.LargeBinary()),
+            sa.Column("last_error_ct", sa.LargeBinary()),
+            sa.Column("decision_note_ct", sa.LargeBinary()),
         ),
         sa.Table(
-            'file_checkpoints', md,
-            sa.Column('path_key', sa.String(length=64), primary_key=True),
-            sa.Column('host', sa.String(length=32), nullable=False),
-            sa.Column('device', sa.Integer(), nullable=False),
-            sa.Column('inode', sa.Integer(), nullable=False),
-            sa.Column('fingerprint', sa.String(length=64), nullable=False),
-            sa.Column('offset', sa.Integer(), nullable=False),
-            sa.Column('line_no', sa.Integer(), nullable=False),
-            sa.Column('size_seen', sa.Integer(), nullable=False),
-            sa.Column('updated_at', UTCDateTime(), nullable=False),
-            sa.Column('path_ct', sa.LargeBinary(), nullable=False),
-            sa.Column('state_ct', sa.LargeBinary()),
+            "file_checkpoints",
+            md,
+            sa.Column("path_key", sa.String(length=64), primary_key=True),
+            sa.Column("host", sa.String(length=32), nullable=False),
+            sa.Column("device", sa.Integer(), nullable=False),
+            sa.Column("inode", sa.Integer(), nullable=False),
+            sa.Column("fingerprint", sa.String(length=64), nullable=False),
+            sa.Column("offset", sa.Integer(), nullable=False),
+            sa.Column("line_no", sa.Integer(), nullable=False),
+            sa.Column("size_seen", sa.Integer(), nullable=False),
+            sa.Column("updated_at", UTCDateTime(), nullable=False),
+            sa.Column("path_ct", sa.LargeBinary(), nullable=False),
+            sa.Column("state_ct", sa.LargeBinary()),
         ),
         sa.Table(
-            'key_material', md,
-            sa.Column('dek_id', sa.String(length=16), primary_key=True),
-            sa.Column('kek_version', sa.Integer(), nullable=False),
-            sa.Column('provider', sa.String(length=32), nullable=False),
-            sa.Column('wrapped_dek', sa.LargeBinary(), nullable=False),
-            sa.Column('created_at', UTCDateTime(), nullable=False),
-            sa.Column('rotated_at', UTCDateTime()),
+            "key_material",
+            md,
+            sa.Column("dek_id", sa.String(length=16), primary_key=True),
+            sa.Column("kek_version", sa.Integer(), nullable=False),
+            sa.Column("provider", sa.String(length=32), nullable=False),
+            sa.Column("wrapped_dek", sa.LargeBinary(), nullable=False),
+            sa.Column("created_at", UTCDateTime(), nullable=False),
+            sa.Column("rotated_at", UTCDateTime()),
         ),
         sa.Table(
-            'store_meta', md,
-            sa.Column('key', sa.String(length=64), primary_key=True),
-            sa.Column('value', sa.String(length=512), nullable=False),
+            "store_meta",
+            md,
+            sa.Column("key", sa.String(length=64), primary_key=True),
+            sa.Column("value", sa.String(length=512), nullable=False),
         ),
         sa.Table(
-            'tombstones', md,
-            sa.Column('content_key', sa.String(length=64), primary_key=True),
-            sa.Column('reason', sa.String(length=16), nullable=False),
-            sa.Column('source_id', sa.String(length=48)),
-            sa.Column('created_at', UTCDateTime(), nullable=False),
-            sa.Column('seen_again', sa.Integer(), nullable=False),
-            sa.Column('last_seen_at', UTCDateTime()),
-            sa.Column('lifted_at', UTCDateTime()),
-            sa.Column('preview_ct', sa.LargeBinary()),
+            "tombstones",
+            md,
+            sa.Column("content_key", sa.String(length=64), primary_key=True),
+            sa.Column("reason", sa.String(length=16), nullable=False),
+            sa.Column("source_id", sa.String(length=48)),
+            sa.Column("created_at", UTCDateTime(), nullable=False),
+            sa.Column("seen_again", sa.Integer(), nullable=False),
+            sa.Column("last_seen_at", UTCDateTime()),
+            sa.Column("lifted_at", UTCDateTime()),
+            sa.Column("preview_ct", sa.LargeBinary()),
         ),
         sa.Table(
-            'evidence', md,
-            sa.Column('id', sa.String(length=40), primary_key=True),
-            sa.Column('candidate_id', sa.String(length=40), sa.ForeignKey('candidates.id'), nullable=False, index=True),
-            sa.Column('line', sa.Integer(), nullable=False),
-            sa.Column('timestamp', UTCDateTime()),
-            sa.Column('created_at', UTCDateTime(), nullable=False),
-            sa.Column('path_ct', sa.LargeBinary(), nullable=False),
-            sa.Column('message_id_ct', sa.LargeBinary()),
-            sa.Column('session_ct', sa.LargeBinary()),
-            sa.Column('excerpt_ct', sa.LargeBinary(), nullable=False),
+            "evidence",
+            md,
+            sa.Column("id", sa.String(length=40), primary_key=True),
+            sa.Column(
+                "candidate_id",
+                sa.String(length=40),
+                sa.ForeignKey("candidates.id"),
+                nullable=False,
+                index=True,
+            ),
+            sa.Column("line", sa.Integer(), nullable=False),
+            sa.Column("timestamp", UTCDateTime()),
+            sa.Column("created_at", UTCDateTime(), nullable=False),
+            sa.Column("path_ct", sa.LargeBinary(), nullable=False),
+            sa.Column("message_id_ct", sa.LargeBinary()),
+            sa.Column("session_ct", sa.LargeBinary()),
+            sa.Column("excerpt_ct", sa.LargeBinary(), nullable=False),
         ),
         sa.Table(
-            'memories', md,
-            sa.Column('id', sa.String(length=48), primary_key=True),
-            sa.Column('candidate_id', sa.String(length=40), sa.ForeignKey('candidates.id'), nullable=False, unique=True),
-            sa.Column('status', sa.String(length=16), nullable=False, index=True),
-            sa.Column('kind', sa.String(length=16), nullable=False),
-            sa.Column('source_type', sa.String(length=24), nullable=False),
-            sa.Column('host', sa.String(length=32)),
-            sa.Column('user_bidx', sa.String(length=64), nullable=False, index=True),
-            sa.Column('workspace_bidx', sa.String(length=64), index=True),
-            sa.Column('content_key', sa.String(length=64), nullable=False, index=True),
-            sa.Column('polarity', sa.String(length=8), nullable=False),
-            sa.Column('confidence', sa.Float(), nullable=False),
-            sa.Column('importance', sa.Integer(), nullable=False),
-            sa.Column('approved_by', sa.String(length=200), nullable=False),
-            sa.Column('valid_from', UTCDateTime(), nullable=False),
-            sa.Column('valid_to', UTCDateTime()),
-            sa.Column('recorded_at', UTCDateTime(), nullable=False, index=True),
-            sa.Column('updated_at', UTCDateTime(), nullable=False),
-            sa.Column('expires_at', UTCDateTime()),
-            sa.Column('supersedes_id', sa.String(length=48)),
-            sa.Column('superseded_by_id', sa.String(length=48)),
-            sa.Column('conflict_state', sa.String(length=16), nullable=False),
-            sa.Column('retired_reason', sa.String(length=16)),
-            sa.Column('statement_ct', sa.LargeBinary(), nullable=False),
-            sa.Column('user_ct', sa.LargeBinary(), nullable=False),
-            sa.Column('workspace_ct', sa.LargeBinary()),
-            sa.Column('session_ct', sa.LargeBinary()),
-            sa.Column('usage_boundary_ct', sa.LargeBinary()),
+            "memories",
+            md,
+            sa.Column("id", sa.String(length=48), primary_key=True),
+            sa.Column(
+                "candidate_id",
+                sa.String(length=40),
+                sa.ForeignKey("candidates.id"),
+                nullable=False,
+                unique=True,
+            ),
+            sa.Column("status", sa.String(length=16), nullable=False, index=True),
+            sa.Column("kind", sa.String(length=16), nullable=False),
+            sa.Column("source_type", sa.String(length=24), nullable=False),
+            sa.Column("host", sa.String(length=32)),
+            sa.Column("user_bidx", sa.String(length=64), nullable=False, index=True),
+            sa.Column("workspace_bidx", sa.String(length=64), index=True),
+            sa.Column("content_key", sa.String(length=64), nullable=False, index=True),
+            sa.Column("polarity", sa.String(length=8), nullable=False),
+            sa.Column("confidence", sa.Float(), nullable=False),
+            sa.Column("importance", sa.Integer(), nullable=False),
+            sa.Column("approved_by", sa.String(length=200), nullable=False),
+            sa.Column("valid_from", UTCDateTime(), nullable=False),
+            sa.Column("valid_to", UTCDateTime()),
+            sa.Column("recorded_at", UTCDateTime(), nullable=False, index=True),
+            sa.Column("updated_at", UTCDateTime(), nullable=False),
+            sa.Column("expires_at", UTCDateTime()),
+            sa.Column("supersedes_id", sa.String(length=48)),
+            sa.Column("superseded_by_id", sa.String(length=48)),
+            sa.Column("conflict_state", sa.String(length=16), nullable=False),
+            sa.Column("retired_reason", sa.String(length=16)),
+            sa.Column("statement_ct", sa.LargeBinary(), nullable=False),
+            sa.Column("user_ct", sa.LargeBinary(), nullable=False),
+            sa.Column("workspace_ct", sa.LargeBinary()),
+            sa.Column("session_ct", sa.LargeBinary()),
+            sa.Column("usage_boundary_ct", sa.LargeBinary()),
         ),
         sa.Table(
-            'memory_transitions', md,
-            sa.Column('id', sa.Integer(), primary_key=True),
-            sa.Column('memory_id', sa.String(length=48), sa.ForeignKey('memories.id'), nullable=False, index=True),
-            sa.Column('from_status', sa.String(length=16)),
-            sa.Column('to_status', sa.String(length=16), nullable=False),
-            sa.Column('valid_to_before', UTCDateTime()),
-            sa.Column('valid_to_after', UTCDateTime()),
-            sa.Column('actor', sa.String(length=200), nullable=False),
-            sa.Column('reason', sa.String(length=32)),
-            sa.Column('txn_id', sa.String(length=64), nullable=False),
-            sa.Column('at', UTCDateTime(), nullable=False, index=True),
-            sa.UniqueConstraint('memory_id', 'txn_id', name='uq_transition_txn'),
-        )
+            "memory_transitions",
+            md,
+            sa.Column("id", sa.Integer(), primary_key=True),
+            sa.Column(
+                "memory_id",
+                sa.String(length=48),
+                sa.ForeignKey("memories.id"),
+                nullable=False,
+                index=True,
+            ),
+            sa.Column("from_status", sa.String(length=16)),
+            sa.Column("to_status", sa.String(length=16), nullable=False),
+            sa.Column("valid_to_before", UTCDateTime()),
+            sa.Column("valid_to_after", UTCDateTime()),
+            sa.Column("actor", sa.String(length=200), nullable=False),
+            sa.Column("reason", sa.String(length=32)),
+            sa.Column("txn_id", sa.String(length=64), nullable=False),
+            sa.Column("at", UTCDateTime(), nullable=False, index=True),
+            sa.UniqueConstraint("memory_id", "txn_id", name="uq_transition_txn"),
+        ),
     ]
     _create(conn, *tables)
 
@@ -174,13 +201,15 @@ def m001_initial(conn: Connection) -> None:
 def m002_sweep_runs(conn: Connection) -> None:
     """The last successful run of each daemon sweep, shown by `memvet daemon status`."""
     md = sa.MetaData()
-    _create(conn,
+    _create(
+        conn,
         sa.Table(
-            'sweep_runs', md,
-            sa.Column('job_id', sa.String(length=64), primary_key=True),
-            sa.Column('last_success_at', UTCDateTime(), nullable=False),
-            sa.Column('last_result', sa.String(length=256), nullable=False),
-        )
+            "sweep_runs",
+            md,
+            sa.Column("job_id", sa.String(length=64), primary_key=True),
+            sa.Column("last_success_at", UTCDateTime(), nullable=False),
+            sa.Column("last_result", sa.String(length=256), nullable=False),
+        ),
     )
 
 
@@ -201,9 +230,9 @@ def m003_row_mac(conn: Connection) -> None:
     the entity's MAC after each audit event (`state_mac`), so that a change without the key is
     detected on read and by `memvet audit verify`. The MACs need the key: `migrate` computes
     them after the last step (sealing.seal_after_migration), in that step's transaction."""
-    for table in ('memories', 'candidates', 'tombstones'):
-        conn.execute(sa.text(f'ALTER TABLE {table} ADD COLUMN row_mac VARCHAR(64)'))
-    conn.execute(sa.text('ALTER TABLE audit_events ADD COLUMN state_mac VARCHAR(64)'))
+    for table in ("memories", "candidates", "tombstones"):
+        conn.execute(sa.text(f"ALTER TABLE {table} ADD COLUMN row_mac VARCHAR(64)"))
+    conn.execute(sa.text("ALTER TABLE audit_events ADD COLUMN state_mac VARCHAR(64)"))
 
 
 @migration
@@ -224,7 +253,7 @@ def m004_norm2_keys(conn: Connection, cipher) -> None:  # noqa: ANN001
 def m005_evidence_identity(conn: Connection, cipher) -> None:  # noqa: ANN001
     """Issue 9: evidence identified by (file identity, line, message id), so that a transcript
     read again adds none (evidence_identity.py); keys for existing rows are computed here."""
-    _add_column(conn, 'evidence', sa.Column('identity_key', sa.String(length=64)), index=True)
+    _add_column(conn, "evidence", sa.Column("identity_key", sa.String(length=64)), index=True)
     if cipher is not None:
         from memvet.store.evidence_identity import backfill_identities
 
@@ -234,9 +263,9 @@ def m005_evidence_identity(conn: Connection, cipher) -> None:  # noqa: ANN001
 def _add_column(conn: Connection, table: str, column: sa.Column, *, index: bool = False) -> None:
     """ALTER TABLE … ADD COLUMN in the connection's own dialect (SQLite and PostgreSQL alike)."""
     kind = column.type.compile(dialect=conn.dialect)
-    conn.execute(sa.text(f'ALTER TABLE {table} ADD COLUMN {column.name} {kind}'))
+    conn.execute(sa.text(f"ALTER TABLE {table} ADD COLUMN {column.name} {kind}"))
     if index:
-        conn.execute(sa.text(f'CREATE INDEX ix_{table}_{column.name} ON {table} ({column.name})'))
+        conn.execute(sa.text(f"CREATE INDEX ix_{table}_{column.name} ON {table} ({column.name})"))
 
 
 @migration
@@ -246,14 +275,16 @@ def m006_subjects(conn: Connection) -> None:
     memories of one slot. Subjects of older rows are derived from their statement when read
     (slots.py). Valid-from of memories approved from now on is the evidence time; older rows keep
     theirs (valid_from is sealed by the row MAC, which a migration cannot recompute)."""
-    for table in ('candidates', 'memories'):
-        _add_column(conn, table, sa.Column('subject_ct', sa.LargeBinary()))
-        _add_column(conn, table, sa.Column('subject_bidx', sa.String(length=64)), index=True)
-    _add_column(conn, 'memories', sa.Column('compatible_key', sa.String(length=40)))
+    for table in ("candidates", "memories"):
+        _add_column(conn, table, sa.Column("subject_ct", sa.LargeBinary()))
+        _add_column(conn, table, sa.Column("subject_bidx", sa.String(length=64)), index=True)
+    _add_column(conn, "memories", sa.Column("compatible_key", sa.String(length=40)))
 
 
-PACK_TIER_SQL = ("CASE source_type WHEN 'operator' THEN 0 WHEN 'explicit_user' THEN 1 "
-                 "WHEN 'import' THEN 2 WHEN 'model_inference' THEN 3 ELSE 4 END")
+PACK_TIER_SQL = (
+    "CASE source_type WHEN 'operator' THEN 0 WHEN 'explicit_user' THEN 1 "
+    "WHEN 'import' THEN 2 WHEN 'model_inference' THEN 3 ELSE 4 END"
+)
 
 
 @migration
@@ -269,10 +300,14 @@ def m007_term_index(conn: Connection, cipher) -> None:  # noqa: ANN001
 
     for sql in term_index.SCHEMA_SQL:
         conn.exec_driver_sql(sql)
-    conn.exec_driver_sql(f"CREATE INDEX ix_memories_pack_order ON memories (user_bidx, "
-                         f"{PACK_TIER_SQL}, importance DESC, recorded_at DESC, id DESC)")
-    conn.exec_driver_sql("CREATE INDEX ix_memories_in_force ON memories (user_bidx, status, "
-                         "workspace_bidx, valid_from, valid_to, expires_at)")
+    conn.exec_driver_sql(
+        f"CREATE INDEX ix_memories_pack_order ON memories (user_bidx, "
+        f"{PACK_TIER_SQL}, importance DESC, recorded_at DESC, id DESC)"
+    )
+    conn.exec_driver_sql(
+        "CREATE INDEX ix_memories_in_force ON memories (user_bidx, status, "
+        "workspace_bidx, valid_from, valid_to, expires_at)"
+    )
     # The daemon's packs follow changes by updated_at (context_server._update_packs).
     conn.exec_driver_sql("CREATE INDEX ix_memories_updated_at ON memories (updated_at)")
     if cipher is not None:
@@ -285,30 +320,43 @@ def m008_team(conn: Connection) -> None:
     while the server was away, the links from team rows to local memories (idempotent sync),
     the sync cursors, and which local folder is the workspace of which git remote."""
     md = sa.MetaData()
-    _create(conn,
-        sa.Table('team_outbox', md,
-                 sa.Column('seq', sa.Integer(), primary_key=True),
-                 sa.Column('op', sa.String(length=24), nullable=False),
-                 sa.Column('item_id', sa.String(length=48), nullable=False, unique=True),
-                 sa.Column('payload_ct', sa.LargeBinary(), nullable=False),
-                 sa.Column('created_at', UTCDateTime(), nullable=False),
-                 sa.Column('attempts', sa.Integer(), nullable=False),
-                 sa.Column('last_error', sa.String(length=64))),
-        sa.Table('team_links', md,
-                 sa.Column('team_item_id', sa.String(length=48), primary_key=True),
-                 sa.Column('team_id', sa.String(length=40), nullable=False),
-                 sa.Column('kind', sa.String(length=16), nullable=False),
-                 sa.Column('state', sa.String(length=16), nullable=False, index=True),
-                 sa.Column('local_memory_id', sa.String(length=48), index=True),
-                 sa.Column('payload_ct', sa.LargeBinary()),
-                 sa.Column('updated_at', UTCDateTime(), nullable=False)),
-        sa.Table('team_sync_state', md,
-                 sa.Column('key', sa.String(length=64), primary_key=True),
-                 sa.Column('value', sa.String(length=256), nullable=False)),
-        sa.Table('team_workspaces', md,
-                 sa.Column('remote_bidx', sa.String(length=64), primary_key=True),
-                 sa.Column('remote_ct', sa.LargeBinary(), nullable=False),
-                 sa.Column('path_ct', sa.LargeBinary(), nullable=False)),
+    _create(
+        conn,
+        sa.Table(
+            "team_outbox",
+            md,
+            sa.Column("seq", sa.Integer(), primary_key=True),
+            sa.Column("op", sa.String(length=24), nullable=False),
+            sa.Column("item_id", sa.String(length=48), nullable=False, unique=True),
+            sa.Column("payload_ct", sa.LargeBinary(), nullable=False),
+            sa.Column("created_at", UTCDateTime(), nullable=False),
+            sa.Column("attempts", sa.Integer(), nullable=False),
+            sa.Column("last_error", sa.String(length=64)),
+        ),
+        sa.Table(
+            "team_links",
+            md,
+            sa.Column("team_item_id", sa.String(length=48), primary_key=True),
+            sa.Column("team_id", sa.String(length=40), nullable=False),
+            sa.Column("kind", sa.String(length=16), nullable=False),
+            sa.Column("state", sa.String(length=16), nullable=False, index=True),
+            sa.Column("local_memory_id", sa.String(length=48), index=True),
+            sa.Column("payload_ct", sa.LargeBinary()),
+            sa.Column("updated_at", UTCDateTime(), nullable=False),
+        ),
+        sa.Table(
+            "team_sync_state",
+            md,
+            sa.Column("key", sa.String(length=64), primary_key=True),
+            sa.Column("value", sa.String(length=256), nullable=False),
+        ),
+        sa.Table(
+            "team_workspaces",
+            md,
+            sa.Column("remote_bidx", sa.String(length=64), primary_key=True),
+            sa.Column("remote_ct", sa.LargeBinary(), nullable=False),
+            sa.Column("path_ct", sa.LargeBinary(), nullable=False),
+        ),
     )
 
 
@@ -317,10 +365,15 @@ def m009_list_order(conn: Connection) -> None:
     """Issue 15: indexes in the order the lists page in (read_layer.py, keyset `--after`), so
     a first page at 100k rows is read from the index instead of sorting the whole scope: the
     queue oldest first, memories of one status newest first."""
-    conn.execute(sa.text('CREATE INDEX ix_candidates_list_order '
-                         'ON candidates (user_bidx, created_at, id)'))
-    conn.execute(sa.text('CREATE INDEX ix_memories_list_order '
-                         'ON memories (user_bidx, status, recorded_at DESC, id)'))
+    conn.execute(
+        sa.text("CREATE INDEX ix_candidates_list_order ON candidates (user_bidx, created_at, id)")
+    )
+    conn.execute(
+        sa.text(
+            "CREATE INDEX ix_memories_list_order "
+            "ON memories (user_bidx, status, recorded_at DESC, id)"
+        )
+    )
 
 
 # (reviewer-decision features of issue 12 live in an encrypted file written by learning.py)

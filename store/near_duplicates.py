@@ -32,17 +32,21 @@ from sqlalchemy import Connection
 
 SAME_RULE = 0.55  # similarity at or above which two statements are one rule (dev pairs)
 MIN_WORDS = 2  # fewer content words say too little to match on, unless both say the same
-_FILLER = frozenset("""ever anything everything something stuff thing things way ones one time
+_FILLER = frozenset(
+    """ever anything everything something stuff thing things way ones one time
 times please thanks now then today also anyway always never stop reach reaching allow allowed don
 doesn isn won reopen decid decide decided user style everywhere goes through want how repository
-repositories codebase""".split())
+repositories codebase""".split()
+)
 _SUFFIXES = ("ing", "ies", "ied", "es", "ed", "s")
 _QUOTES = re.compile(r"[`'\"“”‘’]")
 _CODE = re.compile(r"`([^`]+)`")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.+/#-]*")
 _VALUE_SHAPE = re.compile(r"[0-9/._]")  # numbers, versions, paths, files
 _LANGUAGES = LANGUAGES
-_TOOLS = (frozenset(w for words in CONCEPTS.values() for w in words if " " not in w) - GENERIC) | _LANGUAGES
+_TOOLS = (
+    frozenset(w for words in CONCEPTS.values() for w in words if " " not in w) - GENERIC
+) | _LANGUAGES
 
 
 def _stem(word: str) -> str:
@@ -74,12 +78,18 @@ def _is_command(value: str) -> bool:
 
 
 def _is_number(value: str) -> bool:
-    return not _is_command(value) and not value.endswith("/") and any(ch.isdigit() for ch in value) \
+    return (
+        not _is_command(value)
+        and not value.endswith("/")
+        and any(ch.isdigit() for ch in value)
         and "_" not in value
+    )
 
 
 def _is_path(value: str) -> bool:
-    return not _is_command(value) and (value.endswith("/") or not _is_number(value) and any(ch in "._" for ch in value))
+    return not _is_command(value) and (
+        value.endswith("/") or not _is_number(value) and any(ch in "._" for ch in value)
+    )
 
 
 def _is_tool(value: str) -> bool:
@@ -90,7 +100,9 @@ _VALUE_KINDS = (_is_command, _is_number, _is_path, _is_tool)
 
 
 def _values(clause: str) -> set[str]:
-    found = {"`" + " ".join(span.split()) for span in _CODE.findall(clause)}  # a command is one value
+    found = {
+        "`" + " ".join(span.split()) for span in _CODE.findall(clause)
+    }  # a command is one value
     for token in _TOKEN.findall(_CODE.sub(" ", clause)):
         bare = token.rstrip(".,-")
         if "/" in token:
@@ -106,13 +118,17 @@ def rule_words(statement: str) -> RuleWords:
     folded = statement.casefold()
     values: set[str] = set()
     denied: set[str] = set()
-    for clause in _CLAUSE.split(_CODE.sub(lambda m: m.group(0).replace(",", " ").replace(".", "\x00"), folded)):
+    for clause in _CLAUSE.split(
+        _CODE.sub(lambda m: m.group(0).replace(",", " ").replace(".", "\x00"), folded)
+    ):
         clause = clause.replace("\x00", ".")
         found = _values(clause)
         values |= found
         if is_negated(clause):
             denied |= found
-    words = frozenset(_stem(w) for w in content_words(_QUOTES.sub(" ", statement)) if w not in _FILLER)
+    words = frozenset(
+        _stem(w) for w in content_words(_QUOTES.sub(" ", statement)) if w not in _FILLER
+    )
     return RuleWords(words, frozenset(values), frozenset(denied), is_negated(statement))
 
 
@@ -122,9 +138,11 @@ def _close(a: str, b: str) -> bool:
         return False
     if len(a) == len(b):
         diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or (len(diff) == 2 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+        return len(diff) == 1 or (
+            len(diff) == 2 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+        )
     short, long = (a, b) if len(a) < len(b) else (b, a)
-    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 def _shared(a: frozenset[str], b: frozenset[str]) -> int:
@@ -171,7 +189,9 @@ class NearDuplicateIndex:
     """The pending candidates' rule words, by word, for one store. Not thread-safe: one writer
     (the daemon's worker, or one CLI command) admits at a time."""
 
-    entries: dict[str, tuple[RuleWords, str, str]] = field(default_factory=dict)  # cid -> (words, user, ws)
+    entries: dict[str, tuple[RuleWords, str, str]] = field(
+        default_factory=dict
+    )  # cid -> (words, user, ws)
     by_word: dict[str, set[str]] = field(default_factory=dict)
     loaded_at: float = -1.0
 
@@ -189,8 +209,14 @@ class NearDuplicateIndex:
             for word in entry[0].words:
                 self.by_word.get(word, set()).discard(cid)
 
-    def matches(self, statement: str, user_bidx: str, workspace_bidx: str, global_bidx: str,
-                threshold: float = SAME_RULE) -> list[tuple[float, str]]:
+    def matches(
+        self,
+        statement: str,
+        user_bidx: str,
+        workspace_bidx: str,
+        global_bidx: str,
+        threshold: float = SAME_RULE,
+    ) -> list[tuple[float, str]]:
         """Pending candidates that are the same rule, best first: (similarity, candidate id)."""
         said = rule_words(statement)
         near: set[str] = set()
@@ -219,8 +245,11 @@ class NearDuplicateMixin(StoreCore):
         index = self._near_index
         if index is None or time.monotonic() - index.loaded_at > RELOAD_SECONDS:
             index = NearDuplicateIndex(loaded_at=time.monotonic())
-            rows = conn.execute(sa.select(CAND.c.id, CAND.c.statement_ct, CAND.c.user_bidx,
-                                          CAND.c.workspace_bidx).where(CAND.c.status == "pending"))
+            rows = conn.execute(
+                sa.select(
+                    CAND.c.id, CAND.c.statement_ct, CAND.c.user_bidx, CAND.c.workspace_bidx
+                ).where(CAND.c.status == "pending")
+            )
             for row in rows:
                 try:
                     statement = self._dec("candidates", "statement", row.id, row.statement_ct) or ""
@@ -230,18 +259,24 @@ class NearDuplicateMixin(StoreCore):
             self._near_index = index
         return index
 
-    def near_duplicate_of(self, conn: Connection, draft: CandidateDraft, fresh: set[str]
-                          ) -> tuple[str, sa.Row | None] | None:
+    def near_duplicate_of(
+        self, conn: Connection, draft: CandidateDraft, fresh: set[str]
+    ) -> tuple[str, sa.Row | None] | None:
         """The pending candidate `draft` restates: its id and row (None for one queued earlier in
         this batch, in `fresh`, not written yet), checked against the database; or None."""
         c = self.cipher
         index = self.near_index(conn)
-        user, workspace = c.blind_index("user", draft.scope.user), c.blind_index("workspace", draft.scope.workspace)
+        user, workspace = (
+            c.blind_index("user", draft.scope.user),
+            c.blind_index("workspace", draft.scope.workspace),
+        )
         global_bidx = c.blind_index("workspace", None) or ""
         for _, cid in index.matches(draft.statement, user or "", workspace or "", global_bidx):
             if cid in fresh:
                 return cid, None
-            row = conn.execute(sa.select(CAND).where(CAND.c.id == cid, CAND.c.status == "pending")).first()
+            row = conn.execute(
+                sa.select(CAND).where(CAND.c.id == cid, CAND.c.status == "pending")
+            ).first()
             if row is not None:
                 return cid, row
             index.discard(cid)  # decided elsewhere since the index was loaded
@@ -251,29 +286,46 @@ class NearDuplicateMixin(StoreCore):
         """A candidate this process just queued: later restatements merge into it."""
         if self._near_index is not None:
             c = self.cipher
-            self._near_index.add(cid, draft.statement, c.blind_index("user", draft.scope.user) or "",
-                                 c.blind_index("workspace", draft.scope.workspace) or "")
+            self._near_index.add(
+                cid,
+                draft.statement,
+                c.blind_index("user", draft.scope.user) or "",
+                c.blind_index("workspace", draft.scope.workspace) or "",
+            )
 
     def narrow_to(self, conn: Connection, row: sa.Row, draft: CandidateDraft) -> str:
         """A user-global candidate restated in a workspace becomes that workspace's (the more
         specific scope); returns its content key, unchanged when nothing narrows."""
-        if row.workspace_bidx != self.cipher.blind_index("workspace", None) or draft.scope.workspace is None:
+        if (
+            row.workspace_bidx != self.cipher.blind_index("workspace", None)
+            or draft.scope.workspace is None
+        ):
             return row.content_key
         c = self.cipher
         statement = self._dec("candidates", "statement", row.id, row.statement_ct) or ""
         user = self._dec("candidates", "user", row.id, row.user_ct) or draft.scope.user
         key = c.content_key(user, draft.scope.workspace, None, row.kind, statement)
-        taken = conn.execute(sa.select(CAND.c.id).where(CAND.c.content_key == key,
-                                                        CAND.c.status.in_(("pending", "reserved", "stale")))).first()
+        taken = conn.execute(
+            sa.select(CAND.c.id).where(
+                CAND.c.content_key == key, CAND.c.status.in_(("pending", "reserved", "stale"))
+            )
+        ).first()
         if taken is not None:
             return row.content_key  # that workspace already has it pending under this wording
         from memvet.store.slots import derive_subject
 
-        changes = {"workspace_bidx": c.blind_index("workspace", draft.scope.workspace),
-                   "workspace_ct": c.encrypt("candidates", "workspace", row.id, draft.scope.workspace),
-                   "content_key": key,
-                   **self._subject_columns("candidates", row.id, derive_subject(statement, row.kind),
-                                           draft.scope.workspace, user)}
+        changes = {
+            "workspace_bidx": c.blind_index("workspace", draft.scope.workspace),
+            "workspace_ct": c.encrypt("candidates", "workspace", row.id, draft.scope.workspace),
+            "content_key": key,
+            **self._subject_columns(
+                "candidates",
+                row.id,
+                derive_subject(statement, row.kind),
+                draft.scope.workspace,
+                user,
+            ),
+        }
         changes["row_mac"] = resealed(conn, c, CAND, row.id, changes, row=row)
         conn.execute(CAND.update().where(CAND.c.id == row.id).values(**changes))
         if self._near_index is not None:

@@ -30,17 +30,22 @@ def _intact(conn: Connection, cipher, table: str) -> set[str]:  # noqa: ANN001
     if not _sealed(conn, table):
         return set()
     id_name = row_mac.SEALED[table][0]
-    return {r[id_name] for r in conn.execute(sa.text(f"SELECT * FROM {table}")).mappings()
-            if row_mac.intact(cipher.row_key, table, r)}
+    return {
+        r[id_name]
+        for r in conn.execute(sa.text(f"SELECT * FROM {table}")).mappings()
+        if row_mac.intact(cipher.row_key, table, r)
+    }
 
 
 def _reseal(conn: Connection, cipher, table: str, ids: set[str]) -> None:  # noqa: ANN001
     if not ids:
         return
     id_name = row_mac.SEALED[table][0]
-    updates = [{"id": r[id_name], "mac": row_mac.seal(cipher.row_key, table, r)}
-               for r in conn.execute(sa.text(f"SELECT * FROM {table}")).mappings()
-               if r[id_name] in ids]
+    updates = [
+        {"id": r[id_name], "mac": row_mac.seal(cipher.row_key, table, r)}
+        for r in conn.execute(sa.text(f"SELECT * FROM {table}")).mappings()
+        if r[id_name] in ids
+    ]
     conn.execute(sa.text(f"UPDATE {table} SET row_mac = :mac WHERE {id_name} = :id"), updates)
 
 
@@ -54,21 +59,27 @@ def _decrypt_all(cipher, table: str, row: sa.Row) -> tuple[str, str, str | None]
     return statement, user, workspace
 
 
-def _rekey_rows(conn: Connection, cipher, table: str,  # noqa: ANN001
-                skipped: Counter) -> dict[str, tuple[str, str, str | None]]:
+def _rekey_rows(
+    conn: Connection,
+    cipher,
+    table: str,  # noqa: ANN001
+    skipped: Counter,
+) -> dict[str, tuple[str, str, str | None]]:
     """New content keys for one table; returns id -> (statement, user, workspace)."""
     plain: dict[str, tuple[str, str, str | None]] = {}
     updates = []
-    for row in conn.execute(sa.text(
-            f"SELECT id, kind, statement_ct, user_ct, workspace_ct FROM {table}")):
+    for row in conn.execute(
+        sa.text(f"SELECT id, kind, statement_ct, user_ct, workspace_ct FROM {table}")
+    ):
         found = _decrypt_all(cipher, table, row)
         if found is None:
             skipped[table] += 1
             continue
         statement, user, workspace = found
         plain[row.id] = found
-        updates.append({"id": row.id, "key": cipher.content_key(user, workspace, None, row.kind,
-                                                                 statement)})
+        updates.append(
+            {"id": row.id, "key": cipher.content_key(user, workspace, None, row.kind, statement)}
+        )
     if updates:
         conn.execute(sa.text(f"UPDATE {table} SET content_key = :key WHERE id = :id"), updates)
     return plain
@@ -78,15 +89,20 @@ def rekey_norm2(conn: Connection, cipher) -> Counter:  # noqa: ANN001
     """Returns the rows left as they were, per table (all zero on a healthy store)."""
     skipped: Counter = Counter()
     if cipher is None:
-        if any(conn.execute(sa.text(f"SELECT 1 FROM {t} LIMIT 1")).first()
-               for t in ("candidates", "memories", "tombstones")):
+        if any(
+            conn.execute(sa.text(f"SELECT 1 FROM {t} LIMIT 1")).first()
+            for t in ("candidates", "memories", "tombstones")
+        ):
             raise RuntimeError("m004_norm2_keys needs the store's key to re-derive content keys")
         return skipped
     intact = {t: _intact(conn, cipher, t) for t in ("candidates", "memories", "tombstones")}
-    sources = {"candidates": _rekey_rows(conn, cipher, "candidates", skipped),
-               "memories": _rekey_rows(conn, cipher, "memories", skipped)}
-    keys = {t: dict(conn.execute(sa.text(f"SELECT id, content_key FROM {t}")).all())
-            for t in sources}
+    sources = {
+        "candidates": _rekey_rows(conn, cipher, "candidates", skipped),
+        "memories": _rekey_rows(conn, cipher, "memories", skipped),
+    }
+    keys = {
+        t: dict(conn.execute(sa.text(f"SELECT id, content_key FROM {t}")).all()) for t in sources
+    }
     merged: dict[str, dict] = {}
     old_keys = []
     for tomb in conn.execute(sa.text("SELECT * FROM tombstones ORDER BY created_at")).mappings():
@@ -107,18 +123,26 @@ def rekey_norm2(conn: Connection, cipher) -> Counter:  # noqa: ANN001
                 kept["lifted_at"] = None  # one live tombstone keeps the merged one live
             continue
         merged[new_key] = {
-            **tomb, "content_key": new_key,
+            **tomb,
+            "content_key": new_key,
             "statement_key": cipher.statement_key(user, statement),
             "workspace_bidx": cipher.blind_index("workspace", workspace),
-            "preview_ct": cipher.encrypt("tombstones", "preview", new_key, statement[:PREVIEW])}
+            "preview_ct": cipher.encrypt("tombstones", "preview", new_key, statement[:PREVIEW]),
+        }
     if old_keys:
-        conn.execute(sa.text("DELETE FROM tombstones WHERE content_key = :k"),
-                     [{"k": k} for k in old_keys])
+        conn.execute(
+            sa.text("DELETE FROM tombstones WHERE content_key = :k"), [{"k": k} for k in old_keys]
+        )
     if merged:
         rows = list(merged.values())
         columns = list(rows[0])
-        conn.execute(sa.text(f"INSERT INTO tombstones ({', '.join(columns)}) VALUES "
-                             f"({', '.join(':' + c for c in columns)})"), rows)
+        conn.execute(
+            sa.text(
+                f"INSERT INTO tombstones ({', '.join(columns)}) VALUES "
+                f"({', '.join(':' + c for c in columns)})"
+            ),
+            rows,
+        )
     for table, ids in intact.items():
         _reseal(conn, cipher, table, ids)
     return skipped

@@ -58,7 +58,9 @@ def ensure_private_dir(path: Path) -> Path:
 def host_folder(name: str) -> Path:
     """A host's config folder: its variable (store/hosts.py) when set, else its default under HOME."""
     entry = host(name)
-    return Path(os.environ.get(entry.folder_variable) or Path.home() / entry.folder_default).expanduser()
+    return Path(
+        os.environ.get(entry.folder_variable) or Path.home() / entry.folder_default
+    ).expanduser()
 
 
 def claude_config_dir() -> Path:

@@ -31,11 +31,15 @@ if TYPE_CHECKING:
 
 CAND_SEALED = ", ".join(row_mac.SEALED["candidates"][1])
 MEM_SEALED = ", ".join(row_mac.SEALED["memories"][1])
-CAND_COLUMNS = (f"id, {CAND_SEALED}, row_mac, host, confidence, evidence_count, created_at, "
-                "lease_expires_at, statement_ct, user_ct, workspace_ct, session_ct, subject_ct, "
-                "reasons_ct")
-MEM_COLUMNS = (f"id, {MEM_SEALED}, row_mac, candidate_id, recorded_at, conflict_state, "
-               "statement_ct, user_ct, workspace_ct, session_ct, subject_ct")
+CAND_COLUMNS = (
+    f"id, {CAND_SEALED}, row_mac, host, confidence, evidence_count, created_at, "
+    "lease_expires_at, statement_ct, user_ct, workspace_ct, session_ct, subject_ct, "
+    "reasons_ct"
+)
+MEM_COLUMNS = (
+    f"id, {MEM_SEALED}, row_mac, candidate_id, recorded_at, conflict_state, "
+    "statement_ct, user_ct, workspace_ct, session_ct, subject_ct"
+)
 N_CAND, N_MEM = len(row_mac.SEALED["candidates"][1]), len(row_mac.SEALED["memories"][1])
 
 
@@ -69,21 +73,25 @@ class ReadLayer:
     # --- rows -----------------------------------------------------------------------------------
     def _sealed(self, table: str, row: tuple, count: int) -> bool:
         stored = row[count + 1]
-        if isinstance(stored, str) and hmac.compare_digest(stored, row_mac.mac(
-                self.cipher.row_key, table, row[0], row[1:count + 1])):
+        if isinstance(stored, str) and hmac.compare_digest(
+            stored, row_mac.mac(self.cipher.row_key, table, row[0], row[1 : count + 1])
+        ):
             return True
         self._unreadable.add(row[0])
         return False
 
-    def _scope(self, table: str, rid: str, user: bytes, workspace: bytes | None,
-               session: bytes | None) -> dict[str, str | None]:
+    def _scope(
+        self, table: str, rid: str, user: bytes, workspace: bytes | None, session: bytes | None
+    ) -> dict[str, str | None]:
         dec = self.cipher.decrypt
-        return {"user": dec(table, "user", rid, user) or "",
-                "workspace": dec(table, "workspace", rid, workspace), "agent": None,
-                "session": dec(table, "session", rid, session)}
+        return {
+            "user": dec(table, "user", rid, user) or "",
+            "workspace": dec(table, "workspace", rid, workspace),
+            "agent": None,
+            "session": dec(table, "session", rid, session),
+        }
 
-    def _subject(self, table: str, rid: str, blob: bytes | None, statement: str,
-                 kind: str) -> str:
+    def _subject(self, table: str, rid: str, blob: bytes | None, statement: str, kind: str) -> str:
         """core.py `_subject`: the stored subject, else the one derived from the statement."""
         stored = self.cipher.decrypt(table, "subject", rid, blob)
         if stored:
@@ -95,22 +103,48 @@ class ReadLayer:
     def _candidate(self, row: tuple, now: datetime) -> dict | None:
         if not self._sealed("candidates", row, N_CAND):
             return None
-        (rid, status, _u, _w, _k, kind, _p, source_type, _mac, host, confidence, evidence_count,
-         created_at, expires, statement_ct, user_ct, ws_ct, session_ct, subject_ct,
-         reasons_ct) = row
+        (
+            rid,
+            status,
+            _u,
+            _w,
+            _k,
+            kind,
+            _p,
+            source_type,
+            _mac,
+            host,
+            confidence,
+            evidence_count,
+            created_at,
+            expires,
+            statement_ct,
+            user_ct,
+            ws_ct,
+            session_ct,
+            subject_ct,
+            reasons_ct,
+        ) = row
         try:
             dec = self.cipher.decrypt
             statement = dec("candidates", "statement", rid, statement_ct) or ""
             reasons = dec("candidates", "reasons", rid, reasons_ct)
             record = {
-                "id": rid, "status": shown_status(
-                    status, datetime.fromisoformat(expires) if expires else None, now),
-                "statement": statement, "kind": kind, "source_type": source_type,
-                "host": host, "scope": self._scope("candidates", rid, user_ct, ws_ct, session_ct),
-                "confidence": round(confidence, 3), "evidence_count": evidence_count,
+                "id": rid,
+                "status": shown_status(
+                    status, datetime.fromisoformat(expires) if expires else None, now
+                ),
+                "statement": statement,
+                "kind": kind,
+                "source_type": source_type,
+                "host": host,
+                "scope": self._scope("candidates", rid, user_ct, ws_ct, session_ct),
+                "confidence": round(confidence, 3),
+                "evidence_count": evidence_count,
                 "created_at": iso_text(created_at),
                 "subject": self._subject("candidates", rid, subject_ct, statement, kind),
-                "reasons": json.loads(reasons) if reasons else []}
+                "reasons": json.loads(reasons) if reasons else [],
+            }
         except fr.FastReadError:
             self._unreadable.add(rid)
             return None
@@ -119,18 +153,45 @@ class ReadLayer:
     def _memory(self, row: tuple) -> dict | None:
         if not self._sealed("memories", row, N_MEM):
             return None
-        (rid, status, _u, _w, _k, kind, _p, source_type, valid_from, valid_to, _e, _r, _mac,
-         candidate_id, recorded_at, conflict_state, statement_ct, user_ct, ws_ct, session_ct,
-         subject_ct) = row
+        (
+            rid,
+            status,
+            _u,
+            _w,
+            _k,
+            kind,
+            _p,
+            source_type,
+            valid_from,
+            valid_to,
+            _e,
+            _r,
+            _mac,
+            candidate_id,
+            recorded_at,
+            conflict_state,
+            statement_ct,
+            user_ct,
+            ws_ct,
+            session_ct,
+            subject_ct,
+        ) = row
         try:
             statement = self.cipher.decrypt("memories", "statement", rid, statement_ct) or ""
-            return {"id": rid, "statement": statement, "kind": kind, "status": status,
-                    "scope": self._scope("memories", rid, user_ct, ws_ct, session_ct),
-                    "source_type": source_type, "candidate_id": candidate_id,
-                    "valid_from": iso_text(valid_from), "valid_to": iso_text(valid_to),
-                    "recorded_at": iso_text(recorded_at),
-                    "subject": self._subject("memories", rid, subject_ct, statement, kind),
-                    "conflict_state": conflict_state or "none"}
+            return {
+                "id": rid,
+                "statement": statement,
+                "kind": kind,
+                "status": status,
+                "scope": self._scope("memories", rid, user_ct, ws_ct, session_ct),
+                "source_type": source_type,
+                "candidate_id": candidate_id,
+                "valid_from": iso_text(valid_from),
+                "valid_to": iso_text(valid_to),
+                "recorded_at": iso_text(recorded_at),
+                "subject": self._subject("memories", rid, subject_ct, statement, kind),
+                "conflict_state": conflict_state or "none",
+            }
         except fr.FastReadError:
             self._unreadable.add(rid)
             return None
@@ -142,18 +203,23 @@ class ReadLayer:
         return fr.SCOPE_SQL, [self.user_bidx, self.cipher.blind_index("workspace", workspace)]
 
     def _cursor(self, table: str, column: str, after: str) -> str:
-        row = self.conn.execute(f"SELECT {column} FROM {table} WHERE id = ? AND user_bidx = ?",
-                                (after, self.user_bidx)).fetchone()
+        row = self.conn.execute(
+            f"SELECT {column} FROM {table} WHERE id = ? AND user_bidx = ?", (after, self.user_bidx)
+        ).fetchone()
         if row is None:
             from memvet.store.errors import NotFoundError
 
             noun = "candidate" if table == "candidates" else "memory"
-            raise NotFoundError(f"no {noun} {after} to page after (--after takes the id of the "
-                                "last record of the previous page)", id=after)
+            raise NotFoundError(
+                f"no {noun} {after} to page after (--after takes the id of the "
+                "last record of the previous page)",
+                id=after,
+            )
         return row[0]
 
-    def candidates(self, statuses: tuple[str, ...], *, limit: int | None,
-                   after: str | None = None) -> Iterator[dict]:
+    def candidates(
+        self, statuses: tuple[str, ...], *, limit: int | None, after: str | None = None
+    ) -> Iterator[dict]:
         """The queue in creation order (oldest first), from past `after`; at most `limit`. The
         cursor is looked up now (a NotFoundError before any output); rows as iterated."""
         now, now_text = datetime.now(UTC), stored_now()
@@ -166,8 +232,15 @@ class ReadLayer:
         query = f"SELECT {CAND_COLUMNS} FROM candidates WHERE {where} ORDER BY created_at, id"
         return self._pages(query, params, limit, lambda row: self._candidate(row, now))
 
-    def memories(self, statuses: tuple[str, ...], *, workspace: str | None, all_scopes: bool,
-                 limit: int | None, after: str | None = None) -> Iterator[dict]:
+    def memories(
+        self,
+        statuses: tuple[str, ...],
+        *,
+        workspace: str | None,
+        all_scopes: bool,
+        limit: int | None,
+        after: str | None = None,
+    ) -> Iterator[dict]:
         """Memories in scope, most recently recorded first, from past `after`."""
         where, params = self._scope_sql(workspace, all_scopes)
         where += f" AND status IN ({','.join('?' * len(statuses))})"
@@ -176,8 +249,7 @@ class ReadLayer:
             at = self._cursor("memories", "recorded_at", after)
             where += " AND (recorded_at < ? OR (recorded_at = ? AND id > ?))"
             params += [at, at, after]
-        query = (f"SELECT {MEM_COLUMNS} FROM memories WHERE {where} "
-                 "ORDER BY recorded_at DESC, id")
+        query = f"SELECT {MEM_COLUMNS} FROM memories WHERE {where} ORDER BY recorded_at DESC, id"
         return self._pages(query, params, limit, self._memory)
 
     def _pages(self, query: str, params: list, limit: int | None, build) -> Iterator[dict]:  # noqa: ANN001
@@ -200,20 +272,40 @@ class ReadLayer:
         from memvet.store.leases import shown_counts
 
         q = self.conn.execute
-        by_status = dict(q("SELECT status, count(*) FROM candidates WHERE user_bidx = ? "
-                           "GROUP BY status", (self.user_bidx,)).fetchall())
-        expired = q("SELECT count(*) FROM candidates WHERE user_bidx = ? AND status = 'reserved' "
-                    "AND lease_expires_at < ?", (self.user_bidx, stored_now())).fetchone()[0]
-        memories = dict(q("SELECT status, count(*) FROM memories WHERE user_bidx = ? "
-                          "GROUP BY status", (self.user_bidx,)).fetchall())
+        by_status = dict(
+            q(
+                "SELECT status, count(*) FROM candidates WHERE user_bidx = ? GROUP BY status",
+                (self.user_bidx,),
+            ).fetchall()
+        )
+        expired = q(
+            "SELECT count(*) FROM candidates WHERE user_bidx = ? AND status = 'reserved' "
+            "AND lease_expires_at < ?",
+            (self.user_bidx, stored_now()),
+        ).fetchone()[0]
+        memories = dict(
+            q(
+                "SELECT status, count(*) FROM memories WHERE user_bidx = ? GROUP BY status",
+                (self.user_bidx,),
+            ).fetchall()
+        )
         files, last = q("SELECT count(*), max(updated_at) FROM file_checkpoints").fetchone()
-        sweeps = {job: datetime.fromisoformat(at).replace(tzinfo=UTC).isoformat()
-                  for job, at in q("SELECT job_id, last_success_at FROM sweep_runs")}
-        provider = q("SELECT provider FROM key_material ORDER BY created_at DESC "
-                     "LIMIT 1").fetchone()[0]
-        return {"schema_version": fr.SCHEMA_VERSION, "key_provider": provider, "queue": shown_counts(by_status, expired),
-                "memories": memories, "files_tracked": files, "last_ingest_at": iso_text(last),
-                "sweeps": sweeps}
+        sweeps = {
+            job: datetime.fromisoformat(at).replace(tzinfo=UTC).isoformat()
+            for job, at in q("SELECT job_id, last_success_at FROM sweep_runs")
+        }
+        provider = q(
+            "SELECT provider FROM key_material ORDER BY created_at DESC LIMIT 1"
+        ).fetchone()[0]
+        return {
+            "schema_version": fr.SCHEMA_VERSION,
+            "key_provider": provider,
+            "queue": shown_counts(by_status, expired),
+            "memories": memories,
+            "files_tracked": files,
+            "last_ingest_at": iso_text(last),
+            "sweeps": sweeps,
+        }
 
 
 def open_reader() -> ReadLayer | None:
@@ -241,6 +333,8 @@ def warn_unreadable(skipped: dict) -> None:
     import sys
 
     shown = ", ".join(skipped["ids"][:10]) + (" …" if skipped["count"] > 10 else "")
-    print(f"memvet: {skipped['count']} record(s) left out: they failed authentication (altered "
-          f"without the key): {shown}; run `memvet doctor` and `memvet audit verify`",
-          file=sys.stderr)
+    print(
+        f"memvet: {skipped['count']} record(s) left out: they failed authentication (altered "
+        f"without the key): {shown}; run `memvet doctor` and `memvet audit verify`",
+        file=sys.stderr,
+    )

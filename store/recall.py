@@ -39,15 +39,23 @@ MAX_CONTRADICTIONS = 10  # hard ones first; the rest of a crowded subject is lef
 HISTORICAL_SLACK = timedelta(minutes=1)  # an as_of closer to now than this is a current question
 # Question words that say nothing about the subject; time words too (as_of carries the time).
 QUERY_NOISE = relevance.QUERY_NOISE
-YES_NO = frozenset("can could should shall may might must is are am was were do does did will "
-                   "would have has had".split())  # a question starting so asks yes or no
+YES_NO = frozenset(
+    "can could should shall may might must is are am was were do does did will "
+    "would have has had".split()
+)  # a question starting so asks yes or no
 WH = frozenset("what which how where who whom whose when why".split())
-REASONS = ("unresolved_conflict", "retired_or_expired", "candidate_or_unverified",
-           "insufficient_evidence")
-MISSING = {"unresolved_conflict": "resolved_conflict",
-           "retired_or_expired": "verified_active_record",
-           "candidate_or_unverified": "operator_approval",
-           "insufficient_evidence": "verified_active_record"}
+REASONS = (
+    "unresolved_conflict",
+    "retired_or_expired",
+    "candidate_or_unverified",
+    "insufficient_evidence",
+)
+MISSING = {
+    "unresolved_conflict": "resolved_conflict",
+    "retired_or_expired": "verified_active_record",
+    "candidate_or_unverified": "operator_approval",
+    "insufficient_evidence": "verified_active_record",
+}
 LIMITING_RELATIONS = ("prohibition", "opposite_polarity")
 
 
@@ -58,7 +66,9 @@ def specific(memory: Memory) -> bool:
 
 def negative(memory: Memory) -> bool:
     """A denial ("X is not so"), or a rule against something ("never X")."""
-    return memory.polarity == "deny" or (memory.kind == "constraint" and is_negated(memory.statement))
+    return memory.polarity == "deny" or (
+        memory.kind == "constraint" and is_negated(memory.statement)
+    )
 
 
 def in_force(memory: Memory, at: datetime) -> bool:
@@ -69,13 +79,22 @@ def in_force(memory: Memory, at: datetime) -> bool:
 class Recall:
     """One question over one scope's memories and pending candidates."""
 
-    def __init__(self, query: str, memories: list[Memory], candidates: list[Candidate], *,
-                 now: datetime, as_of: datetime | None = None, index: Any = None) -> None:
+    def __init__(
+        self,
+        query: str,
+        memories: list[Memory],
+        candidates: list[Candidate],
+        *,
+        now: datetime,
+        as_of: datetime | None = None,
+        index: Any = None,
+    ) -> None:
         """index: a recall_index.IndexedScope, when `memories` are only those it found."""
         self.q = cp.terms(query) - QUERY_NOISE
         words = query.casefold().split()
-        self.wh_question = (not words or words[0] not in YES_NO) and bool(WH & set(
-            w.strip("?,.!:;").replace("’", "'").split("'")[0] for w in words))  # "what's"
+        self.wh_question = (not words or words[0] not in YES_NO) and bool(
+            WH & set(w.strip("?,.!:;").replace("’", "'").split("'")[0] for w in words)
+        )  # "what's"
         self.memories, self.candidates = memories, candidates
         self.now, self.as_of = now, as_of
         self.historical = as_of is not None and as_of < now - HISTORICAL_SLACK
@@ -83,8 +102,11 @@ class Recall:
         self.terms = {m.id: cp.terms(m.statement) for m in memories}  # the negative pass's
         self.index = index
         self.relevance = relevance.Relevance(
-            query, memories, (c.statement for c in candidates),
-            **({} if index is None else {"noise": index.noise, "corpus": index.corpus}))
+            query,
+            memories,
+            (c.statement for c in candidates),
+            **({} if index is None else {"noise": index.noise, "corpus": index.corpus}),
+        )
         self.slots = SlotJudge()
 
     def answerable(self, m: Memory) -> bool:
@@ -104,9 +126,13 @@ class Recall:
         if not answers:
             # A disputed slot: its memories are the contradictions, none is an answer.
             in_dispute = [m for m in matches if m.status == "disputed"]
-            out = self._unknown(matches, [{**self._item(m), "relation": "disputed",
-                                           "severity": "hard"}
-                                          for m in in_dispute[:MAX_CONTRADICTIONS]])
+            out = self._unknown(
+                matches,
+                [
+                    {**self._item(m), "relation": "disputed", "severity": "hard"}
+                    for m in in_dispute[:MAX_CONTRADICTIONS]
+                ],
+            )
             if in_dispute:
                 out["missing_conditions"].append(decide_which(in_dispute[0], in_dispute[1:]))
             return out
@@ -115,22 +141,26 @@ class Recall:
         better = self._override(best, found)
         if better is not None:
             best, found = better, self._contradictions(better)
-        if self.wh_question and unstated_attribute(self.relevance.question.absent,
-                                                   best.statement):
+        if self.wh_question and unstated_attribute(self.relevance.question.absent, best.statement):
             return self._unknown(matches, [])  # asks for a value no memory states
         if negative(best) and self._asks_for_what_is_gone(best, matches):
             return self._unknown(matches, found[:MAX_CONTRADICTIONS], stale_answer=True)
         hard = [c for c in found if c["severity"] == "hard"]
         if hard:
-            contested = {**self._item(best), "relation": "answer", "severity": "hard",
-                         "contradicts": hard[0]["id"]}
+            contested = {
+                **self._item(best),
+                "relation": "answer",
+                "severity": "hard",
+                "contradicts": hard[0]["id"],
+            }
             out = self._unknown(matches, [contested, *found[:MAX_CONTRADICTIONS]], conflict=True)
             rivals = {m.id: m for m in self.memories}
             out["missing_conditions"].append(decide_which(best, [rivals[c["id"]] for c in hard]))
             return out
         by_id = {m.id: m for m in self.memories}
-        boundaries = [c for c in found if c["relation"] in LIMITING_RELATIONS
-                      and negative(by_id[c["id"]])][:MAX_ANSWERS]
+        boundaries = [
+            c for c in found if c["relation"] in LIMITING_RELATIONS and negative(by_id[c["id"]])
+        ][:MAX_ANSWERS]
         if self.historical:
             state = "VERIFIED_HISTORICAL"
         elif best.polarity == "deny":
@@ -140,8 +170,14 @@ class Recall:
         else:
             state = "VERIFIED"
         related = {c["id"] for c in found}
-        also = [m for m in answers if m.id != best.id and m.id not in related
-                and not negative(m) and self._relative(m, best) >= CO_ANSWER][:MAX_ANSWERS - 1]
+        also = [
+            m
+            for m in answers
+            if m.id != best.id
+            and m.id not in related
+            and not negative(m)
+            and self._relative(m, best) >= CO_ANSWER
+        ][: MAX_ANSWERS - 1]
         items = [{**self._item(m), "role": "answer"} for m in (best, *also)]
         items += [{**self._item(by_id[c["id"]]), "role": "boundary"} for c in boundaries]
         return self._result(state, None, [], items, found[:MAX_CONTRADICTIONS])
@@ -158,8 +194,13 @@ class Recall:
                 continue
             if specific(other) > specific(best) and c["relation"] != "prohibition":
                 return other
-            if (negative(best) and not negative(other) and c["relation"] == "prohibition"
-                    and specific(other) >= specific(best) and self._relative(other, best) >= HARD):
+            if (
+                negative(best)
+                and not negative(other)
+                and c["relation"] == "prohibition"
+                and specific(other) >= specific(best)
+                and self._relative(other, best) >= HARD
+            ):
                 return other
         return None
 
@@ -169,9 +210,14 @@ class Recall:
         for is unknown now, and the rule does not answer it (a yes/no question it would)."""
         if not self.wh_question:
             return False
-        return any(not negative(m) and not self.answerable(m) and m.status != "disputed"
-                   and m.retired_reason != "false_write"  # never valid: nothing was lost
-                   and self._relative(m, best) >= HARD for m in matches)
+        return any(
+            not negative(m)
+            and not self.answerable(m)
+            and m.status != "disputed"
+            and m.retired_reason != "false_write"  # never valid: nothing was lost
+            and self._relative(m, best) >= HARD
+            for m in matches
+        )
 
     def _relative(self, other: Memory, best: Memory) -> float:
         return min(1.0, self.scores[other.id] / max(self.scores[best.id], 1e-9))
@@ -200,8 +246,15 @@ class Recall:
                 relation, severity, score = verdict
                 if other.status == "disputed":
                     relation = "disputed"  # never an answer; counted as conflict evidence
-                found.append({**self._item(other), "relation": relation, "severity": severity,
-                              "contradiction": round(score, 3), "contradicts": best.id})
+                found.append(
+                    {
+                        **self._item(other),
+                        "relation": relation,
+                        "severity": severity,
+                        "contradiction": round(score, 3),
+                        "contradicts": best.id,
+                    }
+                )
         found.sort(key=lambda c: (c["severity"] != "hard", -c["contradiction"]))
         return found
 
@@ -218,8 +271,7 @@ class Recall:
         if clash is not None:
             if specific(best) and not specific(other):
                 return "overridden", "soft", 1.0  # the workspace's own answer wins
-            return ("opposite_polarity" if clash == "negation" else "different_value",
-                    "hard", 1.0)
+            return ("opposite_polarity" if clash == "negation" else "different_value", "hard", 1.0)
         if negative(best) != negative(other):
             neg, pos = (best, other) if negative(best) else (other, best)
             if neg.kind == "constraint" and pos.kind != "constraint":
@@ -230,8 +282,14 @@ class Recall:
                     return "prohibition", "soft", subject
         return None
 
-    def _unknown(self, matches: list[Memory], contradictions: list[dict[str, Any]], *,
-                 conflict: bool = False, stale_answer: bool = False) -> dict[str, Any]:
+    def _unknown(
+        self,
+        matches: list[Memory],
+        contradictions: list[dict[str, Any]],
+        *,
+        conflict: bool = False,
+        stale_answer: bool = False,
+    ) -> dict[str, Any]:
         excluded = []
         present = {"unresolved_conflict": conflict, "retired_or_expired": stale_answer}
         for m in matches:
@@ -244,37 +302,67 @@ class Recall:
         for c in self.candidates:
             if self.relevance.of_text(c.statement) >= MATCH_THRESHOLD:
                 present["candidate_or_unverified"] = True
-                excluded.append({"id": c.id, "status": c.status,
-                                 "reason": "candidate_or_unverified"})
+                excluded.append(
+                    {"id": c.id, "status": c.status, "reason": "candidate_or_unverified"}
+                )
         reasons = [r for r in REASONS[:-1] if present.get(r)] or ["insufficient_evidence"]
         missing = list(dict.fromkeys(MISSING[r] for r in reasons))
-        return {**self._result("UNKNOWN", reasons[0], missing, [], contradictions),
-                "excluded": excluded}
+        return {
+            **self._result("UNKNOWN", reasons[0], missing, [], contradictions),
+            "excluded": excluded,
+        }
 
     def _item(self, m: Memory) -> dict[str, Any]:
-        return {"id": m.id, "statement": m.statement, "kind": m.kind,
-                "score": round(self.scores[m.id], 3), "polarity": m.polarity,
-                "source_type": m.source_type, "status": m.status,
-                "usage_boundary": m.usage_boundary, "valid_from": iso(m.valid_from),
-                "valid_to": iso(m.valid_to)}
+        return {
+            "id": m.id,
+            "statement": m.statement,
+            "kind": m.kind,
+            "score": round(self.scores[m.id], 3),
+            "polarity": m.polarity,
+            "source_type": m.source_type,
+            "status": m.status,
+            "usage_boundary": m.usage_boundary,
+            "valid_from": iso(m.valid_from),
+            "valid_to": iso(m.valid_to),
+        }
 
-    def _result(self, state: str, reason: str | None, missing: list[str],
-                memories: list[dict[str, Any]], contradictions: list[dict[str, Any]]) -> dict:
-        return {"state": state, "reason_code": reason, "missing_conditions": missing,
-                "memories": memories, "contradictions": contradictions,
-                "as_of": iso(self.as_of), "historical": self.historical,
-                "query_terms": sorted(self.q), "excluded": []}
+    def _result(
+        self,
+        state: str,
+        reason: str | None,
+        missing: list[str],
+        memories: list[dict[str, Any]],
+        contradictions: list[dict[str, Any]],
+    ) -> dict:
+        return {
+            "state": state,
+            "reason_code": reason,
+            "missing_conditions": missing,
+            "memories": memories,
+            "contradictions": contradictions,
+            "as_of": iso(self.as_of),
+            "historical": self.historical,
+            "query_terms": sorted(self.q),
+            "excluded": [],
+        }
 
 
-def recall(store: Any, query: str, *, workspace: str | None, as_of: datetime | None = None,
-           recorded_as_of: datetime | None = None) -> dict[str, Any]:
+def recall(
+    store: Any,
+    query: str,
+    *,
+    workspace: str | None,
+    as_of: datetime | None = None,
+    recorded_as_of: datetime | None = None,
+) -> dict[str, Any]:
     """The decision over the memories and pending candidates the scope rule lets `workspace` see.
     recorded_as_of: decide as the store stood at that record time (rebuilt from transitions)."""
     from memvet.store.candidates import QueueFilter
 
     reader = store.reader_for(workspace)
     candidates = store.list_candidates(
-        reader, QueueFilter(statuses=("pending", "reserved", "stale")), limit=None)
+        reader, QueueFilter(statuses=("pending", "reserved", "stale")), limit=None
+    )
     index = None
     if recorded_as_of is None:  # the store as it is now: the term index finds what to read
         from memvet.store.recall_index import IndexedScope
@@ -282,8 +370,9 @@ def recall(store: Any, query: str, *, workspace: str | None, as_of: datetime | N
         index = IndexedScope(store, reader, query, candidates)
         memories = index.memories
     else:
-        memories = store.list_memories(reader, statuses=MEMORY_STATUSES,
-                                       recorded_as_of=recorded_as_of)
+        memories = store.list_memories(
+            reader, statuses=MEMORY_STATUSES, recorded_as_of=recorded_as_of
+        )
     now = store.now()
     if recorded_as_of is not None:
         candidates = [c for c in candidates if c.created_at <= recorded_as_of]

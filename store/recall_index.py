@@ -28,19 +28,25 @@ IDS_SQL = "SELECT value FROM json_each(?)"  # a list of ids as one parameter
 
 
 # --- keeping the index current ---------------------------------------------------------------------
-def _texts(conn: sa.Connection, cipher: Any, ids: list[str] | None) -> Iterator[tuple[str, str, str]]:
+def _texts(
+    conn: sa.Connection, cipher: Any, ids: list[str] | None
+) -> Iterator[tuple[str, str, str]]:
     """(id, statement, subject) of memories; one that cannot be decrypted gets no postings
     (reads skip it as unreadable) and is cleared all the same."""
     from memvet.store.slots import derive_subject
 
     sql = "SELECT id, kind, statement_ct, subject_ct FROM memories"
-    rows = (conn.exec_driver_sql(sql) if ids is None else
-            conn.exec_driver_sql(f"{sql} WHERE id IN ({IDS_SQL})", (json.dumps(ids),)))
+    rows = (
+        conn.exec_driver_sql(sql)
+        if ids is None
+        else conn.exec_driver_sql(f"{sql} WHERE id IN ({IDS_SQL})", (json.dumps(ids),))
+    )
     for rid, kind, statement_ct, subject_ct in rows.all():
         try:
             statement = cipher.decrypt("memories", "statement", rid, statement_ct) or ""
-            subject = (cipher.decrypt("memories", "subject", rid, subject_ct)
-                       or derive_subject(statement, kind))
+            subject = cipher.decrypt("memories", "subject", rid, subject_ct) or derive_subject(
+                statement, kind
+            )
         except Exception:  # noqa: BLE001 - IntegrityError: altered, or another key
             yield rid, "", ""
             continue
@@ -48,8 +54,9 @@ def _texts(conn: sa.Connection, cipher: Any, ids: list[str] | None) -> Iterator[
 
 
 def _reindex(conn: sa.Connection, cipher: Any, ids: list[str] | None) -> int:
-    return ti.reindex(conn.exec_driver_sql, conn.exec_driver_sql, cipher.term_key,
-                      _texts(conn, cipher, ids))
+    return ti.reindex(
+        conn.exec_driver_sql, conn.exec_driver_sql, cipher.term_key, _texts(conn, cipher, ids)
+    )
 
 
 def index_all(conn: sa.Connection, cipher: Any) -> int:
@@ -72,29 +79,32 @@ class IndexedScope:
     """One question's view of one scope through the index: the memories worth reading, the
     rarity of each term, and later the best answer's neighbours."""
 
-    def __init__(self, store: Any, reader: Reader, query: str,
-                 candidates: list[Candidate]) -> None:
+    def __init__(self, store: Any, reader: Reader, query: str, candidates: list[Candidate]) -> None:
         self.store, self.key = store, store.cipher.term_key
         # The scope rule is fast_read's SQL twin of core.scope_clause (a reader of one workspace).
         self.scope_sql = f"{fr.SCOPE_SQL} AND m.status IN ({_marks(MEMORY_STATUSES)})"
-        self.scope_params = (store.cipher.blind_index("user", reader.user),
-                             store.cipher.blind_index("workspace", reader.workspace),
-                             *MEMORY_STATUSES)
+        self.scope_params = (
+            store.cipher.blind_index("user", reader.user),
+            store.cipher.blind_index("workspace", reader.workspace),
+            *MEMORY_STATUSES,
+        )
         with store._read() as conn:
             self.stale = self._stale_memories(conn)
             self.noise = self._noise(conn, reader)
             units = relevance.units(query, self.noise)
             self.terms = frozenset().union(*units) if units else frozenset()
-            count = conn.exec_driver_sql(f"SELECT count(*) FROM memories m WHERE {self.scope_sql}",
-                                         self.scope_params).scalar_one()
+            count = conn.exec_driver_sql(
+                f"SELECT count(*) FROM memories m WHERE {self.scope_sql}", self.scope_params
+            ).scalar_one()
             holders, subject_hits = self._holders(conn, self.terms)
             for memory in self.stale:
                 for term in relevance.expanded(memory.statement):
                     holders.setdefault(term, set()).add(memory.id)
                 if relevance.expanded(memory.subject) & self.terms:
                     subject_hits.add(memory.id)
-            self.corpus = ti.ScopeTerms(count, holders,
-                                        (relevance.expanded(c.statement) for c in candidates))
+            self.corpus = ti.ScopeTerms(
+                count, holders, (relevance.expanded(c.statement) for c in candidates)
+            )
             wanted = self._worth_reading(query, subject_hits)
             read = self._read_memories(conn, wanted)
         self.memories = sorted([*read, *self.stale], key=lambda m: m.id)
@@ -105,9 +115,14 @@ class IndexedScope:
         """Memories the index does not hold yet (written since the last re-index): read whole."""
         from memvet.store.core import MEM
 
-        stale = [r[0] for r in conn.exec_driver_sql(
-            f"SELECT s.memory_id FROM term_stale s CROSS JOIN memories m ON m.id = s.memory_id "
-            f"WHERE {self.scope_sql}", self.scope_params).all()]
+        stale = [
+            r[0]
+            for r in conn.exec_driver_sql(
+                f"SELECT s.memory_id FROM term_stale s CROSS JOIN memories m ON m.id = s.memory_id "
+                f"WHERE {self.scope_sql}",
+                self.scope_params,
+            ).all()
+        ]
         if not stale:
             return []
         rows = conn.execute(sa.select(MEM).where(MEM.c.id.in_(stale))).all()
@@ -116,27 +131,38 @@ class IndexedScope:
     def _noise(self, conn: sa.Connection, reader: Reader) -> frozenset[str]:
         """relevance.noise_of the workspaces memories in scope belong to (as if all were read)."""
         names: list[str | None] = []
-        if reader.workspace is not None and conn.exec_driver_sql(
+        if (
+            reader.workspace is not None
+            and conn.exec_driver_sql(
                 f"SELECT 1 FROM memories m WHERE {self.scope_sql} AND m.workspace_bidx IS NOT NULL "
-                "LIMIT 1", self.scope_params).first() is not None:
+                "LIMIT 1",
+                self.scope_params,
+            ).first()
+            is not None
+        ):
             names.append(reader.workspace)
         return relevance.noise_of(names)
 
-    def _postings(self, conn: sa.Connection, tokens: dict[bytes, str],
-                  fields: tuple[int, ...]) -> Iterator[tuple[str, str, int]]:
+    def _postings(
+        self, conn: sa.Connection, tokens: dict[bytes, str], fields: tuple[int, ...]
+    ) -> Iterator[tuple[str, str, int]]:
         """(term, memory id, field) of memories in scope holding one of `tokens`."""
         if not tokens:
             return
-        sql = (f"SELECT p.token, p.memory_id, p.field FROM term_postings p CROSS JOIN memories m "
-               f"ON m.id = p.memory_id WHERE p.token IN ({_marks(tokens)}) "
-               f"AND p.field IN ({_marks(fields)}) AND {self.scope_sql} "
-               f"AND p.memory_id NOT IN (SELECT memory_id FROM term_stale)")
+        sql = (
+            f"SELECT p.token, p.memory_id, p.field FROM term_postings p CROSS JOIN memories m "
+            f"ON m.id = p.memory_id WHERE p.token IN ({_marks(tokens)}) "
+            f"AND p.field IN ({_marks(fields)}) AND {self.scope_sql} "
+            f"AND p.memory_id NOT IN (SELECT memory_id FROM term_stale)"
+        )
         for token, mid, field in conn.exec_driver_sql(
-                sql, (*tokens, *fields, *self.scope_params)).all():
+            sql, (*tokens, *fields, *self.scope_params)
+        ).all():
             yield tokens[bytes(token)], mid, field
 
-    def _holders(self, conn: sa.Connection,
-                 terms: frozenset[str]) -> tuple[dict[str, set[str]], set[str]]:
+    def _holders(
+        self, conn: sa.Connection, terms: frozenset[str]
+    ) -> tuple[dict[str, set[str]], set[str]]:
         tokens = {ti.token(self.key, t): t for t in terms}
         holders: dict[str, set[str]] = {}
         subject_hits: set[str] = set()
@@ -154,7 +180,9 @@ class IndexedScope:
         bound: dict[str, float] = {}
         for mid in {*question.shared, *subject_hits}:
             if isinstance(mid, str) and not mid.startswith("\x00") and mid not in stale:
-                score = question.share(mid) + (relevance.SUBJECT_BONUS if mid in subject_hits else 0)
+                score = question.share(mid) + (
+                    relevance.SUBJECT_BONUS if mid in subject_hits else 0
+                )
                 if score >= relevance.FLOOR:
                     bound[mid] = score
         ranked = sorted(bound, key=lambda mid: (round(bound[mid], 2), mid), reverse=True)
@@ -178,18 +206,24 @@ class IndexedScope:
         if slot is not None:
             tokens[ti.token(self.key, slot)] = slot
         shared: dict[str, list] = {}
-        sql = (f"SELECT p.memory_id, m.recorded_at FROM term_postings p CROSS JOIN memories m "
-               f"ON m.id = p.memory_id WHERE p.token = ? AND p.field IN (?, ?) AND "
-               f"{self.scope_sql} ORDER BY m.recorded_at DESC, m.id LIMIT ?")
+        sql = (
+            f"SELECT p.memory_id, m.recorded_at FROM term_postings p CROSS JOIN memories m "
+            f"ON m.id = p.memory_id WHERE p.token = ? AND p.field IN (?, ?) AND "
+            f"{self.scope_sql} ORDER BY m.recorded_at DESC, m.id LIMIT ?"
+        )
         with self.store._read() as conn:
             for tok, term in tokens.items():
-                for mid, recorded in conn.exec_driver_sql(sql, (
-                        tok, ti.STATEMENT, ti.SLOT, *self.scope_params,
-                        MAX_NEIGHBOURS + len(loaded))).all():
+                for mid, recorded in conn.exec_driver_sql(
+                    sql,
+                    (tok, ti.STATEMENT, ti.SLOT, *self.scope_params, MAX_NEIGHBOURS + len(loaded)),
+                ).all():
                     if mid not in loaded:
                         entry = shared.setdefault(mid, [0, 0, recorded])
                         entry[0 if term == slot else 1] += 1  # one slot: recency alone decides
-            wanted = sorted(shared, key=lambda mid: (shared[mid][0], shared[mid][0] or shared[mid][1],
-                                                     shared[mid][2]), reverse=True)[:MAX_NEIGHBOURS]
+            wanted = sorted(
+                shared,
+                key=lambda mid: (shared[mid][0], shared[mid][0] or shared[mid][1], shared[mid][2]),
+                reverse=True,
+            )[:MAX_NEIGHBOURS]
             found = self._read_memories(conn, wanted)
         return [m for m in found if m.retired_reason not in NEVER_VALID]

@@ -18,8 +18,11 @@ from memvet.store.slots import Claim, claim_of, normalise_subject, rivalry
 # Attributes a question asks the value of, and the value type that states one (slots.Claim
 # types, plus "host": a path or a name with a digit or a dot, "staging.tidepool.dev"): one table,
 # relevance.py's, which also lets such a value count as speaking of its attribute.
-MONTH_YEAR = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
-                        r"(?:19|20)\d\d\b", re.IGNORECASE)  # a date is no value of the slot
+MONTH_YEAR = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
+    r"(?:19|20)\d\d\b",
+    re.IGNORECASE,
+)  # a date is no value of the slot
 
 
 def _states(claim: Claim, wanted: str) -> bool:
@@ -65,22 +68,27 @@ class SlotJudge:
     def same_slot(self, a: Memory, b: Memory) -> bool:
         """One subject, and the same scope or one of them user-global (which the workspace's
         own memory then overrides, recall.py)."""
-        near = a.scope.workspace == b.scope.workspace or None in (a.scope.workspace,
-                                                                  b.scope.workspace)
+        near = a.scope.workspace == b.scope.workspace or None in (
+            a.scope.workspace,
+            b.scope.workspace,
+        )
         return near and bool(self.subject(a)) and self.subject(a) == self.subject(b)
 
     def clash(self, a: Memory, b: Memory) -> str | None:
-        """"negation", "different_value" or None for two memories of one slot."""
+        """ "negation", "different_value" or None for two memories of one slot."""
         if not self.same_slot(a, b):
             return None
         relation = rivalry(self.claim(a), self.claim(b), a.kind, b.kind)
-        if relation == "different_value" and a.compatible_key and (
-                a.compatible_key == b.compatible_key):
+        if (
+            relation == "different_value"
+            and a.compatible_key
+            and (a.compatible_key == b.compatible_key)
+        ):
             return None  # the operator kept both: two answers that are both true
         return relation
 
 
 def decide_which(best: Memory, rivals: list[Memory]) -> str:
     """The missing condition of a conflict, naming what the operator has to settle."""
-    names = ", ".join(f"{m.id} \"{m.statement[:60]}\"" for m in [best, *rivals][:4])
+    names = ", ".join(f'{m.id} "{m.statement[:60]}"' for m in [best, *rivals][:4])
     return f"decide which is current: {names}"

@@ -75,8 +75,14 @@ class Evidence:
     session: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "message_id": self.message_id,
-                "timestamp": iso(self.timestamp), "excerpt": self.excerpt, "session": self.session}
+        return {
+            "path": self.path,
+            "line": self.line,
+            "message_id": self.message_id,
+            "timestamp": iso(self.timestamp),
+            "excerpt": self.excerpt,
+            "session": self.session,
+        }
 
 
 @dataclass(frozen=True)
@@ -97,11 +103,18 @@ class CandidateDraft:
     supersedes_hint: str | None = None  # text of what a correction replaces ("switched from X")
 
     def to_json(self) -> dict[str, Any]:
-        return {"statement": self.statement, "kind": self.kind, "source_type": self.source_type,
-                "confidence": round(self.confidence, 3), "reasons": list(self.reasons),
-                "scope": self.scope.to_json(), "host": self.host, "polarity": self.polarity,
-                "adopted": ADOPTED in self.reasons,  # built from an assistant proposal the user kept
-                "evidence": self.evidence.to_json() if self.evidence else None}
+        return {
+            "statement": self.statement,
+            "kind": self.kind,
+            "source_type": self.source_type,
+            "confidence": round(self.confidence, 3),
+            "reasons": list(self.reasons),
+            "scope": self.scope.to_json(),
+            "host": self.host,
+            "polarity": self.polarity,
+            "adopted": ADOPTED in self.reasons,  # built from an assistant proposal the user kept
+            "evidence": self.evidence.to_json() if self.evidence else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -138,18 +151,33 @@ class Candidate:
     subject: str = ""  # the slot it fills (slots.py); derived at admission, editable at approval
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "statement": self.statement, "kind": self.kind,
-                "subject": self.subject,
-                "source_type": self.source_type, "host": self.host, "scope": self.scope.to_json(),
-                "confidence": round(self.confidence, 3), "reasons": list(self.reasons),
-                "adopted": ADOPTED in self.reasons,
-                "evidence_count": self.evidence_count, "created_at": iso(self.created_at),
-                "updated_at": iso(self.updated_at), "polarity": self.polarity,
-                "memory_id": self.memory_id, "supersedes_id": self.supersedes_id,
-                "last_error": self.last_error,
-                "lease": None if self.lease is None else {
-                    "owner": self.lease.owner, "reserved_at": iso(self.lease.reserved_at),
-                    "expires_at": iso(self.lease.expires_at)}}
+        return {
+            "id": self.id,
+            "status": self.status,
+            "statement": self.statement,
+            "kind": self.kind,
+            "subject": self.subject,
+            "source_type": self.source_type,
+            "host": self.host,
+            "scope": self.scope.to_json(),
+            "confidence": round(self.confidence, 3),
+            "reasons": list(self.reasons),
+            "adopted": ADOPTED in self.reasons,
+            "evidence_count": self.evidence_count,
+            "created_at": iso(self.created_at),
+            "updated_at": iso(self.updated_at),
+            "polarity": self.polarity,
+            "memory_id": self.memory_id,
+            "supersedes_id": self.supersedes_id,
+            "last_error": self.last_error,
+            "lease": None
+            if self.lease is None
+            else {
+                "owner": self.lease.owner,
+                "reserved_at": iso(self.lease.reserved_at),
+                "expires_at": iso(self.lease.expires_at),
+            },
+        }
 
 
 @dataclass(frozen=True)
@@ -165,9 +193,16 @@ class Transition:
     at: datetime
 
     def to_json(self) -> dict[str, Any]:
-        return {"from": self.from_status, "to": self.to_status, "actor": self.actor,
-                "reason": self.reason, "txn_id": self.txn_id, "at": iso(self.at),
-                "valid_to_before": iso(self.valid_to_before), "valid_to_after": iso(self.valid_to_after)}
+        return {
+            "from": self.from_status,
+            "to": self.to_status,
+            "actor": self.actor,
+            "reason": self.reason,
+            "txn_id": self.txn_id,
+            "at": iso(self.at),
+            "valid_to_before": iso(self.valid_to_before),
+            "valid_to_after": iso(self.valid_to_after),
+        }
 
 
 @dataclass(frozen=True)
@@ -203,16 +238,31 @@ class Memory:
         return self.approved_by.startswith(AUTO_APPROVER_PREFIX)
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "statement": self.statement, "kind": self.kind, "status": self.status,
-                "subject": self.subject, "compatible_key": self.compatible_key,
-                "scope": self.scope.to_json(), "source_type": self.source_type, "host": self.host,
-                "candidate_id": self.candidate_id, "valid_from": iso(self.valid_from),
-                "valid_to": iso(self.valid_to), "recorded_at": iso(self.recorded_at),
-                "confidence": round(self.confidence, 3), "importance": self.importance,
-                "polarity": self.polarity, "approved_by": self.approved_by,
-                "usage_boundary": self.usage_boundary, "supersedes_id": self.supersedes_id,
-                "superseded_by_id": self.superseded_by_id, "conflict_state": self.conflict_state,
-                "retired_reason": self.retired_reason, "expires_at": iso(self.expires_at)}
+        return {
+            "id": self.id,
+            "statement": self.statement,
+            "kind": self.kind,
+            "status": self.status,
+            "subject": self.subject,
+            "compatible_key": self.compatible_key,
+            "scope": self.scope.to_json(),
+            "source_type": self.source_type,
+            "host": self.host,
+            "candidate_id": self.candidate_id,
+            "valid_from": iso(self.valid_from),
+            "valid_to": iso(self.valid_to),
+            "recorded_at": iso(self.recorded_at),
+            "confidence": round(self.confidence, 3),
+            "importance": self.importance,
+            "polarity": self.polarity,
+            "approved_by": self.approved_by,
+            "usage_boundary": self.usage_boundary,
+            "supersedes_id": self.supersedes_id,
+            "superseded_by_id": self.superseded_by_id,
+            "conflict_state": self.conflict_state,
+            "retired_reason": self.retired_reason,
+            "expires_at": iso(self.expires_at),
+        }
 
 
 @dataclass(frozen=True)
@@ -226,9 +276,15 @@ class Tombstone:
     lifted_at: datetime | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"content_key": self.content_key, "reason": self.reason,
-                "created_at": iso(self.created_at), "seen_again": self.seen_again,
-                "preview": self.preview, "source_id": self.source_id, "lifted_at": iso(self.lifted_at)}
+        return {
+            "content_key": self.content_key,
+            "reason": self.reason,
+            "created_at": iso(self.created_at),
+            "seen_again": self.seen_again,
+            "preview": self.preview,
+            "source_id": self.source_id,
+            "lifted_at": iso(self.lifted_at),
+        }
 
 
 @dataclass(frozen=True)
@@ -245,12 +301,16 @@ class CandidateDetail:
     correction: bool = False  # it says it replaces something ("moved from X to Y")
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.candidate.to_json(), "evidence": [e.to_json() for e in self.evidence],
-                "conflicts": [m.to_json() for m in self.conflicts],
-                "slot": [m.id for m in self.slot], "preselect": list(self.preselect),
-                "correction": self.correction,
-                "supersedes": self.supersedes.to_json() if self.supersedes else None,
-                "tombstone": self.tombstone.to_json() if self.tombstone else None}
+        return {
+            **self.candidate.to_json(),
+            "evidence": [e.to_json() for e in self.evidence],
+            "conflicts": [m.to_json() for m in self.conflicts],
+            "slot": [m.id for m in self.slot],
+            "preselect": list(self.preselect),
+            "correction": self.correction,
+            "supersedes": self.supersedes.to_json() if self.supersedes else None,
+            "tombstone": self.tombstone.to_json() if self.tombstone else None,
+        }
 
 
 @dataclass(frozen=True)

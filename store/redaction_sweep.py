@@ -26,24 +26,33 @@ from memvet.store.redaction import redact
 from memvet.store.redaction.rule_engine import ruleset_version
 
 META_KEY = "redaction_ruleset"
-TEXT_COLUMNS = {"candidates": ("statement", "usage_boundary"), "memories": ("statement", "usage_boundary")}
+TEXT_COLUMNS = {
+    "candidates": ("statement", "usage_boundary"),
+    "memories": ("statement", "usage_boundary"),
+}
 
 
 def recorded_version(conn: sa.Connection) -> str | None:
-    return conn.execute(sa.text("SELECT value FROM store_meta WHERE key = :k"), {"k": META_KEY}).scalar()
+    return conn.execute(
+        sa.text("SELECT value FROM store_meta WHERE key = :k"), {"k": META_KEY}
+    ).scalar()
 
 
 def _record(conn: sa.Connection, version: str) -> None:
     conn.execute(sa.text("DELETE FROM store_meta WHERE key = :k"), {"k": META_KEY})
-    conn.execute(sa.text("INSERT INTO store_meta (key, value) VALUES (:k, :v)"), {"k": META_KEY, "v": version})
+    conn.execute(
+        sa.text("INSERT INTO store_meta (key, value) VALUES (:k, :v)"),
+        {"k": META_KEY, "v": version},
+    )
 
 
 def _again(text: str | None) -> str | None:
     return None if text is None else redact(text).text
 
 
-def _records(conn: sa.Connection, cipher: Any, table: str, counts: Counter,
-             touched: list[tuple[str, str]]) -> dict[str, tuple[str, str, str | None]]:
+def _records(
+    conn: sa.Connection, cipher: Any, table: str, counts: Counter, touched: list[tuple[str, str]]
+) -> dict[str, tuple[str, str, str | None]]:
     """Re-redact one table's texts; returns id -> (new statement, user, workspace) of changed rows."""
     changed: dict[str, tuple[str, str, str | None]] = {}
     for row in conn.execute(sa.text(f"SELECT * FROM {table}")).mappings():
@@ -51,7 +60,9 @@ def _records(conn: sa.Connection, cipher: Any, table: str, counts: Counter,
             counts[f"{table}_unreadable"] += 1
             continue
         try:
-            plain = {c: cipher.decrypt(table, c, row["id"], row[f"{c}_ct"]) for c in TEXT_COLUMNS[table]}
+            plain = {
+                c: cipher.decrypt(table, c, row["id"], row[f"{c}_ct"]) for c in TEXT_COLUMNS[table]
+            }
             user = cipher.decrypt(table, "user", row["id"], row["user_ct"]) or ""
             workspace = cipher.decrypt(table, "workspace", row["id"], row["workspace_ct"])
         except Exception:  # noqa: BLE001 - an unreadable row stays as it is
@@ -63,11 +74,17 @@ def _records(conn: sa.Connection, cipher: Any, table: str, counts: Counter,
         values = {f"{c}_ct": cipher.encrypt(table, c, row["id"], v) for c, v in fresh.items()}
         statement = fresh["statement"]  # None only where it was None before
         if statement is not None and statement != plain["statement"]:
-            values["content_key"] = cipher.content_key(user, workspace, None, row["kind"], statement)
+            values["content_key"] = cipher.content_key(
+                user, workspace, None, row["kind"], statement
+            )
             changed[row["id"]] = (statement, user, workspace)
         values["row_mac"] = row_mac.seal(cipher.row_key, table, {**row, **values})
-        conn.execute(sa.text(f"UPDATE {table} SET {', '.join(f'{k} = :{k}' for k in values)} WHERE id = :id"),
-                     {**values, "id": row["id"]})
+        conn.execute(
+            sa.text(
+                f"UPDATE {table} SET {', '.join(f'{k} = :{k}' for k in values)} WHERE id = :id"
+            ),
+            {**values, "id": row["id"]},
+        )
         counts[table] += 1
         touched.append((table, row["id"]))
     return changed
@@ -81,39 +98,63 @@ def _excerpts(conn: sa.Connection, cipher: Any, counts: Counter) -> None:
             counts["evidence_unreadable"] += 1
             continue
         if excerpt and (fresh := _again(excerpt)) != excerpt:
-            conn.execute(sa.text("UPDATE evidence SET excerpt_ct = :ct WHERE id = :id"),
-                         {"ct": cipher.encrypt("evidence", "excerpt", row.id, fresh), "id": row.id})
+            conn.execute(
+                sa.text("UPDATE evidence SET excerpt_ct = :ct WHERE id = :id"),
+                {"ct": cipher.encrypt("evidence", "excerpt", row.id, fresh), "id": row.id},
+            )
             counts["evidence"] += 1
 
 
-def _tombstones(conn: sa.Connection, cipher: Any, changed: dict[str, tuple[str, str, str | None]],
-                counts: Counter, new_keys: list[str]) -> None:
+def _tombstones(
+    conn: sa.Connection,
+    cipher: Any,
+    changed: dict[str, tuple[str, str, str | None]],
+    counts: Counter,
+    new_keys: list[str],
+) -> None:
     """Previews re-redacted; a tombstone whose source statement changed is doubled under the
     source's new key (the old one stays: it still blocks the text as it was)."""
-    keys = {t: dict(conn.execute(sa.text(f"SELECT id, content_key FROM {t}")).all()) for t in TEXT_COLUMNS}
+    keys = {
+        t: dict(conn.execute(sa.text(f"SELECT id, content_key FROM {t}")).all())
+        for t in TEXT_COLUMNS
+    }
     for tomb in conn.execute(sa.text("SELECT * FROM tombstones")).mappings():
         if not row_mac.intact(cipher.row_key, "tombstones", tomb):
             counts["tombstones_unreadable"] += 1
             continue
         preview = cipher.decrypt("tombstones", "preview", tomb["content_key"], tomb["preview_ct"])
         if preview and (fresh := _again(preview)) != preview:
-            conn.execute(sa.text("UPDATE tombstones SET preview_ct = :ct WHERE content_key = :k"),
-                         {"ct": cipher.encrypt("tombstones", "preview", tomb["content_key"], fresh),
-                          "k": tomb["content_key"]})
+            conn.execute(
+                sa.text("UPDATE tombstones SET preview_ct = :ct WHERE content_key = :k"),
+                {
+                    "ct": cipher.encrypt("tombstones", "preview", tomb["content_key"], fresh),
+                    "k": tomb["content_key"],
+                },
+            )
             counts["tombstone_previews"] += 1  # (the preview is not sealed: the MAC stands)
         table = "memories" if (tomb["source_id"] or "").startswith("m_") else "candidates"
         source = changed.get(tomb["source_id"] or "")
         new_key = keys[table].get(tomb["source_id"] or "")
         if source is None or new_key is None or new_key == tomb["content_key"]:
             continue
-        if conn.execute(sa.text("SELECT 1 FROM tombstones WHERE content_key = :k"), {"k": new_key}).first():
+        if conn.execute(
+            sa.text("SELECT 1 FROM tombstones WHERE content_key = :k"), {"k": new_key}
+        ).first():
             continue
         statement, user, _workspace = source
-        twin = {**tomb, "content_key": new_key, "statement_key": cipher.statement_key(user, statement),
-                "preview_ct": cipher.encrypt("tombstones", "preview", new_key, statement[:120])}
+        twin = {
+            **tomb,
+            "content_key": new_key,
+            "statement_key": cipher.statement_key(user, statement),
+            "preview_ct": cipher.encrypt("tombstones", "preview", new_key, statement[:120]),
+        }
         twin["row_mac"] = row_mac.seal(cipher.row_key, "tombstones", twin)
-        conn.execute(sa.text(f"INSERT INTO tombstones ({', '.join(twin)}) VALUES ({', '.join(':' + c for c in twin)})"),
-                     twin)
+        conn.execute(
+            sa.text(
+                f"INSERT INTO tombstones ({', '.join(twin)}) VALUES ({', '.join(':' + c for c in twin)})"
+            ),
+            twin,
+        )
         counts["tombstones_doubled"] += 1
         new_keys.append(new_key)
 
@@ -136,10 +177,22 @@ def reredact_stored(store: Any, now: datetime, *, force: bool = False) -> dict[s
         # one event per changed row, so the chain records each row's new MAC (audit verify),
         # then one with the counts (no text)
         at = store.now()
-        events = [(at, "sweep", "memory.reredacted" if t == "memories" else "candidate.reredacted",
-                   "memory" if t == "memories" else "candidate", row_id) for t, row_id in touched]
+        events = [
+            (
+                at,
+                "sweep",
+                "memory.reredacted" if t == "memories" else "candidate.reredacted",
+                "memory" if t == "memories" else "candidate",
+                row_id,
+            )
+            for t, row_id in touched
+        ]
         events += [(at, "sweep", "tombstone.reredacted", "tombstone", key[:16]) for key in new_keys]
         summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing changed"
-        append_events(conn, store.cipher, [(*e, None) for e in events] + [
-            (at, "sweep", "store.reredacted", "store", version, summary)])
+        append_events(
+            conn,
+            store.cipher,
+            [(*e, None) for e in events]
+            + [(at, "sweep", "store.reredacted", "store", version, summary)],
+        )
     return dict(counts)

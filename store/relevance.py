@@ -57,7 +57,8 @@ QUERY_NOISE = cp.terms(
     "tell know remember recall said say told memory memories okay ok anything something whether "
     "back old before earlier previous previously ago last formerly currently nowadays today "
     "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec still")
+    "jan feb mar apr jun jul aug sep sept oct nov dec still"
+)
 
 # A "what/which" question's answer must speak of what it asks for, or keeps FOCUS_MISS of its
 # score: "which rust edition?" is not answered by the Rust version (calibrated on the dev split).
@@ -65,15 +66,27 @@ FOCUS_MISS = 0.25
 WH_FOCUS = frozenset({"what", "which", "what's", "whats"})
 COPULA = frozenset({"is", "are", "was", "were"})
 DETERMINERS = frozenset({"the", "a", "an", "our", "my", "your", "this", "that", "its", "their"})
-GENERIC_HEADS = cp.terms("library tool framework runner thing kind type option one way file "
-                         "command format style convention engine")
+GENERIC_HEADS = cp.terms(
+    "library tool framework runner thing kind type option one way file "
+    "command format style convention engine"
+)
 # Attributes a question asks the value of, and the type of value that states one (stemmed as
 # context_pack.terms stems): a text holding such a value speaks of the attribute ("which terraform
 # version?" and "pins Terraform 1.9.2"). recall_slots.unstated_attribute uses the same table.
-ATTRIBUTE_TYPES = {"port": "number", "version": "number", "id": "number", "size": "number",
-                   "limit": "number", "timeout": "number", "period": "number",
-                   "host": "host", "hostnam": "host", "url": "host", "address": "host",
-                   "endpoint": "host"}
+ATTRIBUTE_TYPES = {
+    "port": "number",
+    "version": "number",
+    "id": "number",
+    "size": "number",
+    "limit": "number",
+    "timeout": "number",
+    "period": "number",
+    "host": "host",
+    "hostnam": "host",
+    "url": "host",
+    "address": "host",
+    "endpoint": "host",
+}
 VALUE_TOKENS = {"number": "#number", "host": "#host"}  # tokens no text can spell
 VALUES = frozenset(VALUE_TOKENS.values())
 _NUMBER = re.compile(r"v?\d+(?:[.-]\d+)*")
@@ -94,8 +107,7 @@ def expanded(text: str) -> frozenset[str]:
     groups = {g for term in base for g in _GROUPS.get(term, ())}
     groups.update(token for phrase, token in _GROUP_PHRASES if phrase <= base)
     # Cheap tests first: this runs for every memory on the hook's prompt path.
-    if any(t[0] in _NUMBER_START and _NUMBER.fullmatch(t) and not _YEAR.fullmatch(t)
-           for t in base):
+    if any(t[0] in _NUMBER_START and _NUMBER.fullmatch(t) and not _YEAR.fullmatch(t) for t in base):
         groups.add(VALUE_TOKENS["number"])
     if any(("." in t or "/" in t or "-" in t) and _HOST.fullmatch(t) for t in base):
         groups.add(VALUE_TOKENS["host"])
@@ -117,8 +129,12 @@ def _units(text: str, noise: frozenset[str]) -> list[tuple[frozenset[str], froze
     for term in sorted(base - used):
         kind = ATTRIBUTE_TYPES.get(term)
         extra = (VALUE_TOKENS[kind],) if kind else ()
-        out.append((frozenset({term, *cp._CONCEPTS.get(term, ()), *_GROUPS.get(term, ()),
-                               *extra}), frozenset({term})))
+        out.append(
+            (
+                frozenset({term, *cp._CONCEPTS.get(term, ()), *_GROUPS.get(term, ()), *extra}),
+                frozenset({term}),
+            )
+        )
     return out
 
 
@@ -137,7 +153,7 @@ def focus_terms(query: str, noise: frozenset[str]) -> frozenset[str]:
         return frozenset()
     rest = words[1:]
     if words[0] in ("what's", "whats") or rest[:1] and rest[0] in COPULA:
-        rest = rest[0 if words[0] in ("what's", "whats") else 1:]
+        rest = rest[0 if words[0] in ("what's", "whats") else 1 :]
         while rest and rest[0] in DETERMINERS:
             rest = rest[1:]
     phrase: list[str] = []
@@ -193,8 +209,15 @@ class Holding(Protocol):
 class Question:
     """One question against one corpus: its units, their weights, each text's share."""
 
-    def __init__(self, query: str, corpus: Holding, noise: frozenset[str], *,
-                 absent_weight: float = ABSENT_WEIGHT, focus_miss: float = FOCUS_MISS) -> None:
+    def __init__(
+        self,
+        query: str,
+        corpus: Holding,
+        noise: frozenset[str],
+        *,
+        absent_weight: float = ABSENT_WEIGHT,
+        focus_miss: float = FOCUS_MISS,
+    ) -> None:
         found = [(unit - noise, source) for unit, source in _units(query, noise)]
         found = [(unit, source) for unit, source in found if unit]
         self.units = [unit for unit, _ in found]
@@ -202,19 +225,24 @@ class Question:
         holders = [corpus.holders(unit) for unit in self.units]
         # A value is the attribute's only beside something else the question names ("terraform
         # 1.9.2" for "which terraform version?"; any number is no Go version).
-        named = set().union(*(h for u, h in zip(self.units, holders, strict=True)
-                              if not u & VALUES))
-        holders = [h if not u & VALUES else corpus.holders(u - VALUES) | (h & named)
-                   for u, h in zip(self.units, holders, strict=True)]
+        named = set().union(
+            *(h for u, h in zip(self.units, holders, strict=True) if not u & VALUES)
+        )
+        holders = [
+            h if not u & VALUES else corpus.holders(u - VALUES) | (h & named)
+            for u, h in zip(self.units, holders, strict=True)
+        ]
         # What a what/which question asks for: when nothing in scope speaks of part of it, what
         # shares the question's other words is no answer ("which rust edition?").
         wanted = focus_terms(query, noise)
         self.focus_miss = focus_miss
-        self.unknown_focus = any(not h for (_, source), h in zip(found, holders, strict=True)
-                                 if source & wanted)
+        self.unknown_focus = any(
+            not h for (_, source), h in zip(found, holders, strict=True) if source & wanted
+        )
         # A unit's rarity is that of its meaning: the texts that speak of it in any of its words.
-        self.weights = [cp.idf_of(len(h), corpus.n) * (1.0 if h else absent_weight)
-                        for h in holders]
+        self.weights = [
+            cp.idf_of(len(h), corpus.n) * (1.0 if h else absent_weight) for h in holders
+        ]
         self.total = sum(self.weights)
         # What the question names that no text in scope speaks of (recall's attribute check).
         self.absent = [unit for unit, h in zip(self.units, holders, strict=True) if not h]
@@ -239,12 +267,16 @@ class Question:
         if not self.total:
             return 0.0
         held = [bool(unit & words) for unit in self.units]
-        other = any(h for unit, h in zip(self.units, held, strict=True)
-                    if not unit & VALUES)
-        held = [h and (not unit & VALUES or other or bool(unit - VALUES & words))
-                for unit, h in zip(self.units, held, strict=True)]
-        return sum(w for w, h in zip(self.weights, held, strict=True)
-                   if h) / self.total * self.focus_factor(0)
+        other = any(h for unit, h in zip(self.units, held, strict=True) if not unit & VALUES)
+        held = [
+            h and (not unit & VALUES or other or bool(unit - VALUES & words))
+            for unit, h in zip(self.units, held, strict=True)
+        ]
+        return (
+            sum(w for w, h in zip(self.weights, held, strict=True) if h)
+            / self.total
+            * self.focus_factor(0)
+        )
 
     def subject_bonus(self, subject: frozenset[str]) -> float:
         """A subject (the slot a memory fills) the question names counts over word overlap."""
@@ -259,17 +291,31 @@ def noise_of(workspaces: Iterable[str | None]) -> frozenset[str]:
 class Relevance:
     """One question scored against one scope's memories (and candidates, for rarity)."""
 
-    def __init__(self, query: str, memories: Sequence[Any], candidate_texts: Iterable[str] = (),
-                 *, noise: frozenset[str] | None = None, corpus: Any = None):
+    def __init__(
+        self,
+        query: str,
+        memories: Sequence[Any],
+        candidate_texts: Iterable[str] = (),
+        *,
+        noise: frozenset[str] | None = None,
+        corpus: Any = None,
+    ):
         """noise/corpus: given by recall over the term index (recall_index.py), which reads only
         the memories that can match and counts rarity over the whole scope from its postings."""
         self.noise = noise_of({m.scope.workspace for m in memories}) if noise is None else noise
         self.ids = [m.id for m in memories]
-        self.subjects = {m.id: expanded(subject) - self.noise for m in memories
-                         if (subject := getattr(m, "subject", ""))}
+        self.subjects = {
+            m.id: expanded(subject) - self.noise
+            for m in memories
+            if (subject := getattr(m, "subject", ""))
+        }
         if corpus is None:
-            corpus = Corpus([*(expanded(m.statement) for m in memories),
-                             *(expanded(t) for t in candidate_texts)])
+            corpus = Corpus(
+                [
+                    *(expanded(m.statement) for m in memories),
+                    *(expanded(t) for t in candidate_texts),
+                ]
+            )
         self.question = Question(query, corpus, self.noise)
         self.q = self.question.q
 

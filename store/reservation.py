@@ -45,15 +45,24 @@ def memory_id_for(candidate_id: str) -> str:
 class ReservationMixin(TombstoneMixin):
     def reserve(self, candidate_id: str, *, owner: str, ttl: timedelta = DEFAULT_LEASE) -> Lease:
         now = self.now()
-        lease = Lease(owner=owner, token=secrets.token_hex(16), reserved_at=now,
-                      expires_at=now + ttl)
+        lease = Lease(
+            owner=owner, token=secrets.token_hex(16), reserved_at=now, expires_at=now + ttl
+        )
         with self._write() as conn:
             mac = resealed(conn, self.cipher, CAND, candidate_id, {"status": "reserved"})
-            done = conn.execute(CAND.update().where(
-                CAND.c.id == candidate_id, CAND.c.status == "pending").values(
-                status="reserved", lease_token=lease.token, lease_owner=owner[:200],
-                reserved_at=now, lease_expires_at=lease.expires_at, updated_at=now,
-                row_mac=mac)).rowcount
+            done = conn.execute(
+                CAND.update()
+                .where(CAND.c.id == candidate_id, CAND.c.status == "pending")
+                .values(
+                    status="reserved",
+                    lease_token=lease.token,
+                    lease_owner=owner[:200],
+                    reserved_at=now,
+                    lease_expires_at=lease.expires_at,
+                    updated_at=now,
+                    row_mac=mac,
+                )
+            ).rowcount
             if not done:
                 self._explain_not_pending(conn, candidate_id)
             self._audit(conn, owner, "candidate.reserved", "candidate", candidate_id)
@@ -67,12 +76,23 @@ class ReservationMixin(TombstoneMixin):
             raise ReservationHeldError(
                 f"candidate {candidate_id} is held by {row.lease_owner} since "
                 f"{row.reserved_at:%Y-%m-%d %H:%M:%S}Z ({row.status})",
-                id=candidate_id, holder=row.lease_owner, status=row.status)
-        raise AlreadyDecidedError(f"candidate {candidate_id} is already {row.status}",
-                                  id=candidate_id, status=row.status)
+                id=candidate_id,
+                holder=row.lease_owner,
+                status=row.status,
+            )
+        raise AlreadyDecidedError(
+            f"candidate {candidate_id} is already {row.status}", id=candidate_id, status=row.status
+        )
 
-    def commit(self, candidate_id: str, lease_token: str | None, *, actor: str,
-               edits: Edits | None = None, recovery: bool = False) -> Memory:
+    def commit(
+        self,
+        candidate_id: str,
+        lease_token: str | None,
+        *,
+        actor: str,
+        edits: Edits | None = None,
+        recovery: bool = False,
+    ) -> Memory:
         """Write the memory and flip the candidate, in one transaction. Idempotent: committing a
         candidate that is already committed returns its memory."""
         edits = edits or Edits()
@@ -87,23 +107,48 @@ class ReservationMixin(TombstoneMixin):
             if row.status != expected:
                 raise IllegalTransitionError(
                     f"candidate {candidate_id} is {row.status}, not {expected}",
-                    id=candidate_id, from_status=row.status, to_status="committed")
+                    id=candidate_id,
+                    from_status=row.status,
+                    to_status="committed",
+                )
             if not recovery and row.lease_token != lease_token:
-                raise LeaseMismatchError(f"the lease on {candidate_id} is held by {row.lease_owner}",
-                                         id=candidate_id, holder=row.lease_owner)
+                raise LeaseMismatchError(
+                    f"the lease on {candidate_id} is held by {row.lease_owner}",
+                    id=candidate_id,
+                    holder=row.lease_owner,
+                )
             check_candidate(row.status, "committed")
             memory = self._insert_memory(conn, self.candidate_from_row(row), edits, actor)
-            conn.execute(CAND.update().where(CAND.c.id == candidate_id).values(
-                status="committed", memory_id=memory.id, lease_token=None,
-                decided_by=actor[:200], decided_at=self.now(), updated_at=self.now(),
-                last_error_ct=None, row_mac=resealed(conn, self.cipher, CAND, candidate_id,
-                                                     {"status": "committed"}, row=row)))
-            self._audit(conn, actor, "candidate.committed", "candidate", candidate_id,
-                        memory.statement)
+            conn.execute(
+                CAND.update()
+                .where(CAND.c.id == candidate_id)
+                .values(
+                    status="committed",
+                    memory_id=memory.id,
+                    lease_token=None,
+                    decided_by=actor[:200],
+                    decided_at=self.now(),
+                    updated_at=self.now(),
+                    last_error_ct=None,
+                    row_mac=resealed(
+                        conn, self.cipher, CAND, candidate_id, {"status": "committed"}, row=row
+                    ),
+                )
+            )
+            self._audit(
+                conn, actor, "candidate.committed", "candidate", candidate_id, memory.statement
+            )
             return memory
 
-    def release(self, candidate_id: str, lease_token: str | None, *, error: str, actor: str,
-                recovery: bool = False) -> None:
+    def release(
+        self,
+        candidate_id: str,
+        lease_token: str | None,
+        *,
+        error: str,
+        actor: str,
+        recovery: bool = False,
+    ) -> None:
         with self._write() as conn:
             row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).first()
             if row is None:
@@ -112,23 +157,46 @@ class ReservationMixin(TombstoneMixin):
             held = "stale" if recovery else "reserved"  # never a decided candidate (undo's job)
             if row.status != held:
                 raise IllegalTransitionError(
-                    f"candidate {candidate_id} is {row.status}, not {held}", id=candidate_id,
-                    from_status=row.status, to_status="pending", status=row.status)
+                    f"candidate {candidate_id} is {row.status}, not {held}",
+                    id=candidate_id,
+                    from_status=row.status,
+                    to_status="pending",
+                    status=row.status,
+                )
             if row.status == "reserved" and row.lease_token != lease_token:
-                raise LeaseMismatchError(f"the lease on {candidate_id} is held by {row.lease_owner}",
-                                         id=candidate_id, holder=row.lease_owner)
-            conn.execute(CAND.update().where(
-                CAND.c.id == candidate_id, CAND.c.status == row.status).values(
-                status="pending", lease_token=None, lease_owner=None, reserved_at=None,
-                lease_expires_at=None, updated_at=self.now(),
-                row_mac=resealed(conn, self.cipher, CAND, candidate_id, {"status": "pending"},
-                                 row=row),
-                last_error_ct=self.cipher.encrypt("candidates", "last_error", candidate_id,
-                                                  error[:500])))
+                raise LeaseMismatchError(
+                    f"the lease on {candidate_id} is held by {row.lease_owner}",
+                    id=candidate_id,
+                    holder=row.lease_owner,
+                )
+            conn.execute(
+                CAND.update()
+                .where(CAND.c.id == candidate_id, CAND.c.status == row.status)
+                .values(
+                    status="pending",
+                    lease_token=None,
+                    lease_owner=None,
+                    reserved_at=None,
+                    lease_expires_at=None,
+                    updated_at=self.now(),
+                    row_mac=resealed(
+                        conn, self.cipher, CAND, candidate_id, {"status": "pending"}, row=row
+                    ),
+                    last_error_ct=self.cipher.encrypt(
+                        "candidates", "last_error", candidate_id, error[:500]
+                    ),
+                )
+            )
             self._audit(conn, actor, "candidate.released", "candidate", candidate_id)
 
-    def approve(self, candidate_id: str, *, actor: str, edits: Edits | None = None,
-                ttl: timedelta = DEFAULT_LEASE) -> Memory:
+    def approve(
+        self,
+        candidate_id: str,
+        *,
+        actor: str,
+        edits: Edits | None = None,
+        ttl: timedelta = DEFAULT_LEASE,
+    ) -> Memory:
         """Reserve, commit, and release with the error kept if anything fails in between.
         With `edits.conflict == "ask"` a conflict is refused before anything is reserved (and
         again inside the commit, which is what decides)."""
@@ -145,26 +213,36 @@ class ReservationMixin(TombstoneMixin):
                 pass  # the lease was taken over or settled meanwhile; nothing of ours to undo
             raise
 
-    def reject(self, candidate_id: str, *, actor: str, reason: str | None = None,
-               recovery: bool = False) -> Candidate:
+    def reject(
+        self, candidate_id: str, *, actor: str, reason: str | None = None, recovery: bool = False
+    ) -> Candidate:
         """Compare-and-set pending (or stale, in recovery) → rejected, and tombstone the content."""
         source = "stale" if recovery else "pending"
         now = self.now()
         with self._write() as conn:
             mac = resealed(conn, self.cipher, CAND, candidate_id, {"status": "rejected"})
-            done = conn.execute(CAND.update().where(
-                CAND.c.id == candidate_id, CAND.c.status == source).values(
-                status="rejected", lease_token=None, decided_by=actor[:200], decided_at=now,
-                row_mac=mac,
-                updated_at=now, decision_note_ct=self.cipher.encrypt(
-                    "candidates", "decision_note", candidate_id,
-                    sanitise_optional(reason)))).rowcount
+            done = conn.execute(
+                CAND.update()
+                .where(CAND.c.id == candidate_id, CAND.c.status == source)
+                .values(
+                    status="rejected",
+                    lease_token=None,
+                    decided_by=actor[:200],
+                    decided_at=now,
+                    row_mac=mac,
+                    updated_at=now,
+                    decision_note_ct=self.cipher.encrypt(
+                        "candidates", "decision_note", candidate_id, sanitise_optional(reason)
+                    ),
+                )
+            ).rowcount
             if not done:
                 self._explain_not_pending(conn, candidate_id)
             row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).one()
             cand = self.candidate_from_row(row)
-            self._tombstone(conn, row.content_key, "rejected", candidate_id, cand.statement,
-                            cand.scope)
+            self._tombstone(
+                conn, row.content_key, "rejected", candidate_id, cand.statement, cand.scope
+            )
             self._audit(conn, actor, "candidate.rejected", "candidate", candidate_id)
             return cand
 
@@ -173,19 +251,32 @@ class ReservationMixin(TombstoneMixin):
         now = self.now()
         with self._write() as conn:
             mac = resealed(conn, self.cipher, CAND, candidate_id, {"status": "pending"})
-            done = conn.execute(CAND.update().where(
-                CAND.c.id == candidate_id, CAND.c.status == "rejected").values(
-                status="pending", decided_by=None, decided_at=None, updated_at=now,
-                row_mac=mac)).rowcount
+            done = conn.execute(
+                CAND.update()
+                .where(CAND.c.id == candidate_id, CAND.c.status == "rejected")
+                .values(
+                    status="pending", decided_by=None, decided_at=None, updated_at=now, row_mac=mac
+                )
+            ).rowcount
             if not done:
                 self._explain_not_pending(conn, candidate_id)
             row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).one()
-            tomb = conn.execute(sa.select(TOMB).where(TOMB.c.content_key == row.content_key,
-                                                      TOMB.c.source_id == candidate_id)).first()
+            tomb = conn.execute(
+                sa.select(TOMB).where(
+                    TOMB.c.content_key == row.content_key, TOMB.c.source_id == candidate_id
+                )
+            ).first()
             if tomb is not None:
-                conn.execute(TOMB.update().where(TOMB.c.content_key == tomb.content_key).values(
-                    lifted_at=now, row_mac=resealed(conn, self.cipher, TOMB, tomb.content_key,
-                                                    {"lifted_at": now}, row=tomb)))
+                conn.execute(
+                    TOMB.update()
+                    .where(TOMB.c.content_key == tomb.content_key)
+                    .values(
+                        lifted_at=now,
+                        row_mac=resealed(
+                            conn, self.cipher, TOMB, tomb.content_key, {"lifted_at": now}, row=tomb
+                        ),
+                    )
+                )
                 self._audit(conn, actor, "tombstone.lifted", "tombstone", tomb.content_key[:16])
             self._audit(conn, actor, "candidate.unrejected", "candidate", candidate_id)
             return self.candidate_from_row(row)
@@ -195,13 +286,21 @@ class ReservationMixin(TombstoneMixin):
         recorded as stale first, so no daemon sweep is needed for it."""
         if action not in ("commit", "release", "reject"):
             raise UsageError(f"unknown recovery action {action!r}: commit, release or reject")
-        self.mark_stale_leases(self.now(), only=candidate_id,  # type: ignore[attr-defined]
-                               actor=actor)
+        self.mark_stale_leases(
+            self.now(),
+            only=candidate_id,  # type: ignore[attr-defined]
+            actor=actor,
+        )
         if action == "commit":
             return self.commit(candidate_id, None, actor=actor, recovery=True)
         if action == "release":
-            self.release(candidate_id, None, error="released by operator after a stale lease",
-                         actor=actor, recovery=True)
+            self.release(
+                candidate_id,
+                None,
+                error="released by operator after a stale lease",
+                actor=actor,
+                recovery=True,
+            )
             return self.get_candidate_record(candidate_id)
         if action == "reject":
             return self.reject(candidate_id, actor=actor, reason="stale lease", recovery=True)
@@ -229,16 +328,30 @@ class ReservationMixin(TombstoneMixin):
         if polarity not in POLARITIES:
             raise UsageError(f"unknown polarity {polarity!r}: assert or deny")
         workspace = None if edits.make_global else (edits.workspace or cand.scope.workspace)
-        scope = type(cand.scope)(user=cand.scope.user, workspace=workspace,
-                                 session=cand.scope.session)
+        scope = type(cand.scope)(
+            user=cand.scope.user, workspace=workspace, session=cand.scope.session
+        )
         key = self.cipher.content_key(scope.user, scope.workspace, None, kind, statement)
-        self.refuse_over_tombstone(conn, scope, statement, candidate_id=cand.id,
-                                   force=edits.force_over_tombstone, actor=actor)
+        self.refuse_over_tombstone(
+            conn,
+            scope,
+            statement,
+            candidate_id=cand.id,
+            force=edits.force_over_tombstone,
+            actor=actor,
+        )
         subject = subject_for(cand, edits, statement, kind)
         valid_from = edits.valid_from or self.statement_time(conn, cand)  # type: ignore[attr-defined]
-        found = self.slot_conflicts(conn, cand, statement=statement, kind=kind,  # type: ignore[attr-defined]
-                                    polarity=polarity, subject=subject, workspace=workspace,
-                                    exclude=mid)
+        found = self.slot_conflicts(
+            conn,
+            cand,
+            statement=statement,
+            kind=kind,  # type: ignore[attr-defined]
+            polarity=polarity,
+            subject=subject,
+            workspace=workspace,
+            exclude=mid,
+        )
         supersede = None if edits.supersede is False else (edits.supersede_id or cand.supersedes_id)
         if edits.conflict in ("keep_both", "dispute"):
             supersede = None
@@ -246,20 +359,36 @@ class ReservationMixin(TombstoneMixin):
             supersede = next(iter(edits.supersede_ids or found.preselect), None)
         c = self.cipher
         values = dict(
-            id=mid, candidate_id=cand.id, status="active", kind=kind,
-            source_type=cand.source_type, host=cand.host, content_key=key,
-            polarity=polarity, confidence=cand.confidence, importance=cand.importance,
-            approved_by=actor[:200], valid_from=valid_from, valid_to=edits.valid_to,
-            recorded_at=now, updated_at=now, supersedes_id=supersede,
+            id=mid,
+            candidate_id=cand.id,
+            status="active",
+            kind=kind,
+            source_type=cand.source_type,
+            host=cand.host,
+            content_key=key,
+            polarity=polarity,
+            confidence=cand.confidence,
+            importance=cand.importance,
+            approved_by=actor[:200],
+            valid_from=valid_from,
+            valid_to=edits.valid_to,
+            recorded_at=now,
+            updated_at=now,
+            supersedes_id=supersede,
             statement_ct=c.encrypt("memories", "statement", mid, statement),
-            usage_boundary_ct=c.encrypt("memories", "usage_boundary", mid,
-                                        sanitise_optional(edits.usage_boundary)
-                                        or cand.usage_boundary),
+            usage_boundary_ct=c.encrypt(
+                "memories",
+                "usage_boundary",
+                mid,
+                sanitise_optional(edits.usage_boundary) or cand.usage_boundary,
+            ),
             **self._scope_columns("memories", mid, scope),
-            **self._subject_columns("memories", mid, subject, scope.workspace, scope.user))
+            **self._subject_columns("memories", mid, subject, scope.workspace, scope.user),
+        )
         conn.execute(MEM.insert(), {**values, "row_mac": seal(c, "memories", values)})
-        self._append_transition(conn, mid, None, "active", None, edits.valid_to, actor,
-                                "approved", f"commit:{cand.id}")
+        self._append_transition(
+            conn, mid, None, "active", None, edits.valid_to, actor, "approved", f"commit:{cand.id}"
+        )
         if supersede and edits.conflict != "supersede":
             self._supersede(conn, supersede, mid, actor, valid_to=valid_from)  # type: ignore[attr-defined]
             found = found.without(supersede)
@@ -268,13 +397,29 @@ class ReservationMixin(TombstoneMixin):
         row = conn.execute(sa.select(MEM).where(MEM.c.id == mid)).one()
         return self.memory_from_row(row)
 
-
-    def _append_transition(self, conn: Connection, memory_id: str, from_status: str | None,
-                           to_status: str, valid_to_before, valid_to_after, actor: str,  # noqa: ANN001
-                           reason: str | None, txn_id: str) -> None:
-        conn.execute(TRANS.insert(), dict(
-            memory_id=memory_id, from_status=from_status, to_status=to_status,
-            valid_to_before=valid_to_before, valid_to_after=valid_to_after, actor=actor[:200],
-            reason=reason, txn_id=txn_id, at=self.now()))
-
-
+    def _append_transition(
+        self,
+        conn: Connection,
+        memory_id: str,
+        from_status: str | None,
+        to_status: str,
+        valid_to_before,
+        valid_to_after,
+        actor: str,  # noqa: ANN001
+        reason: str | None,
+        txn_id: str,
+    ) -> None:
+        conn.execute(
+            TRANS.insert(),
+            dict(
+                memory_id=memory_id,
+                from_status=from_status,
+                to_status=to_status,
+                valid_to_before=valid_to_before,
+                valid_to_after=valid_to_after,
+                actor=actor[:200],
+                reason=reason,
+                txn_id=txn_id,
+                at=self.now(),
+            ),
+        )

@@ -37,8 +37,11 @@ class ReviewFlag:
     last_look: datetime
 
     def to_json(self) -> dict:
-        return {**self.memory.to_json(), "review": list(self.reasons),
-                "last_look": self.last_look.isoformat()}
+        return {
+            **self.memory.to_json(),
+            "review": list(self.reasons),
+            "last_look": self.last_look.isoformat(),
+        }
 
 
 def review_after(home: str | os.PathLike | None) -> timedelta:
@@ -66,9 +69,21 @@ class ReviewMixin(StoreCore):
             if row.status != "active":
                 raise IllegalTransitionError(
                     f"memory {memory_id} is {row.status}: only an active memory is confirmed",
-                    entity="memory", from_status=row.status, to_status="active")
-            self._append_transition(conn, memory_id, "active", "active", row.valid_to,  # type: ignore[attr-defined]
-                                    row.valid_to, actor, "confirmed", secrets.token_hex(12))
+                    entity="memory",
+                    from_status=row.status,
+                    to_status="active",
+                )
+            self._append_transition(
+                conn,
+                memory_id,
+                "active",
+                "active",
+                row.valid_to,  # type: ignore[attr-defined]
+                row.valid_to,
+                actor,
+                "confirmed",
+                secrets.token_hex(12),
+            )
             self._audit(conn, actor, "memory.confirmed", "memory", memory_id)
             return self.memory_from_row(row)
 
@@ -81,19 +96,41 @@ class ReviewMixin(StoreCore):
         if not memories:
             return []
         with self._read() as conn:
-            looks = dict(conn.execute(
-                sa.select(TRANS.c.memory_id, sa.func.max(TRANS.c.at))
-                .where(TRANS.c.memory_id.in_([m.id for m in memories]),
-                       TRANS.c.reason.in_(LOOKED_AT))
-                .group_by(TRANS.c.memory_id)).all())
-            subjects = dict(conn.execute(sa.select(MEM.c.id, MEM.c.subject_bidx).where(
-                MEM.c.id.in_([m.id for m in memories]))).all()) if "subject_bidx" in MEM.c else {}
+            looks = dict(
+                conn.execute(
+                    sa.select(TRANS.c.memory_id, sa.func.max(TRANS.c.at))
+                    .where(
+                        TRANS.c.memory_id.in_([m.id for m in memories]),
+                        TRANS.c.reason.in_(LOOKED_AT),
+                    )
+                    .group_by(TRANS.c.memory_id)
+                ).all()
+            )
+            subjects = (
+                dict(
+                    conn.execute(
+                        sa.select(MEM.c.id, MEM.c.subject_bidx).where(
+                            MEM.c.id.in_([m.id for m in memories])
+                        )
+                    ).all()
+                )
+                if "subject_bidx" in MEM.c
+                else {}
+            )
             newer = {}
-            for bidx, created in conn.execute(
+            for bidx, created in (
+                conn.execute(
                     sa.select(CAND.c.subject_bidx, sa.func.max(CAND.c.created_at))
-                    .where(CAND.c.status == "pending", self.scope_clause(CAND, reader),
-                           CAND.c.subject_bidx.in_([b for b in subjects.values() if b]))
-                    .group_by(CAND.c.subject_bidx)).all() if subjects else ():
+                    .where(
+                        CAND.c.status == "pending",
+                        self.scope_clause(CAND, reader),
+                        CAND.c.subject_bidx.in_([b for b in subjects.values() if b]),
+                    )
+                    .group_by(CAND.c.subject_bidx)
+                ).all()
+                if subjects
+                else ()
+            ):
                 newer[bidx] = created
         flags = []
         for m in memories:

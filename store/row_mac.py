@@ -23,13 +23,30 @@ SEP = "\x1f"
 NULL = "\x00"  # None; never occurs in a sealed value
 # table -> (the id column, the sealed columns in MAC order)
 SEALED: dict[str, tuple[str, tuple[str, ...]]] = {
-    "memories": ("id", ("status", "user_bidx", "workspace_bidx", "content_key", "kind",
-                        "polarity", "source_type", "valid_from", "valid_to", "expires_at",
-                        "retired_reason")),
-    "candidates": ("id", ("status", "user_bidx", "workspace_bidx", "content_key", "kind",
-                          "polarity", "source_type")),
-    "tombstones": ("content_key", ("statement_key", "workspace_bidx", "reason", "source_id",
-                                   "lifted_at")),
+    "memories": (
+        "id",
+        (
+            "status",
+            "user_bidx",
+            "workspace_bidx",
+            "content_key",
+            "kind",
+            "polarity",
+            "source_type",
+            "valid_from",
+            "valid_to",
+            "expires_at",
+            "retired_reason",
+        ),
+    ),
+    "candidates": (
+        "id",
+        ("status", "user_bidx", "workspace_bidx", "content_key", "kind", "polarity", "source_type"),
+    ),
+    "tombstones": (
+        "content_key",
+        ("statement_key", "workspace_bidx", "reason", "source_id", "lifted_at"),
+    ),
 }
 # What fast_read.py selects to check a memory's MAC (after its own columns).
 MEMORY_SQL = ", ".join(SEALED["memories"][1]) + ", row_mac"
@@ -54,9 +71,15 @@ def _pads(key: bytes) -> tuple:
     the result with `hmac.new`)."""
     found = _PADS.get(key)
     if found is None:
-        block = key.ljust(64, b"\0") if len(key) <= 64 else hashlib.sha256(key).digest().ljust(64, b"\0")
-        found = (hashlib.sha256(bytes(b ^ 0x36 for b in block)),
-                 hashlib.sha256(bytes(b ^ 0x5C for b in block)))
+        block = (
+            key.ljust(64, b"\0")
+            if len(key) <= 64
+            else hashlib.sha256(key).digest().ljust(64, b"\0")
+        )
+        found = (
+            hashlib.sha256(bytes(b ^ 0x36 for b in block)),
+            hashlib.sha256(bytes(b ^ 0x5C for b in block)),
+        )
         if len(_PADS) < 32:  # a process holds one or two stores, five HMAC keys each
             _PADS[key] = found
     return found
@@ -64,9 +87,14 @@ def _pads(key: bytes) -> tuple:
 
 def mac(key: bytes, table: str, row_id: str, values: tuple | list) -> str:
     """The MAC of one row from its id and its sealed values, in SEALED order: HMAC-SHA256."""
-    body = SEP.join((LABEL, table, row_id,
-                     *[v if v.__class__ is str else NULL if v is None else _text(v)
-                       for v in values]))  # inline: this runs per row on the hook's path
+    body = SEP.join(
+        (
+            LABEL,
+            table,
+            row_id,
+            *[v if v.__class__ is str else NULL if v is None else _text(v) for v in values],
+        )
+    )  # inline: this runs per row on the hook's path
     return keyed_digest(key, body.encode("utf-8", "surrogatepass")).hex()
 
 

@@ -18,7 +18,9 @@ def current_version(engine: Engine) -> int:
     with engine.connect() as conn:
         if not sa.inspect(conn).has_table("store_meta"):
             return 0
-        value = conn.execute(sa.text("SELECT value FROM store_meta WHERE key='schema_version'")).scalar()
+        value = conn.execute(
+            sa.text("SELECT value FROM store_meta WHERE key='schema_version'")
+        ).scalar()
     return int(value) if value is not None else 0
 
 
@@ -51,15 +53,21 @@ def migrate(engine: Engine, *, target: int = SCHEMA_VERSION, cipher=None) -> lis
 def _version_in(conn: sa.Connection) -> int:
     if not sa.inspect(conn).has_table("store_meta"):
         return 0
-    value = conn.execute(sa.text("SELECT value FROM store_meta WHERE key='schema_version'")).scalar()
+    value = conn.execute(
+        sa.text("SELECT value FROM store_meta WHERE key='schema_version'")
+    ).scalar()
     return int(value) if value is not None else 0
 
 
 def _record_version(conn: sa.Connection, number: int) -> None:
     now = datetime.now(UTC).isoformat()
     conn.execute(sa.text("DELETE FROM store_meta WHERE key IN ('schema_version', 'migrated_at')"))
-    conn.execute(sa.text("INSERT INTO store_meta (key, value) VALUES ('schema_version', :v), "
-                         "('migrated_at', :t)"), {"v": str(number), "t": now})
+    conn.execute(
+        sa.text(
+            "INSERT INTO store_meta (key, value) VALUES ('schema_version', :v), ('migrated_at', :t)"
+        ),
+        {"v": str(number), "t": now},
+    )
 
 
 def _mark_redacted_by_current_rules(engine: Engine) -> None:
@@ -68,8 +76,13 @@ def _mark_redacted_by_current_rules(engine: Engine) -> None:
     from memvet.store.redaction.version import RULESET_VERSION
 
     with write_transaction(engine) as conn:
-        conn.execute(sa.text("INSERT INTO store_meta (key, value) SELECT 'redaction_ruleset', :v WHERE NOT EXISTS "
-                             "(SELECT 1 FROM store_meta WHERE key = 'redaction_ruleset')"), {"v": RULESET_VERSION})
+        conn.execute(
+            sa.text(
+                "INSERT INTO store_meta (key, value) SELECT 'redaction_ruleset', :v WHERE NOT EXISTS "
+                "(SELECT 1 FROM store_meta WHERE key = 'redaction_ruleset')"
+            ),
+            {"v": RULESET_VERSION},
+        )
 
 
 def ensure_schema(engine: Engine, *, mode: str, cipher=None) -> int:  # noqa: ANN001
@@ -89,8 +102,12 @@ def ensure_schema(engine: Engine, *, mode: str, cipher=None) -> int:  # noqa: AN
         raise SchemaMismatchError(
             f"the store is at schema version {version} and this memvet expects {SCHEMA_VERSION}; "
             "run `memvet migrate` (or start the daemon, which upgrades it)",
-            found=version, expected=SCHEMA_VERSION)
+            found=version,
+            expected=SCHEMA_VERSION,
+        )
     raise SchemaMismatchError(
         f"the store is at schema version {version}, newer than this memvet ({SCHEMA_VERSION}); "
         "upgrade memvet (`pip install -U memvet`) before using this store",
-        found=version, expected=SCHEMA_VERSION)
+        found=version,
+        expected=SCHEMA_VERSION,
+    )

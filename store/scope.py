@@ -16,13 +16,17 @@ Rule = tuple  # of clauses; a clause is a tuple of Atoms
 # A reader sees the user's global records and those of its own workspace, never another
 # workspace's (the operator's all-scopes view drops the workspace clause). SQL compares blind
 # indexes (`<field>_bidx`), Python the decrypted values.
-SCOPE: Rule = ((("user", "=", "user"),),
-               (("workspace", "is null", None), ("workspace", "=", "workspace")))
+SCOPE: Rule = (
+    (("user", "=", "user"),),
+    (("workspace", "is null", None), ("workspace", "=", "workspace")),
+)
 SCOPE_ALL: Rule = SCOPE[:1]
 # In force at `now`: started, not ended, not past its TTL (the sweep may not have retired it yet).
-IN_FORCE: Rule = ((("valid_from", "<=", "now"),),
-                  (("valid_to", "is null", None), ("valid_to", ">", "now")),
-                  (("expires_at", "is null", None), ("expires_at", ">", "now")))
+IN_FORCE: Rule = (
+    (("valid_from", "<=", "now"),),
+    (("valid_to", "is null", None), ("valid_to", ">", "now")),
+    (("expires_at", "is null", None), ("expires_at", ">", "now")),
+)
 
 
 def sql(rule: Rule, column: str = "{}") -> tuple[str, tuple[str, ...]]:
@@ -63,12 +67,15 @@ def clause(rule: Rule, table, values: dict, column: str = "{}"):
 def predicate(rule: Rule, params: tuple[str, ...]):
     """`rule` as a Python function of (a record, then `params` in order), reading the fields
     as attributes; compiled once, so it costs what a hand-written test would."""
+
     def atom(field: str, op: str, param: str | None) -> str:
         if op == "is null":
             return f"r.{field} is None"
         return f"(r.{field} is not None and {param} is not None and r.{field} {'==' if op == '=' else op} {param})"
 
-    body = " and ".join("(" + " or ".join(atom(*a) for a in alternatives) + ")" for alternatives in rule)
+    body = " and ".join(
+        "(" + " or ".join(atom(*a) for a in alternatives) + ")" for alternatives in rule
+    )
     return eval(f"lambda r, {', '.join(params)}: {body}")  # our own constant rules, never input
 
 

@@ -28,7 +28,10 @@ class RowSealError(IntegrityError):
         super().__init__(
             f"{NOUNS.get(table, table)} {shown} failed its integrity check: its status, scope or "
             "validity was changed without the key (or it has no seal); it is left out. "
-            "Run `memvet audit verify` and `memvet doctor`.", table=table, id=row_id)
+            "Run `memvet audit verify` and `memvet doctor`.",
+            table=table,
+            id=row_id,
+        )
 
 
 def seal(cipher: FieldCipher, table: str, values: Mapping) -> str:
@@ -42,8 +45,15 @@ def check(cipher: FieldCipher, table: str, row: sa.Row | Mapping) -> None:
         raise RowSealError(table, str(mapping[row_mac.SEALED[table][0]]))
 
 
-def resealed(conn: Connection, cipher: FieldCipher, table: sa.Table, row_id: str,
-             changes: Mapping, *, row: sa.Row | None = None) -> str | None:
+def resealed(
+    conn: Connection,
+    cipher: FieldCipher,
+    table: sa.Table,
+    row_id: str,
+    changes: Mapping,
+    *,
+    row: sa.Row | None = None,
+) -> str | None:
     """The MAC the row will have once `changes` are applied; None when there is no such row.
     The current values are checked first (RowSealError)."""
     if row is None:
@@ -55,13 +65,16 @@ def resealed(conn: Connection, cipher: FieldCipher, table: sa.Table, row_id: str
     return row_mac.seal(cipher.row_key, table.name, {**row._mapping, **changes})
 
 
-def resealed_many(conn: Connection, cipher: FieldCipher, table: sa.Table, ids: Iterable[str],
-                  changes: Mapping) -> dict[str, str]:
+def resealed_many(
+    conn: Connection, cipher: FieldCipher, table: sa.Table, ids: Iterable[str], changes: Mapping
+) -> dict[str, str]:
     """`resealed` for many rows with the same changes, a few IN queries in all."""
     id_name = row_mac.SEALED[table.name][0]
     wanted, out = list(ids), {}
     for i in range(0, len(wanted), CHUNK):
-        for row in conn.execute(sa.select(table).where(table.c[id_name].in_(wanted[i:i + CHUNK]))):
+        for row in conn.execute(
+            sa.select(table).where(table.c[id_name].in_(wanted[i : i + CHUNK]))
+        ):
             out[row._mapping[id_name]] = resealed(conn, cipher, table, "", changes, row=row)
     return out
 
@@ -71,8 +84,10 @@ SEALED_MARK = "rows_sealed"  # store_meta: every row has had a MAC since this wa
 
 
 def _is_sealed(conn: Connection) -> bool:
-    return conn.execute(sa.text("SELECT 1 FROM store_meta WHERE key = :k"),
-                        {"k": SEALED_MARK}).first() is not None
+    return (
+        conn.execute(sa.text("SELECT 1 FROM store_meta WHERE key = :k"), {"k": SEALED_MARK}).first()
+        is not None
+    )
 
 
 def _sealable(conn: Connection, table: str) -> bool:
@@ -83,8 +98,9 @@ def _sealable(conn: Connection, table: str) -> bool:
 
 def _rows(conn: Connection, table: str):  # noqa: ANN202 - raw rows: times as SQLite holds them
     id_name, columns = row_mac.SEALED[table]
-    return conn.execute(sa.text(f"SELECT {id_name}, {', '.join(columns)}, row_mac "
-                                f"FROM {table}")).mappings()
+    return conn.execute(
+        sa.text(f"SELECT {id_name}, {', '.join(columns)}, row_mac FROM {table}")
+    ).mappings()
 
 
 def before_migration(conn: Connection, cipher: FieldCipher | None) -> tuple[set, set]:
@@ -97,13 +113,17 @@ def before_migration(conn: Connection, cipher: FieldCipher | None) -> tuple[set,
     if cipher is not None and _is_sealed(conn):
         for table, (id_name, _) in row_mac.SEALED.items():
             if _sealable(conn, table):
-                failing |= {(table, r[id_name]) for r in _rows(conn, table)
-                            if not row_mac.intact(cipher.row_key, table, r)}
+                failing |= {
+                    (table, r[id_name])
+                    for r in _rows(conn, table)
+                    if not row_mac.intact(cipher.row_key, table, r)
+                }
     return failing, tombstones
 
 
-def seal_after_migration(conn: Connection, cipher: FieldCipher | None, failing: set,
-                         tombstones_before: set) -> int:
+def seal_after_migration(
+    conn: Connection, cipher: FieldCipher | None, failing: set, tombstones_before: set
+) -> int:
     """Run in the last migration step's transaction: seal every row a step wrote or changed
     (the first time: every row), record each in the audit chain, anchor the chain's head.
     Rows that failed before the migration stay as they were. Returns how many were sealed."""
@@ -130,17 +150,21 @@ def seal_after_migration(conn: Connection, cipher: FieldCipher | None, failing: 
                     continue
                 if not row_mac.intact(cipher.row_key, table, row):
                     updates.append({"i": rid, "m": row_mac.seal(cipher.row_key, table, row)})
-                    events.append((now, "migrate", "store.sealed", entity,
-                                   entity_name(entity, rid), None))
+                    events.append(
+                        (now, "migrate", "store.sealed", entity, entity_name(entity, rid), None)
+                    )
             if updates:
-                conn.execute(sa.text(f"UPDATE {table} SET row_mac = :m WHERE {id_name} = :i"),
-                             updates)
-        gone = {("tombstone", entity_name("tombstone", k))
-                for k in tombstones_before - tombstones_now}
+                conn.execute(
+                    sa.text(f"UPDATE {table} SET row_mac = :m WHERE {id_name} = :i"), updates
+                )
+        gone = {
+            ("tombstone", entity_name("tombstone", k)) for k in tombstones_before - tombstones_now
+        }
         events += [(now, "migrate", "store.merged", "tombstone", name, None) for _, name in gone]
         append_events(conn, cipher, events, gone=frozenset(gone))
         anchor_head(conn, cipher)
     if first:
-        conn.execute(sa.text("INSERT INTO store_meta (key, value) VALUES (:k, 'v1')"),
-                     {"k": SEALED_MARK})
+        conn.execute(
+            sa.text("INSERT INTO store_meta (key, value) VALUES (:k, 'v1')"), {"k": SEALED_MARK}
+        )
     return len(events)

@@ -35,8 +35,10 @@ from sqlalchemy import Connection
 DECISIONS = ("ask", "supersede", "keep_both", "dispute")
 LIVE = ("active", "disputed")
 EVID = EvidenceRow.__table__
-CORRECTION_CUE = re.compile(r"\b(?:any ?more|no longer|instead|moved|switched|migrated|replaced|"
-                            r"changed|now)\b")
+CORRECTION_CUE = re.compile(
+    r"\b(?:any ?more|no longer|instead|moved|switched|migrated|replaced|"
+    r"changed|now)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -62,21 +64,33 @@ class SlotConflicts:
 
 def is_correction(statement: str, claim: Claim, link: str | None) -> bool:
     typed_negation = any(t != "word" for t, _ in claim.negated)
-    return link is not None or (typed_negation and bool(CORRECTION_CUE.search(statement.casefold())))
+    return link is not None or (
+        typed_negation and bool(CORRECTION_CUE.search(statement.casefold()))
+    )
 
 
 class SlotMixin(StoreCore):
-    def slot_members(self, conn: Connection, subject: str, workspace: str | None,
-                     *, statuses: tuple[str, ...] = LIVE) -> list[Memory]:
+    def slot_members(
+        self,
+        conn: Connection,
+        subject: str,
+        workspace: str | None,
+        *,
+        statuses: tuple[str, ...] = LIVE,
+    ) -> list[Memory]:
         """Memories of one subject that a reader in `workspace` sees: this workspace's slot and
         the user-global one, found by blind index; rows from before subjects existed (no index)
         are matched on their derived subject."""
         normal = normalise_subject(subject)
         keys = {self.slot_index(normal, ws, self.user) for ws in {workspace, None}}
         reader = self.reader_for(workspace)
-        rows = conn.execute(sa.select(MEM).where(
-            MEM.c.status.in_(statuses), self.scope_clause(MEM, reader),
-            sa.or_(MEM.c.subject_bidx.in_(keys), MEM.c.subject_bidx.is_(None)))).all()
+        rows = conn.execute(
+            sa.select(MEM).where(
+                MEM.c.status.in_(statuses),
+                self.scope_clause(MEM, reader),
+                sa.or_(MEM.c.subject_bidx.in_(keys), MEM.c.subject_bidx.is_(None)),
+            )
+        ).all()
         return [m for m in self._decoded(rows) if normalise_subject(m.subject) == normal]
 
     def _decoded(self, rows: Sequence[sa.Row]) -> list[Memory]:
@@ -89,9 +103,18 @@ class SlotMixin(StoreCore):
                 continue
         return out
 
-    def slot_conflicts(self, conn: Connection, cand: Candidate, *, statement: str, kind: str,
-                       polarity: str, subject: str, workspace: str | None,
-                       exclude: str | None = None) -> SlotConflicts:
+    def slot_conflicts(
+        self,
+        conn: Connection,
+        cand: Candidate,
+        *,
+        statement: str,
+        kind: str,
+        polarity: str,
+        subject: str,
+        workspace: str | None,
+        exclude: str | None = None,
+    ) -> SlotConflicts:
         claim = claim_of(statement, polarity, subject)
         members = [m for m in self.slot_members(conn, subject, workspace) if m.id != exclude]
         link = cand.supersedes_id
@@ -104,26 +127,39 @@ class SlotMixin(StoreCore):
         if correction:
             typed = frozenset(v for v in claim.negated if v[0] != "word")
             reader = self.reader_for(workspace)
-            rows = conn.execute(sa.select(MEM).where(
-                MEM.c.status.in_(LIVE), self.scope_clause(MEM, reader))).all()
+            rows = conn.execute(
+                sa.select(MEM).where(MEM.c.status.in_(LIVE), self.scope_clause(MEM, reader))
+            ).all()
             for m in self._decoded(rows):
-                if m.id != exclude and m.id not in rivals and asserts_any(
-                        claim_of(m.statement, m.polarity, m.subject), typed):
+                if (
+                    m.id != exclude
+                    and m.id not in rivals
+                    and asserts_any(claim_of(m.statement, m.polarity, m.subject), typed)
+                ):
                     rivals[m.id] = (m, "replaced")
         if link and link not in rivals and link != exclude:
-            row = conn.execute(sa.select(MEM).where(MEM.c.id == link,
-                                                    MEM.c.status.in_(LIVE))).first()
+            row = conn.execute(
+                sa.select(MEM).where(MEM.c.id == link, MEM.c.status.in_(LIVE))
+            ).first()
             linked = self._decoded([row]) if row is not None else []
             if linked and self.visible(self.reader_for(workspace), linked[0].scope):
                 rivals = {link: (linked[0], "replaced"), **rivals}
-        return SlotConflicts(subject, tuple(members), tuple(rivals.values()), tuple(rivals),
-                             correction, link, claim.negated)
+        return SlotConflicts(
+            subject,
+            tuple(members),
+            tuple(rivals.values()),
+            tuple(rivals),
+            correction,
+            link,
+            claim.negated,
+        )
 
     def statement_time(self, conn: Connection, cand: Candidate) -> datetime:
         """When the user said it: the earliest evidence time, else when it was proposed; never
         later than now (valid time is the user's, record time the approval's)."""
-        earliest = conn.execute(sa.select(sa.func.min(EVID.c.timestamp)).where(
-            EVID.c.candidate_id == cand.id)).scalar()
+        earliest = conn.execute(
+            sa.select(sa.func.min(EVID.c.timestamp)).where(EVID.c.candidate_id == cand.id)
+        ).scalar()
         said = earliest or cand.created_at
         if said.tzinfo is None:
             said = said.replace(tzinfo=UTC)
@@ -137,10 +173,15 @@ class SlotMixin(StoreCore):
         workspace = None if edits.make_global else (edits.workspace or cand.scope.workspace)
         with self._read() as conn:
             return self.slot_conflicts(
-                conn, cand, statement=statement, kind=kind,
+                conn,
+                cand,
+                statement=statement,
+                kind=kind,
                 polarity=edits.polarity or cand.polarity,
-                subject=subject_for(cand, edits, statement, kind), workspace=workspace,
-                exclude=cand.memory_id)
+                subject=subject_for(cand, edits, statement, kind),
+                workspace=workspace,
+                exclude=cand.memory_id,
+            )
 
     def check_conflicts(self, candidate_id: str, edits: Edits) -> None:
         cand = self.get_candidate(candidate_id)  # type: ignore[attr-defined]
@@ -153,8 +194,15 @@ class SlotMixin(StoreCore):
             raise conflict_error(found)
 
     # --- applying the decision, inside the commit's transaction ---------------------------------
-    def settle_slot(self, conn: Connection, new_id: str, found: SlotConflicts, edits: Edits,
-                    actor: str, valid_from: datetime) -> None:
+    def settle_slot(
+        self,
+        conn: Connection,
+        new_id: str,
+        found: SlotConflicts,
+        edits: Edits,
+        actor: str,
+        valid_from: datetime,
+    ) -> None:
         decision = edits.conflict
         if decision is not None and decision not in DECISIONS:
             raise UsageError(f"unknown conflict decision {decision!r}: {', '.join(DECISIONS)}")
@@ -174,15 +222,29 @@ class SlotMixin(StoreCore):
             if clash:
                 raise ConflictError(
                     "they cannot both be true: it denies what "
-                    + ", ".join(m.id for m in clash) + " says; supersede or dispute instead",
-                    code="conflict_not_compatible", status="pending",
-                    memories=[{"id": m.id, "statement": m.statement, "relation": "negation",
-                               "status": m.status} for m in clash])
-            mark = next((m.compatible_key for m, _ in rivals.values() if m.compatible_key),
-                        None) or secrets.token_hex(8)
+                    + ", ".join(m.id for m in clash)
+                    + " says; supersede or dispute instead",
+                    code="conflict_not_compatible",
+                    status="pending",
+                    memories=[
+                        {
+                            "id": m.id,
+                            "statement": m.statement,
+                            "relation": "negation",
+                            "status": m.status,
+                        }
+                        for m in clash
+                    ],
+                )
+            mark = next(
+                (m.compatible_key for m, _ in rivals.values() if m.compatible_key), None
+            ) or secrets.token_hex(8)
             ids = [new_id, *rivals]
-            conn.execute(MEM.update().where(MEM.c.id.in_(ids)).values(compatible_key=mark,
-                                                                      updated_at=self.now()))
+            conn.execute(
+                MEM.update()
+                .where(MEM.c.id.in_(ids))
+                .values(compatible_key=mark, updated_at=self.now())
+            )
             for mid in ids:
                 self._audit(conn, actor, "memory.kept_both", "memory", mid)
             rivals = {}
@@ -202,16 +264,24 @@ class SlotMixin(StoreCore):
         if row is None:
             raise NotFoundError(f"no memory {target} to supersede", id=target)
         if row.status not in LIVE:
-            raise UsageError(f"memory {target} is {row.status}: only an active or disputed "
-                             "memory can be superseded")
+            raise UsageError(
+                f"memory {target} is {row.status}: only an active or disputed "
+                "memory can be superseded"
+            )
         if target not in allowed:
-            raise UsageError(f"memory {target} is not in this candidate's slot "
-                             f"({found.subject!r}) nor replaced by it; use --subject to name "
-                             "the slot, or approve it on its own", id=target)
+            raise UsageError(
+                f"memory {target} is not in this candidate's slot "
+                f"({found.subject!r}) nor replaced by it; use --subject to name "
+                "the slot, or approve it on its own",
+                id=target,
+            )
 
     def mark_unsettled(self, conn: Connection, ids: list[str]) -> None:
-        conn.execute(MEM.update().where(MEM.c.id.in_(ids), MEM.c.status == "active").values(
-            conflict_state="unsettled", updated_at=self.now()))  # updated: hook caches refresh
+        conn.execute(
+            MEM.update()
+            .where(MEM.c.id.in_(ids), MEM.c.status == "active")
+            .values(conflict_state="unsettled", updated_at=self.now())
+        )  # updated: hook caches refresh
 
     def refresh_slot(self, conn: Connection, row: sa.Row) -> None:
         """After a memory of a slot changed status: `unsettled` stays only on active memories
@@ -224,12 +294,18 @@ class SlotMixin(StoreCore):
         for m in members:
             if m.conflict_state not in ("none", "unsettled"):
                 continue
-            rival = any(rivalry(claims[m.id], claims[o.id], m.kind, o.kind) is not None
-                        and not (m.compatible_key and m.compatible_key == o.compatible_key)
-                        for o in members if o.id != m.id)
+            rival = any(
+                rivalry(claims[m.id], claims[o.id], m.kind, o.kind) is not None
+                and not (m.compatible_key and m.compatible_key == o.compatible_key)
+                for o in members
+                if o.id != m.id
+            )
             if m.conflict_state == "unsettled" and not rival:
-                conn.execute(MEM.update().where(MEM.c.id == m.id).values(conflict_state="none",
-                                                                        updated_at=self.now()))
+                conn.execute(
+                    MEM.update()
+                    .where(MEM.c.id == m.id)
+                    .values(conflict_state="none", updated_at=self.now())
+                )
 
 
 def subject_for(cand: Candidate, edits: Edits, statement: str, kind: str) -> str:
@@ -247,6 +323,12 @@ def conflict_error(found: SlotConflicts) -> ConflictError:
     return ConflictError(
         f"it conflicts with {len(found.rivals)} memor{'y' if len(found.rivals) == 1 else 'ies'} "
         f"of its slot {found.subject!r}: {names}. Choose --supersede MEMORY…, --keep-both or "
-        "--dispute", memories=[{"id": m.id, "statement": m.statement, "relation": relation,
-                                "status": m.status} for m, relation in found.rivals],
-        subject=found.subject, preselect=list(found.preselect), status="pending")
+        "--dispute",
+        memories=[
+            {"id": m.id, "statement": m.statement, "relation": relation, "status": m.status}
+            for m, relation in found.rivals
+        ],
+        subject=found.subject,
+        preselect=list(found.preselect),
+        status="pending",
+    )

@@ -23,36 +23,56 @@ from memvet.store.subjects import STOPWORDS
 
 SUBJECT_WORDS = 3  # words at most in a derived subject
 MAX_SUBJECT = 80  # characters of an operator-typed subject
-CONCEPT_LABELS = {"package-manager": "package manager", "lint": "linter", "format": "formatter",
-                  "container": "containers", "test-framework": "test framework"}
+CONCEPT_LABELS = {
+    "package-manager": "package manager",
+    "lint": "linter",
+    "format": "formatter",
+    "container": "containers",
+    "test-framework": "test framework",
+}
 # Lexicon words that name the concept, not one of its values ("database" is not a rival of "uv").
-GENERIC = frozenset("""package manager dependency dependencies deps lockfile database db sql orm ci
+GENERIC = frozenset(
+    """package manager dependency dependencies deps lockfile database db sql orm ci
 style styling shell indent indentation test framework lint linter linting format formatter
-formatting async concurrent concurrently concurrency warehouse container containers""".split())
+formatting async concurrent concurrently concurrency warehouse container containers""".split()
+)
 # Words that end the leading noun phrase of a subject (verbs and prepositions a statement links
 # its subject to its value with), and words never part of a subject.
-BOUNDARY = frozenset("""is are was be go goes went through with via using uses use in on at to for
+BOUNDARY = frozenset(
+    """is are was be go goes went through with via using uses use in on at to for
 from into listens listen lives live runs run located sits called named set has have should must
-can will lives points point means and or but by""".split())
-FILLER = frozenset("""listens listen lives located called named default set value currently
+can will lives points point means and or but by""".split()
+)
+FILLER = frozenset(
+    """listens listen lives located called named default set value currently
 straight really always never please don't dont do does don doesn didn isn aren wasn won not
-no longer""".split())  # "don't" tokenises as "don": a negation is no part of a subject
-SCOPE_PHRASE = re.compile(r"\b(?:in|for|across|on)\s+(?:all\s+|every\s+|each\s+)?(?:of\s+)?"
-                          r"(?:this|the|my|our|these)?\s*(?:projects?|repos?|repositor(?:y|ies)|"
-                          r"codebases?|workspaces?)\b")
+no longer""".split()
+)  # "don't" tokenises as "don": a negation is no part of a subject
+SCOPE_PHRASE = re.compile(
+    r"\b(?:in|for|across|on)\s+(?:all\s+|every\s+|each\s+)?(?:of\s+)?"
+    r"(?:this|the|my|our|these)?\s*(?:projects?|repos?|repositor(?:y|ies)|"
+    r"codebases?|workspaces?)\b"
+)
 # Nouns a number names rather than measures ("service number 3", but "port 5433", "python 3.11").
-NAMING = frozenset("""number no id server service worker replica shard instance host region
-step phase stage item case issue ticket pr job queue cluster env environment""".split())
+NAMING = frozenset(
+    """number no id server service worker replica shard instance host region
+step phase stage item case issue ticket pr job queue cluster env environment""".split()
+)
 TOKEN = re.compile(r"`[^`]+`|[a-z0-9][a-z0-9_.+/#:-]*[a-z0-9+#]|[a-z0-9]")
 NUMBER = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
 CLAUSE = re.compile(r"[,;:()\[\]!?]|\.(?:\s|$)|\bbut\b|\bso\b|\bthen\b")
-NEGATION_CUE = re.compile(r"\b(?:not|no longer|never|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|"
-                          r"cannot|can'?t|without|instead of|rather than|avoid|stop using|"
-                          r"no more)\b")
-CHANGE_FROM = re.compile(r"\b(?:moved|switched|migrated|changed|went|move|switch|migrate|"
-                         r"replaced)\b.*?\bfrom\s+(.+?)\s+(?:to|for|with)\b")
-TOOLS = frozenset(w for name, words in CONCEPTS.items() for w in words
-                  if " " not in w and w not in GENERIC)
+NEGATION_CUE = re.compile(
+    r"\b(?:not|no longer|never|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|"
+    r"cannot|can'?t|without|instead of|rather than|avoid|stop using|"
+    r"no more)\b"
+)
+CHANGE_FROM = re.compile(
+    r"\b(?:moved|switched|migrated|changed|went|move|switch|migrate|"
+    r"replaced)\b.*?\bfrom\s+(.+?)\s+(?:to|for|with)\b"
+)
+TOOLS = frozenset(
+    w for name, words in CONCEPTS.items() for w in words if " " not in w and w not in GENERIC
+)
 CONCEPT_OF = {w: name for name, words in CONCEPTS.items() for w in words if " " not in w}
 # A package manager's own verbs (about the package manager), and script names that say a role.
 INSTALLING = frozenset("install i add remove rm uninstall sync lock update upgrade ci init".split())
@@ -93,8 +113,13 @@ def derive_subject(statement: str, kind: str) -> str:
             return f"{language} {role}" if language else role
     words: list[str] = []
     for i, token in enumerate(tokens):
-        if NUMBER.fullmatch(token) and i and tokens[i - 1] in NAMING and words[-1:] == [
-                tokens[i - 1]] and len(words) < SUBJECT_WORDS:
+        if (
+            NUMBER.fullmatch(token)
+            and i
+            and tokens[i - 1] in NAMING
+            and words[-1:] == [tokens[i - 1]]
+            and len(words) < SUBJECT_WORDS
+        ):
             words.append(token)  # "service number 3", "worker 2": the number names the thing
             continue
         if " " in token or NUMBER.fullmatch(token):
@@ -131,7 +156,7 @@ def _tool_role(tokens: list[str]) -> str | None:
             continue
         if name != "package-manager":
             return _label(name)
-        rest = [w for w, _ in words[i + 1:i + 3]]
+        rest = [w for w, _ in words[i + 1 : i + 3]]
         script = rest[1] if rest[:1] == ["run"] and len(rest) > 1 else (rest[:1] or [""])[0]
         other = _concept(script) if script else None
         if other is not None and other != "package-manager":
@@ -145,8 +170,12 @@ def _tool_role(tokens: list[str]) -> str | None:
 
 
 def _content(token: str) -> bool:
-    return (token not in STOPWORDS and token not in BOUNDARY and not NUMBER.fullmatch(token)
-            and len(token) > 1)
+    return (
+        token not in STOPWORDS
+        and token not in BOUNDARY
+        and not NUMBER.fullmatch(token)
+        and len(token) > 1
+    )
 
 
 @dataclass(frozen=True)
@@ -193,12 +222,12 @@ def claim_of(statement: str, polarity: str, subject: str) -> Claim:
     change = CHANGE_FROM.search(text)
     if change:
         negated |= _values(change.group(1), subject_words)
-        text = text[:change.start(1)] + " " + text[change.end(1):]
+        text = text[: change.start(1)] + " " + text[change.end(1) :]
     for clause in CLAUSE.split(text):
         cue = NEGATION_CUE.search(clause)
         if cue:
-            asserted |= _values(clause[:cue.start()], subject_words)
-            negated |= _values(clause[cue.end():], subject_words)
+            asserted |= _values(clause[: cue.start()], subject_words)
+            negated |= _values(clause[cue.end() :], subject_words)
         else:
             asserted |= _values(clause, subject_words)
     if polarity == "deny":

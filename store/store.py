@@ -28,9 +28,18 @@ from memvet.store.slot_decisions import SlotMixin
 from memvet.store.undo import UndoMixin
 
 
-class Store(AdmissionMixin, BulkMixin, CheckpointMixin, ReservationMixin, MemoryMixin,
-            CandidateReadMixin, MaintenanceMixin, SlotMixin, UndoMixin,
-            ReviewMixin):
+class Store(
+    AdmissionMixin,
+    BulkMixin,
+    CheckpointMixin,
+    ReservationMixin,
+    MemoryMixin,
+    CandidateReadMixin,
+    MaintenanceMixin,
+    SlotMixin,
+    UndoMixin,
+    ReviewMixin,
+):
     home: Path
     path: Path
 
@@ -45,8 +54,13 @@ class Store(AdmissionMixin, BulkMixin, CheckpointMixin, ReservationMixin, Memory
         _, removed = finish_rotation(self.engine, self.home)
         if removed:
             with self._write() as conn:
-                self._audit(conn, "operator", "key.leftovers_removed", "key", ",".join(
-                    f"kek-v{v}" for v in removed))
+                self._audit(
+                    conn,
+                    "operator",
+                    "key.leftovers_removed",
+                    "key",
+                    ",".join(f"kek-v{v}" for v in removed),
+                )
         return removed
 
     def key_status(self) -> dict[str, object]:
@@ -66,18 +80,29 @@ class Store(AdmissionMixin, BulkMixin, CheckpointMixin, ReservationMixin, Memory
             files = conn.execute(sa.select(sa.func.count()).select_from(CKPT)).scalar_one()
             last = conn.execute(sa.select(sa.func.max(CKPT.c.updated_at))).scalar()
         return StoreStatus(
-            schema_version=current_version(self.engine), key_provider=self.key_provider,
-            counts=self.queue_counts(reader), memory_counts=self.count_memories(reader),
-            files_tracked=int(files), last_ingest_at=last,
-            sweeps={k: v.isoformat() for k, v in self.sweep_runs().items()})
+            schema_version=current_version(self.engine),
+            key_provider=self.key_provider,
+            counts=self.queue_counts(reader),
+            memory_counts=self.count_memories(reader),
+            files_tracked=int(files),
+            last_ingest_at=last,
+            sweeps={k: v.isoformat() for k, v in self.sweep_runs().items()},
+        )
 
     def close(self) -> None:
         self.engine.dispose()
 
 
-def open_store(home: Path | None = None, *, schema: str = "create", clock: Clock = utcnow,
-               new_id: Callable[[str], str] = random_id, user: str | None = None,
-               cipher: FieldCipher | None = None, create: bool | None = None) -> Store:
+def open_store(
+    home: Path | None = None,
+    *,
+    schema: str = "create",
+    clock: Clock = utcnow,
+    new_id: Callable[[str], str] = random_id,
+    user: str | None = None,
+    cipher: FieldCipher | None = None,
+    create: bool | None = None,
+) -> Store:
     """Open (or create) the store under MEMVET_HOME.
 
     schema: "create" (default: an empty database is migrated, an older one is refused with
@@ -112,7 +137,13 @@ def open_store(home: Path | None = None, *, schema: str = "create", clock: Clock
     except BaseException:
         engine.dispose()
         raise
-    store = Store(engine, cipher, user=user or getpass.getuser(), key_provider=provider_name,
-                  clock=clock, new_id=new_id)
+    store = Store(
+        engine,
+        cipher,
+        user=user or getpass.getuser(),
+        key_provider=provider_name,
+        clock=clock,
+        new_id=new_id,
+    )
     store.home, store.path = home, path
     return store

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 WORD = re.compile(r"[a-z0-9][a-z0-9_.+/#-]*")
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a an the and or but if then else of to in on at by for with from into onto as is are was were be
 been being it its this that these those there here we our us you your i me my they them their he she
 do does did done not no never always please should must will would can could may might shall use
@@ -14,9 +15,29 @@ uses using used prefer prefers preferred like likes want wants need needs make m
 also only so than too very all any each every some such what which who whom whose when where why how
 about over under up down out off again now instead rather actually switched switch moved move go
 going get got keep kept run runs running have has had our ours project repo here thing things
-""".split())
-NEGATIONS = frozenset({"not", "no", "never", "don't", "dont", "doesn't", "doesnt", "isn't", "isnt",
-                       "without", "avoid", "stop", "nor", "neither", "cannot", "can't", "won't"})
+""".split()
+)
+NEGATIONS = frozenset(
+    {
+        "not",
+        "no",
+        "never",
+        "don't",
+        "dont",
+        "doesn't",
+        "doesnt",
+        "isn't",
+        "isnt",
+        "without",
+        "avoid",
+        "stop",
+        "nor",
+        "neither",
+        "cannot",
+        "can't",
+        "won't",
+    }
+)
 LINK_THRESHOLD = 0.34  # share of content words two statements must have in common to be related
 
 

@@ -15,20 +15,47 @@ from __future__ import annotations
 from memvet.store.lexicon import compile_word_groups
 
 GROUPS: dict[str, tuple[str, ...]] = {
-    "deploy": ("deploy", "deploys", "deployment", "release", "releases", "ship", "shipping",
-               "publish", "published", "rollout", "go live", "goes live", "apply", "sync",
-               "syncs"),
-    "local-machine": ("laptop", "local", "locally", "workstation", "desktop", "my machine",
-                      "own machine"),
+    "deploy": (
+        "deploy",
+        "deploys",
+        "deployment",
+        "release",
+        "releases",
+        "ship",
+        "shipping",
+        "publish",
+        "published",
+        "rollout",
+        "go live",
+        "goes live",
+        "apply",
+        "sync",
+        "syncs",
+    ),
+    "local-machine": (
+        "laptop",
+        "local",
+        "locally",
+        "workstation",
+        "desktop",
+        "my machine",
+        "own machine",
+    ),
     "error": ("error", "errors", "failure", "failures", "exception", "exceptions", "fault"),
     "log": ("log", "logs", "logging", "logged", "print", "printed"),
     "card-data": ("card", "cards", "pan", "credit", "cardholder"),
     "database": ("db", "database", "relational", "rdbms", "postgres", "postgresql", "mysql"),
-    "line-width": ("width", "max_width", "line width", "line length", "columns", "wrap",
-                   "long line"),
+    "line-width": (
+        "width",
+        "max_width",
+        "line width",
+        "line length",
+        "columns",
+        "wrap",
+        "long line",
+    ),
     "lint": ("lint", "linter", "linting", "clippy", "warning", "warnings", "eslint", "ruff"),
-    "commit-message": ("commit message", "commit messages", "commit style",
-                       "conventional commits"),
+    "commit-message": ("commit message", "commit messages", "commit style", "conventional commits"),
     "review": ("review", "reviewed", "pull request", "merge request", "pr", "land"),
     "app-state": ("state management", "app state", "redux", "zustand", "mobx"),
     "ios": ("ios", "iphone", "iphones", "testflight", "app store", "ipad"),
@@ -56,8 +83,17 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "compile": ("build", "builds", "compile", "compiled", "compiling"),
     "orm": ("orm", "orms", "gorm", "activerecord", "hibernate"),
     "refactor": ("refactor", "refactors", "refactoring", "clean up", "cleanup", "rewrite"),
-    "reply-style": ("answer", "answers", "reply", "replies", "prose", "verbose", "bullet",
-                    "bullets", "explanations"),
+    "reply-style": (
+        "answer",
+        "answers",
+        "reply",
+        "replies",
+        "prose",
+        "verbose",
+        "bullet",
+        "bullets",
+        "explanations",
+    ),
     "rotation": ("rotate", "rotates", "rotation", "rotated", "expiry"),
     "flaky": ("flake", "flakes", "flaky", "intermittent"),
     "parallel": ("parallel", "concurrently", "workers", "serially"),
@@ -70,7 +106,11 @@ GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 
-def compile_groups(stem_words) -> tuple[dict[str, tuple[str, ...]],  # noqa: ANN001
-                                        list[tuple[frozenset[str], str]]]:
+def compile_groups(
+    stem_words,
+) -> tuple[
+    dict[str, tuple[str, ...]],  # noqa: ANN001
+    list[tuple[frozenset[str], str]],
+]:
     """(term -> group tokens, [(phrase terms, token)]), by lexicon's one rule for word groups."""
     return compile_word_groups(GROUPS, "≈", stem_words)

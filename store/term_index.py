@@ -77,8 +77,12 @@ def postings(key: bytes, memory_id: str, statement: str, subject: str) -> list[t
     return sorted(rows)
 
 
-def reindex(run: Callable[..., object], run_many: Callable[..., object], key: bytes,
-            texts: Iterable[tuple[str, str, str]]) -> int:
+def reindex(
+    run: Callable[..., object],
+    run_many: Callable[..., object],
+    key: bytes,
+    texts: Iterable[tuple[str, str, str]],
+) -> int:
     """Replace the postings of each (id, statement, subject) and clear its stale mark.
     run(sql, params) / run_many(sql, rows): the caller's connection, sqlite3 or SQLAlchemy."""
     count = 0
@@ -111,8 +115,9 @@ class ScopeTerms:
     extra texts, then every other memory in scope as it is first named: a holder not read still
     counts in a term's rarity, and is scored exactly if it is read later (`position`)."""
 
-    def __init__(self, memories: int, holders: dict[str, set[str]],
-                 extra: Iterable[frozenset[str]] = ()) -> None:
+    def __init__(
+        self, memories: int, holders: dict[str, set[str]], extra: Iterable[frozenset[str]] = ()
+    ) -> None:
         self.by_term = holders
         self.extra = list(extra)
         self.n = memories + len(self.extra)
@@ -162,8 +167,9 @@ class IdCorpus:
         return self.scope.ids_of(unit) | {f"\x00{k}" for k in self.scope._extra_of(unit)}
 
 
-def scope_holders(conn: object, key: bytes, terms: Iterable[str], scope_sql: str,
-                  params: tuple) -> dict[str, set[str]]:
+def scope_holders(
+    conn: object, key: bytes, terms: Iterable[str], scope_sql: str, params: tuple
+) -> dict[str, set[str]]:
     """term -> ids of memories matching `scope_sql` (over `memories`, unprefixed) whose
     statement holds it, from the postings (stale memories left out: the caller reads those).
     CROSS JOIN keeps SQLite's loop order: postings by token first, then each row's memory
@@ -174,8 +180,10 @@ def scope_holders(conn: object, key: bytes, terms: Iterable[str], scope_sql: str
         return out
     marks = ",".join("?" * len(tokens))
     for tok, mid in conn.execute(  # type: ignore[attr-defined]
-            f"SELECT p.token, p.memory_id FROM term_postings p CROSS JOIN memories ON memories.id = "
-            f"p.memory_id WHERE p.token IN ({marks}) AND p.field = {STATEMENT} AND {scope_sql} "
-            f"AND p.memory_id NOT IN (SELECT memory_id FROM term_stale)", (*tokens, *params)):
+        f"SELECT p.token, p.memory_id FROM term_postings p CROSS JOIN memories ON memories.id = "
+        f"p.memory_id WHERE p.token IN ({marks}) AND p.field = {STATEMENT} AND {scope_sql} "
+        f"AND p.memory_id NOT IN (SELECT memory_id FROM term_stale)",
+        (*tokens, *params),
+    ):
         out.setdefault(tokens[bytes(tok)], set()).add(mid)
     return out

@@ -23,13 +23,16 @@ _ESCAPE_SEQUENCE = re.compile(
     r"|\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
     r"|\x1b[ -/]*[0-~]?"
     r"|\x9b[0-?]*[ -/]*[@-~]?"
-    r"|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?")
+    r"|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+)
 # Control characters (C0 but \t and \n, DEL, C1), bidi embeddings/overrides/isolates (they make a
 # line read differently from what it says) and lone surrogates. \r is handled on its own.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _NEWLINES = re.compile(r"\r\n?")
-_SHOWN_ESCAPED = re.compile("[\r\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_SHOWN_ESCAPED = re.compile(
+    "[\r\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def clean_controls(text: str) -> str:
@@ -62,18 +65,30 @@ def sanitise_draft(draft: CandidateDraft) -> CandidateDraft:
     """Every text of a draft the store will keep, sanitised (the draft itself is left as it was)."""
     ev = draft.evidence
     if ev is not None:
-        ev = Evidence(path=storable(ev.path), line=ev.line,
-                      message_id=None if ev.message_id is None else storable(ev.message_id),
-                      timestamp=ev.timestamp, excerpt=sanitise(ev.excerpt),
-                      session=None if ev.session is None else storable(ev.session))
+        ev = Evidence(
+            path=storable(ev.path),
+            line=ev.line,
+            message_id=None if ev.message_id is None else storable(ev.message_id),
+            timestamp=ev.timestamp,
+            excerpt=sanitise(ev.excerpt),
+            session=None if ev.session is None else storable(ev.session),
+        )
     scope = draft.scope
-    scope = replace(scope, user=storable(scope.user),
-                    workspace=None if scope.workspace is None else storable(scope.workspace),
-                    session=None if scope.session is None else storable(scope.session))
-    return replace(draft, statement=sanitise(draft.statement).strip(), evidence=ev, scope=scope,
-                   usage_boundary=sanitise_optional(draft.usage_boundary),
-                   supersedes_hint=sanitise_optional(draft.supersedes_hint),
-                   reasons=tuple(storable(r) for r in draft.reasons))
+    scope = replace(
+        scope,
+        user=storable(scope.user),
+        workspace=None if scope.workspace is None else storable(scope.workspace),
+        session=None if scope.session is None else storable(scope.session),
+    )
+    return replace(
+        draft,
+        statement=sanitise(draft.statement).strip(),
+        evidence=ev,
+        scope=scope,
+        usage_boundary=sanitise_optional(draft.usage_boundary),
+        supersedes_hint=sanitise_optional(draft.supersedes_hint),
+        reasons=tuple(storable(r) for r in draft.reasons),
+    )
 
 
 def for_terminal(text: str) -> str:

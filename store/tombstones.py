@@ -28,20 +28,25 @@ POLICY_ACTOR = "policy:"  # the actor prefix of commits no person made (selectiv
 
 def blocks(tomb_workspace_bidx: str | None, workspace_bidx: str | None) -> bool:
     """The scope rule of tombstones: the same scope, or one of the two is user-global."""
-    return tomb_workspace_bidx is None or workspace_bidx is None or (
-        tomb_workspace_bidx == workspace_bidx)
+    return (
+        tomb_workspace_bidx is None
+        or workspace_bidx is None
+        or (tomb_workspace_bidx == workspace_bidx)
+    )
 
 
 class TombstoneMixin(StoreCore):
-    def tombstone_hits(self, conn: Connection,
-                       statements: Sequence[tuple[Scope, str]]) -> list[sa.Row | None]:
+    def tombstone_hits(
+        self, conn: Connection, statements: Sequence[tuple[Scope, str]]
+    ) -> list[sa.Row | None]:
         """For each (scope, statement), the live tombstone that blocks it, or None."""
         keys = [self.cipher.statement_key(scope.user, text) for scope, text in statements]
         live: dict[str, list[tuple[sa.Row, bool]]] = {}  # with whether its MAC holds
         unique = sorted(set(keys))
         for i in range(0, len(unique), CHUNK):
-            for row in conn.execute(sa.select(TOMB).where(
-                    TOMB.c.statement_key.in_(unique[i:i + CHUNK]))):
+            for row in conn.execute(
+                sa.select(TOMB).where(TOMB.c.statement_key.in_(unique[i : i + CHUNK]))
+            ):
                 # Fail closed: a tombstone whose row MAC fails (lifted or re-scoped without
                 # the key) still blocks, at every scope.
                 sealed = row_mac.intact(self.cipher.row_key, "tombstones", row._mapping)
@@ -50,15 +55,31 @@ class TombstoneMixin(StoreCore):
         hits: list[sa.Row | None] = []
         for (scope, _), key in zip(statements, keys, strict=True):
             ws = self.cipher.blind_index("workspace", scope.workspace)
-            hits.append(next((r for r, sealed in live.get(key, ())
-                              if not sealed or blocks(r.workspace_bidx, ws)), None))
+            hits.append(
+                next(
+                    (
+                        r
+                        for r, sealed in live.get(key, ())
+                        if not sealed or blocks(r.workspace_bidx, ws)
+                    ),
+                    None,
+                )
+            )
         return hits
 
     def blocking_tombstone(self, conn: Connection, scope: Scope, statement: str) -> sa.Row | None:
         return self.tombstone_hits(conn, [(scope, statement)])[0]
 
-    def refuse_over_tombstone(self, conn: Connection, scope: Scope, statement: str, *,
-                              candidate_id: str, force: bool, actor: str) -> None:
+    def refuse_over_tombstone(
+        self,
+        conn: Connection,
+        scope: Scope,
+        statement: str,
+        *,
+        candidate_id: str,
+        force: bool,
+        actor: str,
+    ) -> None:
         """Commit's check: a live tombstone on the statement at this scope refuses the commit,
         unless the operator forces it; a forced commit is audited as such."""
         tomb = self.blocking_tombstone(conn, scope, statement)
@@ -69,16 +90,25 @@ class TombstoneMixin(StoreCore):
             return
         name = tomb.content_key[:16]
         if force:
-            self._audit(conn, actor, "tombstone.overridden", "tombstone", name,
-                        f"committed over by {candidate_id}")
+            self._audit(
+                conn,
+                actor,
+                "tombstone.overridden",
+                "tombstone",
+                name,
+                f"committed over by {candidate_id}",
+            )
             return
         where = "user-global" if tomb.workspace_bidx is None else "a workspace"
         raise TombstonedError(
             f"the statement matches tombstone {name} ({tomb.reason} {tomb.created_at:%Y-%m-%d}, "
             f"{where}): it was turned down before; the same `memvet queue approve "
             f"{candidate_id} …` with `--force-over-tombstone` added commits it anyway",
-            id=candidate_id, tombstone=name,
-            reason=tomb.reason, status="pending")
+            id=candidate_id,
+            tombstone=name,
+            reason=tomb.reason,
+            status="pending",
+        )
 
     def restated_tombstone(self, conn: Connection, scope: Scope, statement: str) -> sa.Row | None:
         """A live tombstone whose statement is the same rule as `statement` in other words
@@ -98,19 +128,31 @@ class TombstoneMixin(StoreCore):
                 return row
         return None
 
-    def _tombstone(self, conn: Connection, content_key: str, reason: str, source_id: str,
-                   statement: str, scope: Scope) -> None:
+    def _tombstone(
+        self,
+        conn: Connection,
+        content_key: str,
+        reason: str,
+        source_id: str,
+        statement: str,
+        scope: Scope,
+    ) -> None:
         now = self.now()
-        existing = conn.execute(sa.select(TOMB.c.content_key).where(
-            TOMB.c.content_key == content_key)).first()
-        values = dict(reason=reason, source_id=source_id, lifted_at=None,
-                      preview_ct=self.cipher.encrypt("tombstones", "preview", content_key,
-                                                     statement[:120]),
-                      statement_key=self.cipher.statement_key(scope.user, statement),
-                      workspace_bidx=self.cipher.blind_index("workspace", scope.workspace))
+        existing = conn.execute(
+            sa.select(TOMB.c.content_key).where(TOMB.c.content_key == content_key)
+        ).first()
+        values = dict(
+            reason=reason,
+            source_id=source_id,
+            lifted_at=None,
+            preview_ct=self.cipher.encrypt("tombstones", "preview", content_key, statement[:120]),
+            statement_key=self.cipher.statement_key(scope.user, statement),
+            workspace_bidx=self.cipher.blind_index("workspace", scope.workspace),
+        )
         if existing:  # re-tombstoning only blocks more, so it re-seals whatever was there
-            values["row_mac"] = seal(self.cipher, "tombstones", {"content_key": content_key,
-                                                                 **values})
+            values["row_mac"] = seal(
+                self.cipher, "tombstones", {"content_key": content_key, **values}
+            )
             conn.execute(TOMB.update().where(TOMB.c.content_key == content_key).values(**values))
         else:
             row = dict(content_key=content_key, created_at=now, seen_again=0, **values)

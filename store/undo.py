@@ -45,25 +45,46 @@ class UndoMixin(StoreCore):
             if memory.status not in ("active", "disputed"):
                 raise IllegalTransitionError(
                     f"memory {memory.id} is {memory.status} now: the approval can no longer be "
-                    "undone as a whole", entity="memory", from_status=memory.status,
-                    to_status="(undone)")
+                    "undone as a whole",
+                    entity="memory",
+                    from_status=memory.status,
+                    to_status="(undone)",
+                )
             txn = secrets.token_hex(12)
-            restored = [self._reopen(conn, row, actor, txn) for row in conn.execute(
-                sa.select(MEM).where(MEM.c.superseded_by_id == memory.id,
-                                     MEM.c.status == "superseded")).all()]
+            restored = [
+                self._reopen(conn, row, actor, txn)
+                for row in conn.execute(
+                    sa.select(MEM).where(
+                        MEM.c.superseded_by_id == memory.id, MEM.c.status == "superseded"
+                    )
+                ).all()
+            ]
             conn.execute(TRANS.delete().where(TRANS.c.memory_id == memory.id))
             conn.execute(MEM.delete().where(MEM.c.id == memory.id))
             self._refresh_slot(conn, memory)  # a rival it left unsettled may be settled now
             now = self.now()
-            values = {"status": "pending", "memory_id": None, "decided_by": None,
-                      "decided_at": None, "updated_at": now}
-            conn.execute(CAND.update().where(CAND.c.id == candidate_id).values(
-                **values, row_mac=resealed(conn, self.cipher, CAND, candidate_id, values,
-                                           row=cand)))
+            values = {
+                "status": "pending",
+                "memory_id": None,
+                "decided_by": None,
+                "decided_at": None,
+                "updated_at": now,
+            }
+            conn.execute(
+                CAND.update()
+                .where(CAND.c.id == candidate_id)
+                .values(
+                    **values,
+                    row_mac=resealed(conn, self.cipher, CAND, candidate_id, values, row=cand),
+                )
+            )
             # Removed on purpose: the chain records it as gone, so `audit verify` knows.
-            append_events(conn, self.cipher, [(now, actor, "memory.approval_undone", "memory",
-                                               memory.id, None)],
-                          gone=frozenset({("memory", memory.id)}))
+            append_events(
+                conn,
+                self.cipher,
+                [(now, actor, "memory.approval_undone", "memory", memory.id, None)],
+                gone=frozenset({("memory", memory.id)}),
+            )
             self._audit(conn, actor, "candidate.approval_undone", "candidate", candidate_id)
             fresh = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).one()
             return self.candidate_from_row(fresh), restored
@@ -71,18 +92,38 @@ class UndoMixin(StoreCore):
     def _reopen(self, conn: Connection, row: sa.Row, actor: str, txn: str) -> str:
         """A memory the undone approval had superseded: active again, its validity reopened."""
         check_memory(row.status, "active")
-        values = {"status": "active", "valid_to": None, "superseded_by_id": None,
-                  "updated_at": self.now(), "conflict_state": "none"}
+        values = {
+            "status": "active",
+            "valid_to": None,
+            "superseded_by_id": None,
+            "updated_at": self.now(),
+            "conflict_state": "none",
+        }
         values = {k: v for k, v in values.items() if k in MEM.c}
-        conn.execute(MEM.update().where(MEM.c.id == row.id).values(
-            **values, row_mac=resealed(conn, self.cipher, MEM, row.id, values, row=row)))
+        conn.execute(
+            MEM.update()
+            .where(MEM.c.id == row.id)
+            .values(**values, row_mac=resealed(conn, self.cipher, MEM, row.id, values, row=row))
+        )
         # The supersession stays in the history, no longer as the replay key of a supersede: a
         # later approval of the same candidate supersedes it again.
         undone = f"supersede:{row.superseded_by_id}"
-        conn.execute(TRANS.update().where(TRANS.c.memory_id == row.id, TRANS.c.txn_id == undone)
-                     .values(txn_id=f"{undone}:undone:{txn}"))
-        self._append_transition(conn, row.id, row.status, "active", row.valid_to, None,  # type: ignore[attr-defined]
-                                actor, "approval_undone", txn)
+        conn.execute(
+            TRANS.update()
+            .where(TRANS.c.memory_id == row.id, TRANS.c.txn_id == undone)
+            .values(txn_id=f"{undone}:undone:{txn}")
+        )
+        self._append_transition(
+            conn,
+            row.id,
+            row.status,
+            "active",
+            row.valid_to,
+            None,  # type: ignore[attr-defined]
+            actor,
+            "approval_undone",
+            txn,
+        )
         self._audit(conn, actor, "memory.unsuperseded", "memory", row.id)
         return row.id
 
@@ -100,17 +141,31 @@ class UndoMixin(StoreCore):
             if row.status != "retired" or row.retired_reason not in UNDOABLE_RETIREMENTS:
                 raise IllegalTransitionError(
                     f"memory {memory_id} is {row.status} ({row.retired_reason or 'no reason'}),"
-                    " not false-written or forgotten", entity="memory",
-                    from_status=row.status, to_status="active")
+                    " not false-written or forgotten",
+                    entity="memory",
+                    from_status=row.status,
+                    to_status="active",
+                )
             self._apply(conn, row, "active", actor, "restore", secrets.token_hex(12))  # type: ignore[attr-defined]
             self._refresh_slot(conn, row)
             now = self.now()
-            for tomb in conn.execute(sa.select(TOMB).where(
-                    TOMB.c.content_key == row.content_key, TOMB.c.source_id == memory_id,
-                    TOMB.c.lifted_at.is_(None))).all():
-                conn.execute(TOMB.update().where(TOMB.c.content_key == tomb.content_key).values(
-                    lifted_at=now, row_mac=resealed(conn, self.cipher, TOMB, tomb.content_key,
-                                                    {"lifted_at": now}, row=tomb)))
+            for tomb in conn.execute(
+                sa.select(TOMB).where(
+                    TOMB.c.content_key == row.content_key,
+                    TOMB.c.source_id == memory_id,
+                    TOMB.c.lifted_at.is_(None),
+                )
+            ).all():
+                conn.execute(
+                    TOMB.update()
+                    .where(TOMB.c.content_key == tomb.content_key)
+                    .values(
+                        lifted_at=now,
+                        row_mac=resealed(
+                            conn, self.cipher, TOMB, tomb.content_key, {"lifted_at": now}, row=tomb
+                        ),
+                    )
+                )
                 self._audit(conn, actor, "tombstone.lifted", "tombstone", tomb.content_key[:16])
             self._audit(conn, actor, f"memory.{row.retired_reason}_undone", "memory", memory_id)
             fresh = conn.execute(sa.select(MEM).where(MEM.c.id == memory_id)).one()

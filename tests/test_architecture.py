@@ -9,8 +9,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPONENTS = ("store", "daemon", "inspector", "install")
-ALLOWED_OURS = {"store": {"store"}, "daemon": {"store", "daemon"},
-                "inspector": {"store", "inspector"}, "install": {"store", "install"}}
+ALLOWED_OURS = {
+    "store": {"store"},
+    "daemon": {"store", "daemon"},
+    "inspector": {"store", "inspector"},
+    "install": {"store", "install"},
+}
 TUI = {"textual", "rich"}
 WATCH = {"watchdog", "apscheduler"}
 BARE = {"store", "daemon", "inspector", "install", "assets"}
@@ -63,9 +67,11 @@ def test_the_checker_itself_catches_a_violation(tmp_path, monkeypatch):
 
 
 def test_headless_parts_do_not_load_the_tui_or_watchers_at_run_time():
-    code = ("import sys, memvet.store, memvet.store.store, memvet.store.cli, memvet.install.launcher;"
-            "bad = [m for m in ('textual', 'rich', 'watchdog', 'apscheduler') if m in sys.modules];"
-            "print(','.join(bad))")
+    code = (
+        "import sys, memvet.store, memvet.store.store, memvet.store.cli, memvet.install.launcher;"
+        "bad = [m for m in ('textual', 'rich', 'watchdog', 'apscheduler') if m in sys.modules];"
+        "print(','.join(bad))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
 
@@ -78,6 +84,7 @@ def test_importing_the_store_package_is_light():
 
 def test_no_bare_top_level_module_is_importable():
     code = "import importlib.util as u; print([n for n in ('store','daemon','inspector','install') if u.find_spec(n)])"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd="/")
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/"
+    )
     assert out.stdout.strip() == "[]"

@@ -17,8 +17,9 @@ MEMVET = [sys.executable, "-m", "memvet"]
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([*MEMVET, *args], input=stdin, capture_output=True, text=True,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [*MEMVET, *args], input=stdin, capture_output=True, text=True, timeout=120, check=False
+    )
 
 
 @pytest.mark.parametrize("flag", ["--version", "-V"])
@@ -41,9 +42,12 @@ def test_help_lists_every_command_once_under_its_task():
     lines = done.stdout.splitlines()
     headings = [line[:-1] for line in lines if line.endswith(":") and not line.startswith(" ")]
     assert headings[0] == "options"
-    assert headings[1:len(TASKS) + 1] == list(TASKS)
-    commands = [line.split()[0] for line in lines if line.startswith("  ") and
-                not line.lstrip().startswith("-") and line[2] != " "]
+    assert headings[1 : len(TASKS) + 1] == list(TASKS)
+    commands = [
+        line.split()[0]
+        for line in lines
+        if line.startswith("  ") and not line.lstrip().startswith("-") and line[2] != " "
+    ]
     assert len(commands) == len(set(commands))
     assert {"queue", "memories", "setup", "daemon", "key", "paths", "completion"} <= set(commands)
     # each command sits under the task that names it
@@ -55,8 +59,14 @@ def test_help_lists_every_command_once_under_its_task():
             assert line.split()[0] in TASKS[section], line
 
 
-@pytest.mark.parametrize("args, prog", [(["queue"], "memvet queue"), (["nosuch"], "memvet"),
-                                        (["memories", "list", "--bogus"], "memvet")])
+@pytest.mark.parametrize(
+    "args, prog",
+    [
+        (["queue"], "memvet queue"),
+        (["nosuch"], "memvet"),
+        (["memories", "list", "--bogus"], "memvet"),
+    ],
+)
 def test_a_usage_error_prints_the_usage_once_without_a_doubled_prefix(args, prog):
     done = run(*args)
     assert done.returncode == 2 and done.stdout == ""
@@ -97,8 +107,10 @@ def test_paths_reports_where_everything_lives_and_creates_nothing(isolated_env, 
     assert {line.split()[0]: line.split(None, 1)[1] for line in human.stdout.splitlines()} == found
 
 
-@pytest.mark.parametrize("shell, marker", [("bash", "complete -o"), ("zsh", "#compdef memvet"),
-                                           ("fish", "complete -c memvet")])
+@pytest.mark.parametrize(
+    "shell, marker",
+    [("bash", "complete -o"), ("zsh", "#compdef memvet"), ("fish", "complete -c memvet")],
+)
 def test_completion_scripts_name_the_commands(shell, marker):
     done = run("completion", shell)
     assert done.returncode == 0, done.stderr
@@ -124,8 +136,9 @@ sys.stderr.write(" ".join(n for n in ("argparse", "shtab", "memvet.store.console
 
 
 def test_the_hook_still_skips_argparse_and_completion(isolated_env):
-    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip().splitlines()[-1:] in ([], [""]), done.stderr
 

@@ -56,7 +56,8 @@ def review_links(home: Path) -> dict[str, dict]:
                 out[c.statement] = {
                     "supersedes": d.supersedes.statement if d.supersedes else None,
                     "conflicts": sorted(m.statement for m in d.conflicts),
-                    "preselect": sorted(said[i] for i in d.preselect)}
+                    "preselect": sorted(said[i] for i in d.preselect),
+                }
             return out
         finally:
             store.close()
@@ -89,16 +90,25 @@ def test_the_demo_links_the_same_memories_on_every_run(first_run, tmp_path):
 
 
 def pending(store, needle: str) -> str:
-    found = [c.id for c in store.list_candidates(store.reader_for(None, all_scopes=True),
-                                                 QueueFilter(statuses=("pending",)), limit=None)
-             if needle in c.statement]
+    found = [
+        c.id
+        for c in store.list_candidates(
+            store.reader_for(None, all_scopes=True), QueueFilter(statuses=("pending",)), limit=None
+        )
+        if needle in c.statement
+    ]
     assert len(found) == 1, needle
     return found[0]
 
 
 def cli(*args: str) -> tuple[int, dict]:
-    done = subprocess.run([*LAUNCHER, *args, "--json"], capture_output=True, text=True,
-                          timeout=60, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [*LAUNCHER, *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     return done.returncode, json.loads(done.stdout)
 
 
@@ -109,8 +119,9 @@ def session_start(store) -> str:
     conn = sqlite3.connect(str(store.path))
     try:
         source = fr.DirectSource(conn, store.cipher, store.user, TIDEWATER)
-        out = reply.respond(source, "session-start", {"session_id": None}, str(store.home),
-                            cp.stamp(store.now()))
+        out = reply.respond(
+            source, "session-start", {"session_id": None}, str(store.home), cp.stamp(store.now())
+        )
     finally:
         conn.close()
     return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
@@ -149,8 +160,9 @@ async def test_the_demo_story_through_cli_inspector_and_hook(story):
 
     # 2. The poetry -> uv correction, in the inspector: every poetry memory is pre-selected.
     correction = pending(store, "moved from poetry to uv")
-    poetry = [m.id for m in store.list_memories(store.reader_for(TIDEWATER))
-              if "poetry" in m.statement]
+    poetry = [
+        m.id for m in store.list_memories(store.reader_for(TIDEWATER)) if "poetry" in m.statement
+    ]
     app = make_app(store, owner="demo reviewer", poll_interval=30.0)
     async with app.run_test(size=(100, 30)) as pilot:
         for _ in range(3):

@@ -18,14 +18,24 @@ FAKE = "pi-agent"
 
 @pytest.fixture
 def third_host(monkeypatch, tmp_path):
-    entry = hosts.Host(FAKE, "Pi Agent", "pi", "PI_AGENT_HOME", ".pi", roots=(("sessions", "claude-projects"),),
-                       hook_events=hosts.CONTEXT_EVENTS, mcp_file="mcp.json")
+    entry = hosts.Host(
+        FAKE,
+        "Pi Agent",
+        "pi",
+        "PI_AGENT_HOME",
+        ".pi",
+        roots=(("sessions", "claude-projects"),),
+        hook_events=hosts.CONTEXT_EVENTS,
+        mcp_file="mcp.json",
+    )
     monkeypatch.setitem(hosts.REGISTRY, FAKE, entry)
     monkeypatch.setenv("PI_AGENT_HOME", str(tmp_path / "pi-home"))
     return entry
 
 
-@pytest.mark.parametrize("argv", [["setup", "no-such-host"], ["extract", "--host", "no-such-host", "x.jsonl"]])
+@pytest.mark.parametrize(
+    "argv", [["setup", "no-such-host"], ["extract", "--host", "no-such-host", "x.jsonl"]]
+)
 def test_cli_choices_come_from_the_registry(third_host, capsys, argv):
     assert run_cli(argv) == 2
     err = capsys.readouterr().err
@@ -39,7 +49,9 @@ def test_root_lists_and_checks_come_from_the_registry(third_host, tmp_path):
     from memvet.daemon.settings import ConfigError
 
     mine = [r for r in default_roots() if r.host == FAKE]
-    assert [(r.path, r.layout) for r in mine] == [(str(tmp_path / "pi-home" / "sessions"), "claude-projects")]
+    assert [(r.path, r.layout) for r in mine] == [
+        (str(tmp_path / "pi-home" / "sessions"), "claude-projects")
+    ]
     assert [r.host for r in all_roots()].count(FAKE) == 1
     assert extra_roots([{"host": FAKE, "path": str(tmp_path)}])[0].host == FAKE
     with pytest.raises(ConfigError, match=f"one of claude-code, codex, {FAKE}"):
@@ -54,9 +66,30 @@ def test_service_pins_the_new_hosts_folder(third_host, tmp_path):
 
 def test_host_names_are_spelled_only_in_the_registry():
     """Outside store/hosts.py a host name may stand in docstrings and data folder names, not code."""
-    found = subprocess.run(["git", "grep", "--untracked", "-n", "-E", r'"(claude-code|codex)"', "--", "store", "daemon",
-                            "install", "inspector", ":!store/hosts.py", ":!*.md"],
-                           cwd=REPO, capture_output=True, text=True).stdout.splitlines()
-    allowed = ('pins the host."""', '"CODEX_HOME": str(folder / "codex")', 'host_dir == "claude-code"',
-               '{"host": "codex", "kind": "fact"}')
+    found = subprocess.run(
+        [
+            "git",
+            "grep",
+            "--untracked",
+            "-n",
+            "-E",
+            r'"(claude-code|codex)"',
+            "--",
+            "store",
+            "daemon",
+            "install",
+            "inspector",
+            ":!store/hosts.py",
+            ":!*.md",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    ).stdout.splitlines()
+    allowed = (
+        'pins the host."""',
+        '"CODEX_HOME": str(folder / "codex")',
+        'host_dir == "claude-code"',
+        '{"host": "codex", "kind": "fact"}',
+    )
     assert [line for line in found if not any(a in line for a in allowed)] == []

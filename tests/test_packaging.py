@@ -7,8 +7,13 @@ from importlib.metadata import distribution, entry_points
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = {"store": "memvet.store", "daemon": "memvet.daemon", "inspector": "memvet.inspector",
-           "install": "memvet.install", "assets": "memvet.assets"}
+FOLDERS = {
+    "store": "memvet.store",
+    "daemon": "memvet.daemon",
+    "inspector": "memvet.inspector",
+    "install": "memvet.install",
+    "assets": "memvet.assets",
+}
 NAMESPACE = "memvet"  # its own folder holds only __main__.py (`python -m memvet`), no __init__
 
 
@@ -28,12 +33,16 @@ def test_every_package_folder_is_listed():
 
 def test_package_dirs_map_the_design_card_folders():
     mapping = _config()["tool"]["setuptools"]["package-dir"]
-    assert mapping == {NAMESPACE: "install/namespace"} | {name: folder for folder, name in FOLDERS.items()}
+    assert mapping == {NAMESPACE: "install/namespace"} | {
+        name: folder for folder, name in FOLDERS.items()
+    }
     assert not (ROOT / "install" / "namespace" / "__init__.py").exists()
 
 
 def test_console_script_and_command_entry_points_resolve():
-    scripts = {ep.name: ep for ep in distribution("memvet").entry_points if ep.group == "console_scripts"}
+    scripts = {
+        ep.name: ep for ep in distribution("memvet").entry_points if ep.group == "console_scripts"
+    }
     assert scripts["memvet"].value == "memvet.install.launcher:main"
     assert callable(scripts["memvet"].load())
     names = {ep.name for ep in entry_points(group="memvet.commands")}

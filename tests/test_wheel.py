@@ -27,13 +27,30 @@ def built_wheel(tmp_path_factory) -> Path:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     shutil.copy(ROOT / "pyproject.toml", src)
     shutil.copy(ROOT / config["project"]["readme"], src)
-    tops = {Path(folder).parts[0] for folder in config["tool"]["setuptools"]["package-dir"].values()}
+    tops = {
+        Path(folder).parts[0] for folder in config["tool"]["setuptools"]["package-dir"].values()
+    }
     for top in tops:
         shutil.copytree(ROOT / top, src / top)  # bytecode too: the build must leave it out
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
-         "-w", str(out), str(src)], capture_output=True, text=True, timeout=300, check=False)
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--quiet",
+            "-w",
+            str(out),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     took = time.monotonic() - started
     assert done.returncode == 0, done.stderr[-2000:]
     assert took < BUILD_BUDGET_S, f"building the wheel took {took:.1f} s"
@@ -48,12 +65,17 @@ def wheel_names(built_wheel) -> list[str]:
 
 
 def _sources(folder: str, pattern: str) -> set[str]:
-    return {p.relative_to(ROOT / folder).as_posix() for p in (ROOT / folder).rglob(pattern)
-            if "__pycache__" not in p.parts}
+    return {
+        p.relative_to(ROOT / folder).as_posix()
+        for p in (ROOT / folder).rglob(pattern)
+        if "__pycache__" not in p.parts
+    }
 
 
 def test_every_asset_file_ships(wheel_names):
-    shipped = {n.removeprefix("memvet/assets/") for n in wheel_names if n.startswith("memvet/assets/")}
+    shipped = {
+        n.removeprefix("memvet/assets/") for n in wheel_names if n.startswith("memvet/assets/")
+    }
     expected = _sources("assets", "*")
     expected = {name for name in expected if (ROOT / "assets" / name).is_file()}
     assert expected - shipped == set()
@@ -76,8 +98,11 @@ def test_wheel_metadata_declares_typed_and_bounds(built_wheel, wheel_names):
     with zipfile.ZipFile(built_wheel) as archive:
         lines = archive.read(meta).decode().splitlines()
     assert "Classifier: Typing :: Typed" in lines
-    requires = {line.removeprefix("Requires-Dist: ").replace(" ", "") for line in lines
-                if line.startswith("Requires-Dist: ")}
+    requires = {
+        line.removeprefix("Requires-Dist: ").replace(" ", "")
+        for line in lines
+        if line.startswith("Requires-Dist: ")
+    }
     assert {"mcp<3,>=2", "watchdog<8,>=7.1"} <= requires
     assert any(r.startswith("sqlmodel") and "<" in r for r in requires)
     assert any(r.startswith("pytest") and 'extra=="test"' in r for r in requires)

@@ -30,19 +30,38 @@ _STANDING = LazyPattern(
     r"(?:rule|default|standard|convention|practice|policy|habit)|(?:that|this|it)(?:'s| is| should be| becomes) "
     r"(?:the|a|our|my) (?:rule|default|standard|convention|practice|policy)|keep doing (?:that|this|it)|"
     r"stick (?:with|to) (?:that|this|it)|remember (?:that|this|it)|for (?:all|every) (?:future )?"
-    r"(?:projects?|repos?|tasks?|changes?|commits?|prs?))\b")
+    r"(?:projects?|repos?|tasks?|changes?|commits?|prs?))\b"
+)
 _REFERS_BACK = LazyPattern(
     r"(?i)(?:^\W*(?:yes|yeah|yep|yup|sure|ok|okay|agreed|deal|perfect|great|good (?:idea|call)|"
     r"sounds good|exactly|please do|do it|let's do (?:it|that))\b"
     r"|\b(?:that|this|it|those|these|your (?:suggestion|proposal|idea|approach|plan)|"
-    r"what you (?:said|suggested|proposed|described))\b)")
+    r"what you (?:said|suggested|proposed|described))\b)"
+)
 _TIME_LIMITED = LazyPattern(
     r"(?i)\b(?:for now|for the moment|for today|this time|just (?:this )?once|today|not yet|"
-    r"until (?:we|i|the)|temporarily|this (?:pr|branch|session|turn|task))\b")
+    r"until (?:we|i|the)|temporarily|this (?:pr|branch|session|turn|task))\b"
+)
 _NEGATED = LazyPattern(r"(?i)^\W*(?:no|nope|nah|don'?t|do not|never mind|not)\b")
-_CUE_WORDS = ("now on", "forward", "future", "time", "always", "rule", "default", "standard",
-              "convention", "practice", "policy", "habit", "keep doing", "stick", "remember",
-              "every", "here on")
+_CUE_WORDS = (
+    "now on",
+    "forward",
+    "future",
+    "time",
+    "always",
+    "rule",
+    "default",
+    "standard",
+    "convention",
+    "practice",
+    "policy",
+    "habit",
+    "keep doing",
+    "stick",
+    "remember",
+    "every",
+    "here on",
+)
 
 # How an assistant proposes; the group `rule` is what it proposes.
 _PROPOSAL = LazyPattern(
@@ -54,11 +73,16 @@ _PROPOSAL = LazyPattern(
     r"you (?:could|might|may) want to|you (?:could|should)|it (?:might|may|would) be (?:better|worth|good|wise) to|"
     r"(?:a|the) (?:better|cleaner|safer|simpler) (?:approach|option|way) (?:would be|is) to|let's|"
     r"i (?:can|could)(?: also)?(?: go ahead and)?|consider|one option is to|i propose"
-    r")\s+(?P<rule>.+)$")
-_LASTING = LazyPattern(r"(?i)\b(?:every|each|always|never|by default|instead of|whenever|all (?:future|new)|"
-                      r"from now on|going forward|as a rule|before (?:every|each|any)|after (?:every|each|any))\b")
+    r")\s+(?P<rule>.+)$"
+)
+_LASTING = LazyPattern(
+    r"(?i)\b(?:every|each|always|never|by default|instead of|whenever|all (?:future|new)|"
+    r"from now on|going forward|as a rule|before (?:every|each|any)|after (?:every|each|any))\b"
+)
 _SENTENCE = LazyPattern(r"(?<=[.!?])\s+(?=[A-Z\"'`(\[])|\n+")
-_FOR_YOU = LazyPattern(r"(?i)\s+(?:for you|for us|if you(?:'d)? like|if you want|instead|as well)(?=[\s?.!,]*$)")
+_FOR_YOU = LazyPattern(
+    r"(?i)\s+(?:for you|for us|if you(?:'d)? like|if you want|instead|as well)(?=[\s?.!,]*$)"
+)
 
 
 def may_adopt(reply: str) -> bool:
@@ -70,9 +94,13 @@ def may_adopt(reply: str) -> bool:
 def adopts(reply: str) -> bool:
     """Does the reply keep the previous proposal as a standing rule?"""
     text = " ".join(reply.split())
-    return (len(text.split()) <= MAX_REPLY_WORDS and _STANDING.search(text) is not None
-            and _REFERS_BACK.search(text) is not None and _TIME_LIMITED.search(text) is None
-            and _NEGATED.match(text) is None)
+    return (
+        len(text.split()) <= MAX_REPLY_WORDS
+        and _STANDING.search(text) is not None
+        and _REFERS_BACK.search(text) is not None
+        and _TIME_LIMITED.search(text) is None
+        and _NEGATED.match(text) is None
+    )
 
 
 def proposal_sentence(message: str) -> str | None:
@@ -109,13 +137,16 @@ _NOT_CONTENT = frozenset(
     "let's lets that this those these your suggestion proposal approach plan what you said suggested "
     "proposed from now on going forward moving here out in the future every each time always as rule by "
     "default make the our my standard convention practice policy habit keep doing stick with remember "
-    "and so too also for all future just should be becomes is a an of".split())
+    "and so too also for all future just should be becomes is a an of".split()
+)
 
 
 def states_own_rule(statements: list[str]) -> bool:
     """Did the reply's own candidates say something beyond adopting ("yes, and always use uv")?"""
-    return any(sum(w.lower().strip("`") not in _NOT_CONTENT for w in _OWN_WORD.findall(s)) >= 2
-               for s in statements)
+    return any(
+        sum(w.lower().strip("`") not in _NOT_CONTENT for w in _OWN_WORD.findall(s)) >= 2
+        for s in statements
+    )
 
 
 def adopted(reply: str, proposal: str, classify) -> object | None:  # noqa: ANN001
@@ -129,13 +160,26 @@ def adopted(reply: str, proposal: str, classify) -> object | None:  # noqa: ANN0
         return None
     typed = classify(rule)
     kind = typed.kind if typed is not None else "preference"
-    polarity = typed.polarity if typed is not None else (
-        "deny" if re.match(r"(?i)(?:never|don'?t|do not|avoid|stop)\b", rule) else "assert")
+    polarity = (
+        typed.polarity
+        if typed is not None
+        else ("deny" if re.match(r"(?i)(?:never|don'?t|do not|avoid|stop)\b", rule) else "assert")
+    )
     scope = global_reason(rule, [reply])
-    reasons = (ADOPTED, "adoption.standing_reply", *(typed.reasons if typed is not None else ()),
-               *((scope,) if scope else ()))
-    return Extracted(statement=rule, kind=kind, confidence=ADOPTED_CONFIDENCE,
-                     reasons=tuple(dict.fromkeys(reasons)), polarity=polarity, user_global=scope is not None)
+    reasons = (
+        ADOPTED,
+        "adoption.standing_reply",
+        *(typed.reasons if typed is not None else ()),
+        *((scope,) if scope else ()),
+    )
+    return Extracted(
+        statement=rule,
+        kind=kind,
+        confidence=ADOPTED_CONFIDENCE,
+        reasons=tuple(dict.fromkeys(reasons)),
+        polarity=polarity,
+        user_global=scope is not None,
+    )
 
 
 ADOPTED_CONFIDENCE = 0.6  # below what the user's own words get: the wording is the model's

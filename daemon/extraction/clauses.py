@@ -33,33 +33,47 @@ _DEPENDENT = LazyPattern(
     r"(?i)^(?:it|it's|they|them|he|she|same|ditto)\b"
     r"|^(?:this|that|these|those)\s+(?:is|are|was|were|goes|go|applies|apply|should|must|needs?|has|have|"
     r"means|also|too|one|ones|includes|works|stays|can|will|'s)\b(?![^:]{0,40}:\s*\S)"  # "this goes for X: <rule>"
-    r"|^(?:never|not|no|always|only)\s+(?:with|on|in|for|at|to|from|via|through|over|under|by|after|before)\b")
+    r"|^(?:never|not|no|always|only)\s+(?:with|on|in|for|at|to|from|via|through|over|under|by|after|before)\b"
+)
 _SCOPE_ONLY = LazyPattern(
     r"(?i)^(?:this|that|it|same|the same|these|those)\s+(?:also\s+)?(?:goes|applies|holds|is true|counts|stands)?\s*"
-    r"(?:for|to|in|across|on)?\b")
+    r"(?:for|to|in|across|on)?\b"
+)
 _TASK_VERB = LazyPattern(
     r"(?i)^(?:fix|rename|add|remove|delete|update|port|move|change|create|write|rewrite|refactor|bump|"
-    r"revert|drop|replace|implement|migrate|convert|split|merge|edit|make)\b")
+    r"revert|drop|replace|implement|migrate|convert|split|merge|edit|make)\b"
+)
 # Clauses that say nothing of their own: never glued to a statement.
-_FILLER = LazyPattern(r"(?i)^(?:also|and|but|so|ok|okay|yes|yeah|yep|no|nope|thanks|thank you|thx|ty|please|pls|"
-                     r"btw|oh|well|now|then|plus|hmm|right|sure|great|cool|perfect|nice|again|anyway|"
-                     r"wait|sorry|fine|good|lol|haha)(?:\W+(?:also|and|but|so|thanks|please|again|then|now))*\W*$")
+_FILLER = LazyPattern(
+    r"(?i)^(?:also|and|but|so|ok|okay|yes|yeah|yep|no|nope|thanks|thank you|thx|ty|please|pls|"
+    r"btw|oh|well|now|then|plus|hmm|right|sure|great|cool|perfect|nice|again|anyway|"
+    r"wait|sorry|fine|good|lol|haha)(?:\W+(?:also|and|but|so|thanks|please|again|then|now))*\W*$"
+)
 _NEGATION = LazyPattern(r"(?i)\b(?:never|not|no|don't|dont|do not|avoid|stop|without)\b|n't\b")
 _WORD = LazyPattern(r"[a-z0-9_./'\-]{2,}")
-_STOP = frozenset("the and for with that this from into onto not never always use uses only our your "
-                  "their them they its it's should must have has all any every".split())
+_STOP = frozenset(
+    "the and for with that this from into onto not never always use uses only our your "
+    "their them they its it's should must have has all any every".split()
+)
 # Words that name nothing: a statement made only of them ("Don't do that from now on") points
 # at something said elsewhere.
-_EMPTY = _STOP | frozenset("don't dont does did doing done now going forward keep please again time "
-                           "more way like those these here there what which thing things stuff one on in to of is be do we so or "
-                           "at by as an up if no it me my us".split())
+_EMPTY = _STOP | frozenset(
+    "don't dont does did doing done now going forward keep please again time "
+    "more way like those these here there what which thing things stuff one on in to of is be do we so or "
+    "at by as an up if no it me my us".split()
+)
 _BLOCKED = -2  # in `previous`: a sentence nothing may be glued to
 FRAGMENT_WORDS = 5  # a clause this short without a statement of its own belongs to its neighbour
 
 
-def merge_clauses(text: str, parts: Sequence[tuple[str, Any]], max_chars: int, *,
-                  rejected: AbstractSet[int] = frozenset(),
-                  framing: AbstractSet[int] = frozenset()) -> tuple[list[Any], list[str]]:
+def merge_clauses(
+    text: str,
+    parts: Sequence[tuple[str, Any]],
+    max_chars: int,
+    *,
+    rejected: AbstractSet[int] = frozenset(),
+    framing: AbstractSet[int] = frozenset(),
+) -> tuple[list[Any], list[str]]:
     """`parts`: the message's sentences in order, each with its `Extracted` or None. Returns
     the statements after merging and the sentences that are not statements (scope cues count).
     `rejected`: parts a reject rule ruled out ("don't ship it today"), never glued to a rule;
@@ -69,7 +83,10 @@ def merge_clauses(text: str, parts: Sequence[tuple[str, Any]], max_chars: int, *
     flat = raw.lower()
     spans = _locate(flat, [sentence for sentence, _ in parts])
     if len(flat) == len(raw):  # as typed: "…, never npm" goes on in lower case
-        parts = [(_as_typed(sentence, raw, span), result) for (sentence, result), span in zip(parts, spans, strict=True)]
+        parts = [
+            (_as_typed(sentence, raw, span), result)
+            for (sentence, result), span in zip(parts, spans, strict=True)
+        ]
     found: list[Any] = []
     others: list[str] = []
     previous: tuple[str, Any, int] | None = None  # (sentence, its result, index in `found` or -1)
@@ -80,21 +97,32 @@ def merge_clauses(text: str, parts: Sequence[tuple[str, Any]], max_chars: int, *
             previous = (sentence, None, _BLOCKED)
             continue
         if result is None:
-            if (same_sentence and previous is not None and previous[2] >= 0
-                    and len(sentence.split()) <= FRAGMENT_WORDS and not _FILLER.match(sentence)):
+            if (
+                same_sentence
+                and previous is not None
+                and previous[2] >= 0
+                and len(sentence.split()) <= FRAGMENT_WORDS
+                and not _FILLER.match(sentence)
+            ):
                 found[previous[2]] = _join(found[previous[2]], sentence, ", ", None, max_chars)
                 previous = (sentence, None, previous[2])
                 continue
             others.append(sentence)
             previous = (sentence, None, -1)
             continue
-        if _SCOPE_ONLY.match(sentence) and WIDENS_ANY.search(sentence) and len(sentence.split()) <= 10:
+        if (
+            _SCOPE_ONLY.match(sentence)
+            and WIDENS_ANY.search(sentence)
+            and len(sentence.split()) <= 10
+        ):
             others.append(sentence)  # "That goes for all my projects": a scope cue, not a rule
             previous = (sentence, None, -1)
             continue
         dependent = _DEPENDENT.match(sentence) is not None or not (_words(sentence) - _EMPTY)
         if previous is not None and (same_sentence or dependent):
-            merged = _merged_with(previous, sentence, result, found, others, same_sentence, max_chars)
+            merged = _merged_with(
+                previous, sentence, result, found, others, same_sentence, max_chars
+            )
             if merged is not None:
                 previous = (sentence, result, merged)
                 continue
@@ -106,8 +134,15 @@ def merge_clauses(text: str, parts: Sequence[tuple[str, Any]], max_chars: int, *
     return _rules_over_tasks(found), others
 
 
-def _merged_with(previous: tuple[str, Any, int], sentence: str, result: Any, found: list[Any],
-                 others: list[str], same_sentence: bool, max_chars: int) -> int | None:
+def _merged_with(
+    previous: tuple[str, Any, int],
+    sentence: str,
+    result: Any,
+    found: list[Any],
+    others: list[str],
+    same_sentence: bool,
+    max_chars: int,
+) -> int | None:
     """Join `result` to the sentence before it; the index in `found` of the joined statement,
     or None when they stay apart."""
     prev_sentence, _, at = previous
@@ -122,8 +157,11 @@ def _merged_with(previous: tuple[str, Any, int], sentence: str, result: Any, fou
         return at
     if _FILLER.match(prev_sentence):
         return None
-    if same_sentence and _DEPENDENT.match(sentence) is None and (
-            len(prev_sentence.split()) > FRAGMENT_WORDS or _TASK_VERB.match(prev_sentence)):
+    if (
+        same_sentence
+        and _DEPENDENT.match(sentence) is None
+        and (len(prev_sentence.split()) > FRAGMENT_WORDS or _TASK_VERB.match(prev_sentence))
+    ):
         return None  # a task clause before a rule in one sentence: the rule stands alone
     merged = _join(result, prev_sentence, glue, None, max_chars, before=sentence)
     if merged is result:
@@ -134,7 +172,9 @@ def _merged_with(previous: tuple[str, Any, int], sentence: str, result: Any, fou
     return len(found) - 1
 
 
-def _join(base: Any, clause: str, glue: str, clause_result: Any, max_chars: int, *, before: str = "") -> Any:
+def _join(
+    base: Any, clause: str, glue: str, clause_result: Any, max_chars: int, *, before: str = ""
+) -> Any:
     """`base` with `clause` after it (or before it: `before` is then the base's sentence as
     typed), or `base` itself when too long."""
     if before:
@@ -145,7 +185,12 @@ def _join(base: Any, clause: str, glue: str, clause_result: Any, max_chars: int,
         return base
     kind, confidence, polarity = base.kind, base.confidence, base.polarity
     reasons = list(base.reasons)
-    if clause_result is None and before and base.polarity == "deny" and not _NEGATION.search(clause):
+    if (
+        clause_result is None
+        and before
+        and base.polarity == "deny"
+        and not _NEGATION.search(clause)
+    ):
         polarity = "assert"  # "Deploy to fly.io. Never with heroku." asserts fly.io
     if clause_result is not None:
         # "X, never Y": the rule is X (its kind); the "never Y" only bounds it
@@ -157,9 +202,16 @@ def _join(base: Any, clause: str, glue: str, clause_result: Any, max_chars: int,
         reasons += [r for r in clause_result.reasons if r not in reasons]
     if "clauses.merged" not in reasons:
         reasons.append("clauses.merged")
-    return replace(base, statement=statement, kind=kind, confidence=confidence, polarity=polarity,
-                   reasons=tuple(reasons), user_global=base.user_global or bool(
-                       clause_result is not None and clause_result.user_global))
+    return replace(
+        base,
+        statement=statement,
+        kind=kind,
+        confidence=confidence,
+        polarity=polarity,
+        reasons=tuple(reasons),
+        user_global=base.user_global
+        or bool(clause_result is not None and clause_result.user_global),
+    )
 
 
 def _later(text: str, glue: str) -> str:
@@ -175,7 +227,7 @@ def _end_sentence(text: str, glue: str) -> str:
 
 def _as_typed(sentence: str, raw: str, span: tuple[int, int] | None) -> str:
     """The sentence with its first letter as the person typed it (the splitter capitalises)."""
-    if span is None or not sentence or not raw[span[0]:span[0] + 1].islower():
+    if span is None or not sentence or not raw[span[0] : span[0] + 1].islower():
         return sentence
     return sentence[0].lower() + sentence[1:]
 
@@ -200,9 +252,9 @@ def _joined_in_text(flat: str, left: tuple[int, int] | None, right: tuple[int, i
     connective between them, no sentence end and no line break."""
     if left is None or right is None or right[0] < left[1]:
         return False
-    if flat[left[1] - 1:left[1]] in (".", "!", "?"):
+    if flat[left[1] - 1 : left[1]] in (".", "!", "?"):
         return False
-    gap = flat[left[1]:right[0]]
+    gap = flat[left[1] : right[0]]
     return not _SENTENCE_GAP.search(gap) and len(gap) <= 24
 
 

@@ -19,57 +19,99 @@ _TOKEN = re.compile(r"`[^`]*`|[A-Za-z][\w'\-]*(?:[./][\w\-]+)*/?|\d+(?:\.\d+)*[a
 _PRONOUN_START = frozenset("it it's its they them this that these those he she same ditto".split())
 # Cues read from the whole message, not only the sentence (scope and time live anywhere in it).
 _MESSAGE_CUES = {
-    "global": re.compile(r"(?i)\b(?:all|every|any|each) (?:of )?my\b|\bwherever I\b|\bwhatever the project\b|"
-                         r"\bnot (?:just|only) here\b|\bin general\b|\bevery (?:repo|project)\b|\babout me\b|"
-                         r"\beverywhere\b|\bin any (?:repo|project)\b|\bof mine\b"),
-    "local": re.compile(r"(?i)\b(?:this|our) (?:repo|project|codebase|app)\b|\bonly here\b|\bjust for this\b"),
-    "time": re.compile(r"(?i)\b(?:today|tonight|for now|for the moment|at the moment|yet|this (?:week|sprint|time|pr|once)|"
-                       r"until|right now|temporar\w*)\b"),
+    "global": re.compile(
+        r"(?i)\b(?:all|every|any|each) (?:of )?my\b|\bwherever I\b|\bwhatever the project\b|"
+        r"\bnot (?:just|only) here\b|\bin general\b|\bevery (?:repo|project)\b|\babout me\b|"
+        r"\beverywhere\b|\bin any (?:repo|project)\b|\bof mine\b"
+    ),
+    "local": re.compile(
+        r"(?i)\b(?:this|our) (?:repo|project|codebase|app)\b|\bonly here\b|\bjust for this\b"
+    ),
+    "time": re.compile(
+        r"(?i)\b(?:today|tonight|for now|for the moment|at the moment|yet|this (?:week|sprint|time|pr|once)|"
+        r"until|right now|temporar\w*)\b"
+    ),
     "ask": re.compile(r"\?|(?i:\b(?:can|could|would) you\b)"),
-    "adopt": re.compile(r"(?i)\b(?:from now on|going forward|from here on|make (?:that|it|this) (?:the|a) (?:rule|default|convention)|"
-                        r"standing rule|every time|keep doing)\b"),
+    "adopt": re.compile(
+        r"(?i)\b(?:from now on|going forward|from here on|make (?:that|it|this) (?:the|a) (?:rule|default|convention)|"
+        r"standing rule|every time|keep doing)\b"
+    ),
     "first_person": re.compile(r"(?i)\b(?:I'm|I am|I use|I write|I prefer|I like|I name|my)\b"),
 }
 # What a sentence means, read across phrasing families (the kind head generalises on these, not
 # on one template's words), and who it is about (scope).
 _MEANING = {
-    "decision": re.compile(r"(?i)\b(?:we(?:'ve| have)? (?:went|go|going|gone|moved|switched|migrated|chose|picked|"
-                           r"settled|decided|standardi[sz]ed|landed|dropped|replaced|adopted|ditched)|"
-                           r"(?:went|going|moving|moved|switched|migrated) (?:with|to|over|away|off)|decided|decision|"
-                           r"settled on|in favou?r of|instead of|we(?:'re| are) (?:on|using) \S+ now|no longer)\b"),
-    "procedure": re.compile(r"(?i)(?:^|\b)(?:to \w+[^,:]{0,40}[,:] *(?:run|use|do|call|type)|run `|run \S+ (?:before|after|first)|"
-                            r"\bfirst\b.{0,60}\bthen\b|\bbefore (?:you |each |every |any )?\w+ing\b|\bsteps?\b|"
-                            r"\bby running\b|\bthe way to\b|\bhow to\b|\bafter (?:you |each |every )?\w+ing\b)"),
-    "constraint": re.compile(r"(?i)\b(?:must|mustn't|never|don't|do not|cannot|can't|no \w+ (?:in|on|to|outside)|"
-                             r"not allowed|forbidden|required?|has to|have to|only|at most|at least|no more than|"
-                             r"every \w+ (?:needs|must|has)|needs? to)\b"),
-    "preference": re.compile(r"(?i)\b(?:I(?:'d)? (?:prefer|like|love|hate|dislike|rather|want|favou?r)|prefer(?:red|ably)?|"
-                             r"rather than|\bover\b|I'd rather|nicer|cleaner|my (?:taste|style|preference)|"
-                             r"keep (?:it|them|things) \w+)\b"),
-    "fact": re.compile(r"(?i)\b(?:lives? (?:in|at|on|under)|is (?:at|in|on|hosted|deployed|served)|runs? (?:on|in|at)|"
-                       r"hosted (?:on|at|by)|deploy(?:s|ed)? (?:to|on)|listens on|port \d+|is (?:our|the|my) \w+|"
-                       r"are (?:in|on|under)|located|belongs? to|owned by)\b"),
+    "decision": re.compile(
+        r"(?i)\b(?:we(?:'ve| have)? (?:went|go|going|gone|moved|switched|migrated|chose|picked|"
+        r"settled|decided|standardi[sz]ed|landed|dropped|replaced|adopted|ditched)|"
+        r"(?:went|going|moving|moved|switched|migrated) (?:with|to|over|away|off)|decided|decision|"
+        r"settled on|in favou?r of|instead of|we(?:'re| are) (?:on|using) \S+ now|no longer)\b"
+    ),
+    "procedure": re.compile(
+        r"(?i)(?:^|\b)(?:to \w+[^,:]{0,40}[,:] *(?:run|use|do|call|type)|run `|run \S+ (?:before|after|first)|"
+        r"\bfirst\b.{0,60}\bthen\b|\bbefore (?:you |each |every |any )?\w+ing\b|\bsteps?\b|"
+        r"\bby running\b|\bthe way to\b|\bhow to\b|\bafter (?:you |each |every )?\w+ing\b)"
+    ),
+    "constraint": re.compile(
+        r"(?i)\b(?:must|mustn't|never|don't|do not|cannot|can't|no \w+ (?:in|on|to|outside)|"
+        r"not allowed|forbidden|required?|has to|have to|only|at most|at least|no more than|"
+        r"every \w+ (?:needs|must|has)|needs? to)\b"
+    ),
+    "preference": re.compile(
+        r"(?i)\b(?:I(?:'d)? (?:prefer|like|love|hate|dislike|rather|want|favou?r)|prefer(?:red|ably)?|"
+        r"rather than|\bover\b|I'd rather|nicer|cleaner|my (?:taste|style|preference)|"
+        r"keep (?:it|them|things) \w+)\b"
+    ),
+    "fact": re.compile(
+        r"(?i)\b(?:lives? (?:in|at|on|under)|is (?:at|in|on|hosted|deployed|served)|runs? (?:on|in|at)|"
+        r"hosted (?:on|at|by)|deploy(?:s|ed)? (?:to|on)|listens on|port \d+|is (?:our|the|my) \w+|"
+        r"are (?:in|on|under)|located|belongs? to|owned by)\b"
+    ),
 }
-_ABOUT_USER = re.compile(r"(?i)^(?:I(?:'m| am| use| work| live| write| name| code| type| run| have| always| never| usually| tend)|"
-                         r"my (?:machine|laptop|shell|editor|os|terminal|keyboard|setup|name|style|timezone|time zone|"
-                         r"location|home|dotfiles|workflow|habit))\b")
-_ALL_REPOS = re.compile(r"(?i)\b(?:(?:all|every|any|each) (?:of )?my (?:repos?|repositories|projects?|code(?:bases?)?|work)|"
-                        r"every (?:repo|repository|project) I|across (?:all )?(?:my )?(?:repos|projects)|"
-                        r"wherever I|whatever (?:the )?(?:repo|project)|not (?:just|only) (?:here|this (?:repo|project))|"
-                        r"in general|globally|for me everywhere|all repos|everywhere I)\b")
-_THIS_CODEBASE = re.compile(r"(?i)\b(?:(?:in|across|throughout) (?:this|the|our) (?:codebase|repo|repository|project|app)|"
-                            r"everywhere in (?:this|the|our)|in here|this repo)\b")
+_ABOUT_USER = re.compile(
+    r"(?i)^(?:I(?:'m| am| use| work| live| write| name| code| type| run| have| always| never| usually| tend)|"
+    r"my (?:machine|laptop|shell|editor|os|terminal|keyboard|setup|name|style|timezone|time zone|"
+    r"location|home|dotfiles|workflow|habit))\b"
+)
+_ALL_REPOS = re.compile(
+    r"(?i)\b(?:(?:all|every|any|each) (?:of )?my (?:repos?|repositories|projects?|code(?:bases?)?|work)|"
+    r"every (?:repo|repository|project) I|across (?:all )?(?:my )?(?:repos|projects)|"
+    r"wherever I|whatever (?:the )?(?:repo|project)|not (?:just|only) (?:here|this (?:repo|project))|"
+    r"in general|globally|for me everywhere|all repos|everywhere I)\b"
+)
+_THIS_CODEBASE = re.compile(
+    r"(?i)\b(?:(?:in|across|throughout) (?:this|the|our) (?:codebase|repo|repository|project|app)|"
+    r"everywhere in (?:this|the|our)|in here|this repo)\b"
+)
 # Structure, not vocabulary: how a sentence is built says more across voices than its nouns.
-_IMPERATIVE = frozenset("""use keep put run add write prefer avoid make start end name always never don't dont do
+_IMPERATIVE = frozenset(
+    """use keep put run add write prefer avoid make start end name always never don't dont do
 stick default stay prefix suffix wrap sort pin ask check commit push deploy test format lint document place store
-call import include return log target stop""".split())
-_SUBJECT = {"i": "i", "we": "we", "you": "you", "let's": "we", "our": "we", "my": "i", "your": "you"}
-_MODAL = re.compile(r"(?i)\b(must|should|need(?:s)? to|ha(?:ve|s) to|shall|may not|can't|cannot|will|would|could|might)\b")
-_ONE_OFF = re.compile(r"(?i)\b(?:this (?:file|function|test|line|bug|change|commit|branch|ticket|issue|method|class)|"
-                      r"the (?:bug|error|failure|crash) (?:in|at|on)|(?:in|for) (?:this|your) (?:answer|reply|response|turn)|"
-                      r"(?:once|one more time|again|instead this time))\b")
-_SECOND_PERSON = re.compile(r"(?i)\b(?:you(?:'ll|'re| will| are| can| might)|your (?:career|team|role|first|growth|skills))\b")
-_PROPOSAL = re.compile(r"(?i)\b(?:I could|I can|I'd suggest|we could|one option|want me to|shall I|if you want|going forward I)\b")
+call import include return log target stop""".split()
+)
+_SUBJECT = {
+    "i": "i",
+    "we": "we",
+    "you": "you",
+    "let's": "we",
+    "our": "we",
+    "my": "i",
+    "your": "you",
+}
+_MODAL = re.compile(
+    r"(?i)\b(must|should|need(?:s)? to|ha(?:ve|s) to|shall|may not|can't|cannot|will|would|could|might)\b"
+)
+_ONE_OFF = re.compile(
+    r"(?i)\b(?:this (?:file|function|test|line|bug|change|commit|branch|ticket|issue|method|class)|"
+    r"the (?:bug|error|failure|crash) (?:in|at|on)|(?:in|for) (?:this|your) (?:answer|reply|response|turn)|"
+    r"(?:once|one more time|again|instead this time))\b"
+)
+_SECOND_PERSON = re.compile(
+    r"(?i)\b(?:you(?:'ll|'re| will| are| can| might)|your (?:career|team|role|first|growth|skills))\b"
+)
+_PROPOSAL = re.compile(
+    r"(?i)\b(?:I could|I can|I'd suggest|we could|one option|want me to|shall I|if you want|going forward I)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -83,7 +125,9 @@ class Context:
     rules: tuple[str, ...] = ()  # names of the rules that fired on the sentence (reject.* too)
     adopted: bool = False  # the statement was built from the assistant's proposal
     host: str | None = None
-    strength: float = 0.0  # the rules' own confidence in the candidate (0: the rules did not propose it)
+    strength: float = (
+        0.0  # the rules' own confidence in the candidate (0: the rules did not propose it)
+    )
 
 
 def tokens(text: str) -> list[str]:
@@ -101,7 +145,19 @@ def tokens(text: str) -> list[str]:
 
 
 def _bucket(n: int) -> str:
-    return "0" if n == 0 else "1" if n == 1 else "2" if n == 2 else "3-4" if n <= 4 else "5-8" if n <= 8 else "9+"
+    return (
+        "0"
+        if n == 0
+        else "1"
+        if n == 1
+        else "2"
+        if n == 2
+        else "3-4"
+        if n <= 4
+        else "5-8"
+        if n <= 8
+        else "9+"
+    )
 
 
 def sentence_features(sentence: str, context: Context, *, chars: bool = True) -> list[str]:
@@ -113,7 +169,7 @@ def sentence_features(sentence: str, context: Context, *, chars: bool = True) ->
         for t in toks:
             if len(t) > 3 and t[0] != "<":
                 word = f"^{t}$"
-                feats += [f"c:{word[i:i + 4]}" for i in range(len(word) - 3)]
+                feats += [f"c:{word[i : i + 4]}" for i in range(len(word) - 3)]
     words = [t for t in toks if t[0].isalnum() or t[0] == "<"]
     if words:
         feats.append(f"f:{words[0]}")
@@ -152,7 +208,9 @@ def structure_features(sentence: str, words: list[str]) -> list[str]:
         feats.append("st:time-limited")
     if _SECOND_PERSON.search(sentence):
         feats.append("st:about-you")
-    if any(t in ("<code>", "<path>") for t in words) or re.search(r"'[^'\s]{1,30}'|\w+\(\)|--\w", sentence):
+    if any(t in ("<code>", "<path>") for t in words) or re.search(
+        r"'[^'\s]{1,30}'|\w+\(\)|--\w", sentence
+    ):
         feats.append("st:code-token")
     return feats
 
@@ -174,9 +232,18 @@ def context_features(context: Context) -> list[str]:
     if not context.rules:
         feats.append("r:none")
     # The rules' strength as a prior: a strong explicit rule starts high, a weak guess low.
-    feats.append("strength:none" if context.strength <= 0 else f"strength:{min(9, int(context.strength * 10))}")
-    position = "only" if context.count <= 1 else "first" if context.index == 0 else (
-        "last" if context.index == context.count - 1 else "middle")
+    feats.append(
+        "strength:none"
+        if context.strength <= 0
+        else f"strength:{min(9, int(context.strength * 10))}"
+    )
+    position = (
+        "only"
+        if context.count <= 1
+        else "first"
+        if context.index == 0
+        else ("last" if context.index == context.count - 1 else "middle")
+    )
     feats.append(f"pos:{position}")
     feats.append(f"msg:{_bucket(context.count)}")
     feats += message_features(context.message, context.previous_assistant)

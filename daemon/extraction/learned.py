@@ -28,11 +28,16 @@ SECOND_LOOK = frozenset(("kind", "durable", "correction"))
 def worth_a_second_look(sentence: str, hits: list[tuple]) -> bool:
     """A clause that leans on the one before it ("That must stay private!", clauses.py's rule) is
     never a rule alone."""
-    return any(rule.section in SECOND_LOOK for rule, _ in hits) and DEPENDENT_CLAUSE.match(sentence) is None
+    return (
+        any(rule.section in SECOND_LOOK for rule, _ in hits)
+        and DEPENDENT_CLAUSE.match(sentence) is None
+    )
 
 
 def polarity_of(hits: list[tuple]) -> str:
-    deny = any(r.section == "polarity" or (r.section == "kind" and r.polarity == "deny") for r, _ in hits)
+    deny = any(
+        r.section == "polarity" or (r.section == "kind" and r.polarity == "deny") for r, _ in hits
+    )
     return "deny" if deny else "assert"
 
 
@@ -52,11 +57,21 @@ class LearnedExtractor:
         self.extractor = extractor
         self.scorer = scorer or default_scorer()
 
-    def extract(self, text: str, *, previous_assistant: str = "", host: str | None = None) -> list[Extracted]:
-        return self.decide(text, self.extractor.extract(text), previous_assistant=previous_assistant, host=host)
+    def extract(
+        self, text: str, *, previous_assistant: str = "", host: str | None = None
+    ) -> list[Extracted]:
+        return self.decide(
+            text, self.extractor.extract(text), previous_assistant=previous_assistant, host=host
+        )
 
-    def decide(self, text: str, proposed: list[Extracted], *, previous_assistant: str = "",
-               host: str | None = None) -> list[Extracted]:
+    def decide(
+        self,
+        text: str,
+        proposed: list[Extracted],
+        *,
+        previous_assistant: str = "",
+        host: str | None = None,
+    ) -> list[Extracted]:
         extractor, scorer = self.extractor, self.scorer
         sentences = extractor.sentences(text)
         count = max(1, len(sentences))
@@ -68,44 +83,86 @@ class LearnedExtractor:
             covered.update(inside)
             hits = extractor.rule_hits(item.statement)
             adopted = "adopted" in item.reasons
-            context = Context(message=text, index=inside[0] if inside else 0, count=count,
-                              previous_assistant=previous_assistant, rules=tuple(r.name for r, _ in hits),
-                              adopted=adopted, host=host, strength=item.confidence)
+            context = Context(
+                message=text,
+                index=inside[0] if inside else 0,
+                count=count,
+                previous_assistant=previous_assistant,
+                rules=tuple(r.name for r, _ in hits),
+                adopted=adopted,
+                host=host,
+                strength=item.confidence,
+            )
             # An adoption has its own (lower) confidence cap and gate (adoption.py): typed, not dropped.
             # A strong explicit rule ("Never push to main.") and a correction of an earlier one are
             # never scored out: the prior wins (a dropped correction leaves the old rule served).
             strong = item.confidence >= scorer.strong_rule or item.supersedes_hint is not None
-            if adopted or strong or scorer.keep_score(item.statement, context) >= scorer.threshold_proposed:
+            if (
+                adopted
+                or strong
+                or scorer.keep_score(item.statement, context) >= scorer.threshold_proposed
+            ):
                 verdict = scorer.judge(item.statement, context)
                 score = max(verdict.score, scorer.threshold_proposed) if strong else verdict.score
                 confidence = min(score, item.confidence) if adopted else score
                 # Kind and scope: the rules' where they proposed it (they agree better with the
                 # labels on dev), the scorer's for what only it kept.
-                kind, user_global = ((item.kind, item.user_global) if scorer.rule_kinds
-                                     else (verdict.kind, verdict.global_p >= GLOBAL_LINE))
-                kept.append(replace(item, kind=kind, confidence=round(confidence, 3), user_global=user_global,
-                                    reasons=(*item.reasons, *(("scorer.strong-rule",) if strong else ()),
-                                             *verdict.reasons)))
+                kind, user_global = (
+                    (item.kind, item.user_global)
+                    if scorer.rule_kinds
+                    else (verdict.kind, verdict.global_p >= GLOBAL_LINE)
+                )
+                kept.append(
+                    replace(
+                        item,
+                        kind=kind,
+                        confidence=round(confidence, 3),
+                        user_global=user_global,
+                        reasons=(
+                            *item.reasons,
+                            *(("scorer.strong-rule",) if strong else ()),
+                            *verdict.reasons,
+                        ),
+                    )
+                )
         seen = {item.statement.casefold() for item in kept}
         may_look = _second_look_bits(extractor)
         for index, sentence in enumerate(sentences):
             if index in covered or not extractor.sized(sentence) or sentence.casefold() in seen:
                 continue
-            if may_look and not extractor._mask(sentence) & may_look:  # the prefilter rules them all out
+            if (
+                may_look and not extractor._mask(sentence) & may_look
+            ):  # the prefilter rules them all out
                 continue
             hits = extractor.rule_hits(sentence)
             if not worth_a_second_look(sentence, hits):
                 continue
-            context = Context(message=text, index=index, count=count, previous_assistant=previous_assistant,
-                              rules=tuple(r.name for r, _ in hits), host=host)
+            context = Context(
+                message=text,
+                index=index,
+                count=count,
+                previous_assistant=previous_assistant,
+                rules=tuple(r.name for r, _ in hits),
+                host=host,
+            )
             if scorer.keep_score(sentence, context) < scorer.threshold:
                 continue
             verdict = scorer.judge(sentence, context)  # kept: type it and say why
             corrections = [(r, m) for r, m in hits if r.section == "correction"]
             seen.add(sentence.casefold())
-            kept.append(Extracted(
-                statement=sentence, kind=verdict.kind, confidence=round(verdict.score, 3),
-                reasons=(*dict.fromkeys(r.name for r, _ in hits), "scorer.recall", *verdict.reasons),
-                polarity=polarity_of(hits), user_global=verdict.global_p >= GLOBAL_LINE,
-                supersedes_hint=_replaced(corrections) if corrections else None))
+            kept.append(
+                Extracted(
+                    statement=sentence,
+                    kind=verdict.kind,
+                    confidence=round(verdict.score, 3),
+                    reasons=(
+                        *dict.fromkeys(r.name for r, _ in hits),
+                        "scorer.recall",
+                        *verdict.reasons,
+                    ),
+                    polarity=polarity_of(hits),
+                    user_global=verdict.global_p >= GLOBAL_LINE,
+                    supersedes_hint=_replaced(corrections) if corrections else None,
+                )
+            )
         return kept

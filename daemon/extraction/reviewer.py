@@ -44,8 +44,9 @@ class ReviewerModel:
         weights = self.weights
         return sum(weights.get(i, 0.0) * v for i, v in buckets.items())
 
-    def learn(self, base: Scorer, statement: str, reasons: Iterable[str], kept: bool,
-              weight: float = 1.0) -> None:
+    def learn(
+        self, base: Scorer, statement: str, reasons: Iterable[str], kept: bool, weight: float = 1.0
+    ) -> None:
         """One decision on a queued statement (its rule reasons are features, as at scoring)."""
         features = sentence_features(statement, _context(reasons), chars=base.chars)
         logit = base._sums(features)[0] + self.offset(hashed(features))
@@ -63,7 +64,9 @@ class ReviewerModel:
 
 
 def _context(reasons: Iterable[str]) -> Context:
-    rules = tuple(r for r in reasons if "." in r and not r.startswith(("score:", "feature:", "scope.")))
+    rules = tuple(
+        r for r in reasons if "." in r and not r.startswith(("score:", "feature:", "scope."))
+    )
     return Context(rules=rules, adopted="adopted" in reasons)
 
 
@@ -112,8 +115,13 @@ class ReviewerLearning:
         while True:
             batch = decisions_since(self.store, cursor)
             for decision in batch:
-                model.learn(self.base, decision.statement, decision.reasons, decision.kept,
-                            EDITED_WEIGHT if decision.edited else 1.0)
+                model.learn(
+                    self.base,
+                    decision.statement,
+                    decision.reasons,
+                    decision.kept,
+                    EDITED_WEIGHT if decision.edited else 1.0,
+                )
                 cursor = (decision.decided_at.isoformat(), decision.candidate_id)
             learned += len(batch)
             if len(batch) < 1000:

@@ -9,11 +9,15 @@ from __future__ import annotations
 import re
 
 # Words that open a sentence and are written with a capital nowhere else.
-_RUN_ON = re.compile(r"(?<=[a-z0-9`'\")\]])\s+(?=(?:My|The|No|Never|Always|Don't|Please|We|We're|Our|Until|"
-                     r"Decided|Stop|Keep|Just|Nice|Thanks|Answer|Bug|TODO|What|Why|How)\b|##)")
+_RUN_ON = re.compile(
+    r"(?<=[a-z0-9`'\")\]])\s+(?=(?:My|The|No|Never|Always|Don't|Please|We|We're|Our|Until|"
+    r"Decided|Stop|Keep|Just|Nice|Thanks|Answer|Bug|TODO|What|Why|How)\b|##)"
+)
 _RUN_ON_STARTS = re.compile(r"[a-z0-9`'\")\]] +(?:[MTNADPWOUSKJBTH]|##)")  # cheap first look
-_LEADS_IN = frozenset("and or but so because that if when as than then where which who whom said says is are "
-                      "was were be the a an of to in on at for with by from into called named".split())
+_LEADS_IN = frozenset(
+    "and or but so because that if when as than then where which who whom said says is are "
+    "was were be the a an of to in on at for with by from into called named".split()
+)
 
 
 def cut_run_ons(pieces: list[str], text: str) -> list[str]:
@@ -29,7 +33,7 @@ def _run_on(piece: str) -> list[str]:
     into it. The cut piece gets its full stop, so no clause merging joins it back."""
     parts, start = [], 0
     for found in _RUN_ON.finditer(piece):
-        before = piece[start:found.start()]
+        before = piece[start : found.start()]
         if before.rsplit(None, 1)[-1].lower() in _LEADS_IN:
             continue
         parts.append(before + ".")

@@ -25,13 +25,15 @@ _WIDENS = LazyPattern(
     r"|\bwherever I (?:work|code)|\bwhatever (?:the )?(?:project|repo)|\bno matter (?:the|which|what) (?:project|repo)"
     r"|\bregardless of (?:the |which )?(?:project|repo)|\b(?:all|any|for) future (?:projects|repos)"
     r"|\bnot (?:just|only) (?:here|in this (?:repo|project|codebase|one))|\bfor everything I (?:do|write|build)"
-    r"|\bacross the board|\bin general\b(?!\s+(?:here|in this))|\bas a general rule|\buser[- ]wide|\bsystem[- ]wide")
+    r"|\bacross the board|\bin general\b(?!\s+(?:here|in this))|\bas a general rule|\buser[- ]wide|\bsystem[- ]wide"
+)
 # Widens unless the same sentence ties it to this workspace ("everywhere in this codebase").
 _WIDENS_WEAKLY = LazyPattern(r"(?i)\b(?:everywhere|globally|always and everywhere)\b")
 WIDENS_ANY = LazyPattern(f"(?i){_WIDENS.source[4:]}|{_WIDENS_WEAKLY.source[4:]}")
 _LOCAL = LazyPattern(
     r"(?i)\b(?:this|the|our) (?:repo|repository|project|codebase|code ?base|app|application|service|"
-    r"monorepo|package|workspace|folder|directory|module|crate|site|server)\b|\b(?:in )?here\b")
+    r"monorepo|package|workspace|folder|directory|module|crate|site|server)\b|\b(?:in )?here\b"
+)
 # First-person facts about the person, not a project: their machine, shell, place, style.
 _ABOUT_ME = LazyPattern(
     r"(?i)\bmy (?:own )?(?:machine|laptop|computer|workstation|desktop|mac|macbook|pc|box|os|shell|"
@@ -44,7 +46,8 @@ _ABOUT_ME = LazyPattern(
     r"in (?:the )?[A-Z][\w/+\-]* (?:time ?zone|time)|(?:colou?r ?blind|left-handed))"
     r"|\bI (?:use|run|prefer|like|write|name|type|live|work from|speak|code in|am using|'m using)\b"
     r"|\bI (?:always|never|usually|generally|tend to) (?:use|run|write|name|prefer|type|work)\b"
-    r"|\bcall me\b")
+    r"|\bcall me\b"
+)
 
 
 def _widens(sentence: str) -> bool:
@@ -77,7 +80,9 @@ def message_widens(others: Iterable[str]) -> bool:
     return False
 
 
-def scope_cue(sentence: str, others: Iterable[str], *, rule_said_global: bool = False) -> str | None:
+def scope_cue(
+    sentence: str, others: Iterable[str], *, rule_said_global: bool = False
+) -> str | None:
     """What the message says about one statement's scope: why it is user-global
     ("scope.widened", "scope.about_user", "scope.message"), "" when it is tied to this workspace,
     None when the message does not say. `others`: its sentences that are no statement."""
@@ -87,7 +92,9 @@ def scope_cue(sentence: str, others: Iterable[str], *, rule_said_global: bool = 
     return "scope.message" if message_widens(others) else None
 
 
-def global_reason(sentence: str, others: Iterable[str], *, rule_said_global: bool = False) -> str | None:
+def global_reason(
+    sentence: str, others: Iterable[str], *, rule_said_global: bool = False
+) -> str | None:
     """Why one statement of a message is user-global, or None when it belongs to the workspace."""
     return scope_cue(sentence, others, rule_said_global=rule_said_global) or None
 

@@ -58,13 +58,15 @@ class Scorer:
         self._indices = array("I")
         self._indices.frombytes(blob[: 4 * n])
         self._weights = array("f")
-        self._weights.frombytes(blob[4 * n: 4 * n + 4 * n * width])
+        self._weights.frombytes(blob[4 * n : 4 * n + 4 * n * width])
         if len(self._indices) != n or len(self._weights) != n * width:
             raise ValueError("extraction weights file is truncated")
         self._width = width
         self._bias = header["intercepts"]
         self.threshold: float = header["threshold"]  # a sentence only the scorer read
-        self.threshold_proposed: float = header.get("threshold_proposed", self.threshold)  # a rule candidate
+        self.threshold_proposed: float = header.get(
+            "threshold_proposed", self.threshold
+        )  # a rule candidate
         self.chars: bool = header.get("chars", True)
         # A rule candidate at or above this rule confidence is kept whatever the model says (the
         # rule-strength prior), and `rule_kinds`: proposed candidates keep the rules' kind and scope.
@@ -97,7 +99,9 @@ class Scorer:
         """The keep probability alone: one weight per feature, not all outputs (most sentences
         stop here; `judge` types only what is kept)."""
         features = self._features(statement, context)
-        if type(self)._sums is not Scorer._sums:  # an adapted scorer adds the reviewer's offsets there
+        if (
+            type(self)._sums is not Scorer._sums
+        ):  # an adapted scorer adds the reviewer's offsets there
             return _sigmoid(self._sums(features)[0])
         total = self._bias[0]
         weights = self._weights
@@ -124,13 +128,18 @@ class Scorer:
         features = self._features(statement, context)
         sums = self._sums(features)
         score = _sigmoid(sums[0])
-        kind_logits = sums[1:1 + len(KINDS)]
+        kind_logits = sums[1 : 1 + len(KINDS)]
         top = max(kind_logits)
         exps = [math.exp(v - top) for v in kind_logits]
         best = max(range(len(KINDS)), key=kind_logits.__getitem__)
         reasons = (f"score:{score:.3f}", *self._top_features(features, explain))
-        return Verdict(score=score, kind=KINDS[best], kind_p=exps[best] / sum(exps),
-                       global_p=_sigmoid(sums[-1]), reasons=reasons)
+        return Verdict(
+            score=score,
+            kind=KINDS[best],
+            kind_p=exps[best] / sum(exps),
+            global_p=_sigmoid(sums[-1]),
+            reasons=reasons,
+        )
 
     def _top_features(self, features: list[str], count: int) -> list[str]:
         """The features that pushed the keep score most, either way (for the reviewer)."""

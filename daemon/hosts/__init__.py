@@ -12,8 +12,9 @@ _PARSERS = {parser.host: parser for parser in (ClaudeCodeParser, CodexParser)}
 HOSTS = tuple(_PARSERS)
 
 
-def parser_for(host: str, path: str, state: SessionState, *, want_assistant: bool = False
-               ) -> TranscriptParser:
+def parser_for(
+    host: str, path: str, state: SessionState, *, want_assistant: bool = False
+) -> TranscriptParser:
     try:
         parser_class = _PARSERS[host]
     except KeyError:

@@ -30,8 +30,18 @@ HOST = hosts.CODEX
 # Read from the bytes (rawjson): the line's type, then the payload's leading small fields.
 _TOP = rawjson.head_pattern(("type",))
 _KEYS = {name: f'"{name}"'.encode() for name in ("id", "turn_id", "cwd")}
-_PAYLOAD = re.compile(rb'"payload"' + COLON + rb"\{" + WS + rb"(?:" + captures(
-    {"type": SHORT, "role": SHORT, "id": SHORT, "turn_id": SHORT, "cwd": SHORT}) + WS + rb"(?:," + WS + rb"|(?=\})))*")
+_PAYLOAD = re.compile(
+    rb'"payload"'
+    + COLON
+    + rb"\{"
+    + WS
+    + rb"(?:"
+    + captures({"type": SHORT, "role": SHORT, "id": SHORT, "turn_id": SHORT, "cwd": SHORT})
+    + WS
+    + rb"(?:,"
+    + WS
+    + rb"|(?=\})))*"
+)
 _TURN_STARTS = frozenset({b'"task_started"', b'"turn_started"'})
 # Top-level line types with no prompt in them, seen in real 0.171 rollouts (issue 10).
 BOOKKEEPING = frozenset({"world_state", "token_usage_record"})
@@ -40,7 +50,8 @@ _TYPED_PROMPTS = frozenset({b'"user_message"', b'"item_completed"'})
 # What Codex itself puts in role-user messages (host protocol, not the person).
 _INJECTED = re.compile(
     r"^\s*(?:#\s*AGENTS\.md instructions for|<user_instructions>|<environment_context>|"
-    r"<permissions instructions>|<turn_aborted>|<user_shell_command>|<skill>|<INSTRUCTIONS>)")
+    r"<permissions instructions>|<turn_aborted>|<user_shell_command>|<skill>|<INSTRUCTIONS>)"
+)
 _ENV_CWD = re.compile(r"<cwd>([^<\n]{1,4096})</cwd>")
 _REQUEST_MARKER = "## My request for Codex:"  # 2025 builds wrapped the prompt after this line
 
@@ -71,7 +82,10 @@ class CodexParser(TranscriptParser):
                 return ParseResult.skip("tool_or_reasoning") if item else None
             role = payload.group("role")
             if role == b'"assistant"' and not self.want_assistant:
-                message_id = rawjson.text(_small(line, payload, "id")) or f"{state.turn_id or 'turn'}:{line_no}"
+                message_id = (
+                    rawjson.text(_small(line, payload, "id"))
+                    or f"{state.turn_id or 'turn'}:{line_no}"
+                )
                 state.last_assistant_id = message_id
                 if state.sidechain:
                     return ParseResult.skip("sidechain")
@@ -87,7 +101,10 @@ class CodexParser(TranscriptParser):
                 state.turn_id = rawjson.text(_small(line, payload, "turn_id")) or state.turn_id
             return ParseResult.skip("event_msg")
         if kind == b'"turn_context"':
-            cwd, turn_id = rawjson.text(_small(line, payload, "cwd")), rawjson.text(_small(line, payload, "turn_id"))
+            cwd, turn_id = (
+                rawjson.text(_small(line, payload, "cwd")),
+                rawjson.text(_small(line, payload, "turn_id")),
+            )
             state.cwd = cwd or state.cwd
             state.turn_id = turn_id or state.turn_id
             return ParseResult.skip("turn_context")
@@ -161,7 +178,9 @@ class CodexParser(TranscriptParser):
         self.state.seen(fingerprint(text))
         return ParseResult.of(Turn("user", text, line_no, self.state.turn_id, stamp))
 
-    def _assistant_item(self, payload: dict[str, Any], line_no: int, stamp: str | None) -> ParseResult:
+    def _assistant_item(
+        self, payload: dict[str, Any], line_no: int, stamp: str | None
+    ) -> ParseResult:
         message_id = text_of(payload.get("id")) or f"{self.state.turn_id or 'turn'}:{line_no}"
         self.state.last_assistant_id = message_id
         if self.state.sidechain:
@@ -172,7 +191,9 @@ class CodexParser(TranscriptParser):
         if not self.want_assistant:
             text = ""
         # Without text it only counts: it keeps no time either (it never becomes a draft).
-        return ParseResult.of(Turn("assistant", text or "", line_no, message_id, stamp if text else None))
+        return ParseResult.of(
+            Turn("assistant", text or "", line_no, message_id, stamp if text else None)
+        )
 
     def _event(self, payload: dict[str, Any], line_no: int, stamp: str | None) -> ParseResult:
         kind = payload.get("type")
@@ -184,7 +205,9 @@ class CodexParser(TranscriptParser):
         if kind == "item_completed":
             item = payload.get("item")
             if isinstance(item, dict) and item.get("type") == "UserMessage":
-                return self._typed_prompt(_joined_text(item.get("content"), ("text",)), line_no, stamp)
+                return self._typed_prompt(
+                    _joined_text(item.get("content"), ("text",)), line_no, stamp
+                )
         return ParseResult.skip("event_msg")
 
     def _typed_prompt(self, text: str | None, line_no: int, stamp: str | None) -> ParseResult:
@@ -221,8 +244,11 @@ def _joined_text(content: Any, block_types: tuple[str, ...]) -> str | None:
         return content
     if not isinstance(content, list):
         return None
-    texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") in block_types
-             and isinstance(b.get("text"), str)]
+    texts = [
+        b["text"]
+        for b in content
+        if isinstance(b, dict) and b.get("type") in block_types and isinstance(b.get("text"), str)
+    ]
     return "\n".join(texts) if texts else None
 
 
@@ -230,7 +256,11 @@ def _assistant_text(line: bytes) -> str | None:
     """The text of an assistant message line held by `PreviousMessage` (decoded when asked)."""
     record, _ = decode_line(line)
     payload = record.get("payload", record) if record is not None else None
-    return _joined_text(payload.get("content"), ("output_text", "text")) if isinstance(payload, dict) else None
+    return (
+        _joined_text(payload.get("content"), ("output_text", "text"))
+        if isinstance(payload, dict)
+        else None
+    )
 
 
 def _small(line: bytes, payload: re.Match[bytes], name: str) -> bytes | None:

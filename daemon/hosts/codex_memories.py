@@ -66,12 +66,24 @@ def import_new(store: Store) -> int:
             if key in seen or not statement:
                 continue
             keys.append(key)
-            drafts.append(CandidateDraft(
-                statement=statement, kind="fact", source_type="model_inference", host=CODEX,
-                scope=Scope(user=store.user, workspace=None, agent=CODEX), confidence=0.4,
-                reasons=(f"source: {SOURCE}",),
-                evidence=Evidence(path=str(path), line=0, message_id=None,
-                                  timestamp=datetime.now(UTC), excerpt=statement[:300])))
+            drafts.append(
+                CandidateDraft(
+                    statement=statement,
+                    kind="fact",
+                    source_type="model_inference",
+                    host=CODEX,
+                    scope=Scope(user=store.user, workspace=None, agent=CODEX),
+                    confidence=0.4,
+                    reasons=(f"source: {SOURCE}",),
+                    evidence=Evidence(
+                        path=str(path),
+                        line=0,
+                        message_id=None,
+                        timestamp=datetime.now(UTC),
+                        excerpt=statement[:300],
+                    ),
+                )
+            )
     if not drafts:
         return 0
     store.admit_many(drafts, actor="daemon")

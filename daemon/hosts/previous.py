@@ -27,8 +27,12 @@ class PreviousMessage:
         self._message_id: str | None = None
         self.line = 0  # line number of its first text line
         self._reduced: str | None = None  # what the pipeline made of it (restored from state)
-        if isinstance(restored, list) and len(restored) == 2 and isinstance(restored[0], int) \
-                and isinstance(restored[1], str):
+        if (
+            isinstance(restored, list)
+            and len(restored) == 2
+            and isinstance(restored[0], int)
+            and isinstance(restored[1], str)
+        ):
             self.line, self._reduced = restored
 
     def hold(self, line: bytes | str, message_id: str | None, line_no: int) -> None:
@@ -44,7 +48,11 @@ class PreviousMessage:
 
     def text(self) -> str:
         """The message's text (decoded now), or "" when there is none or only a reduction."""
-        texts = [t for t in (item if isinstance(item, str) else self._decode(item) for item in self._lines) if t]
+        texts = [
+            t
+            for t in (item if isinstance(item, str) else self._decode(item) for item in self._lines)
+            if t
+        ]
         return "\n\n".join(texts)
 
     def reduced(self, reduce: Callable[[str], str | None]) -> str | None:

@@ -68,8 +68,12 @@ class ClaudeCodeChain:
 
     @property
     def state(self) -> dict[str, Any]:
-        return {"last": dict(list(self.last.items())[-16:]), "seen": list(self.seen),
-                "open": self.open_tools, "time": self.time}
+        return {
+            "last": dict(list(self.last.items())[-16:]),
+            "seen": list(self.seen),
+            "open": self.open_tools,
+            "time": self.time,
+        }
 
     def vet(self, line: bytes, drafts: list[CandidateDraft]) -> list[CandidateDraft]:
         record = _record(line)
@@ -132,8 +136,11 @@ class CodexEcho:
         payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
         out: list[CandidateDraft] = []
         if self.held:
-            if payload.get("type") == "user_message" and record.get("type") == "event_msg" \
-                    and _echoes(payload.get("message"), self.held_print):
+            if (
+                payload.get("type") == "user_message"
+                and record.get("type") == "event_msg"
+                and _echoes(payload.get("message"), self.held_print)
+            ):
                 out, self.held = self.held, []
             else:
                 out = self.flush()
@@ -151,15 +158,24 @@ class CodexEcho:
 
 def _user_text(payload: dict[str, Any]) -> str:
     content = payload.get("content")
-    return "\n".join(b.get("text", "") for b in content if isinstance(b, dict)
-                     and isinstance(b.get("text"), str)) if isinstance(content, list) else ""
+    return (
+        "\n".join(
+            b.get("text", "")
+            for b in content
+            if isinstance(b, dict) and isinstance(b.get("text"), str)
+        )
+        if isinstance(content, list)
+        else ""
+    )
 
 
 def _echoes(message: Any, prompt: str | None) -> bool:
     """The echo carries the typed prompt; older builds wrapped it inside the response item."""
     if not isinstance(message, str) or not message.strip() or prompt is None:
         return False
-    return fingerprint(message) == fingerprint(prompt) or " ".join(message.split()) in " ".join(prompt.split())
+    return fingerprint(message) == fingerprint(prompt) or " ".join(message.split()) in " ".join(
+        prompt.split()
+    )
 
 
 CHECKS = {CLAUDE_CODE: ClaudeCodeChain, CODEX: CodexEcho}

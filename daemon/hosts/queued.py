@@ -17,8 +17,14 @@ from memvet.daemon.hosts.turns import ParseResult, SessionState, Turn, fingerpri
 
 _SLASH_COMMAND = re.compile(r"^\s*/[A-Za-z][\w:\-]*(?:\s|$)")  # "/mcp", "/review x"; not "/usr/bin"
 # Text a queued_command carries that no person typed (another session, a task, a hook).
-_NOT_TYPED_PREFIXES = ("<task-notification>", "<agent-message", "<channel", "<system-reminder>",
-                       "<command-name>", "<local-command")
+_NOT_TYPED_PREFIXES = (
+    "<task-notification>",
+    "<agent-message",
+    "<channel",
+    "<system-reminder>",
+    "<command-name>",
+    "<local-command",
+)
 ECHO = "queued_echo"
 
 
@@ -43,9 +49,15 @@ def attached(record: dict[str, Any], line_no: int, state: SessionState) -> Parse
     if state.sidechain or record.get("isSidechain") is True:
         return ParseResult.skip("sidechain")
     origin = attachment.get("origin")
-    origin_kind = origin.get("kind") if isinstance(origin, dict) else "human"  # absent before 2.1.1xx
-    if (attachment.get("commandMode", "prompt") != "prompt" or origin_kind != "human"
-            or attachment.get("isMeta") is True or record.get("isMeta") is True):
+    origin_kind = (
+        origin.get("kind") if isinstance(origin, dict) else "human"
+    )  # absent before 2.1.1xx
+    if (
+        attachment.get("commandMode", "prompt") != "prompt"
+        or origin_kind != "human"
+        or attachment.get("isMeta") is True
+        or record.get("isMeta") is True
+    ):
         return ParseResult.skip("not_typed")
     text = _text(attachment.get("prompt"))
     rejected = _rejected(text, state)
@@ -69,8 +81,11 @@ def _text(value: Any) -> str | None:
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        texts = [b["text"] for b in value if isinstance(b, dict) and b.get("type") == "text"
-                 and isinstance(b.get("text"), str)]
+        texts = [
+            b["text"]
+            for b in value
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
         return "\n\n".join(texts) if texts else None
     return None
 

@@ -43,14 +43,18 @@ class NotPlain(Exception):
 def captures(fields: dict[str, bytes]) -> bytes:
     """A `"key": value` pair whose value is captured in a named group for each of `fields`
     (name -> value pattern), or any other key with a small scalar value."""
-    named = b"|".join(b'"' + name.encode() + b'"' + COLON + b"(?P<" + name.encode() + b">" + value + b")"
-                      for name, value in fields.items())
+    named = b"|".join(
+        b'"' + name.encode() + b'"' + COLON + b"(?P<" + name.encode() + b">" + value + b")"
+        for name, value in fields.items()
+    )
     return rb"(?:" + named + rb"|" + KEY + COLON + SMALL + rb")"
 
 
 def _pair(keys: tuple[str, ...]) -> bytes:
-    named = b"|".join(name.encode() + b'"' + COLON + b"(?P<" + name.encode() + b">" + SCALAR + b")"
-                      for name in keys)
+    named = b"|".join(
+        name.encode() + b'"' + COLON + b"(?P<" + name.encode() + b">" + SCALAR + b")"
+        for name in keys
+    )
     return rb'"(?:' + named + rb"|[A-Za-z_][A-Za-z0-9_]*" + b'"' + COLON + SCALAR + rb")"
 
 

@@ -20,8 +20,9 @@ DEFER_LINES, DEFER_BYTES = 256, 4 * 1024 * 1024  # deferred session fields are r
 QUEUED_ECHOES = 32  # fingerprints of queued prompts whose echo may still come
 
 # Reasons that mean "this line could not be read at all" (the others mean "read, not a prompt").
-ERROR_REASONS = frozenset({"invalid_utf8", "invalid_json", "not_an_object", "line_too_long",
-                           "bad_shape"})
+ERROR_REASONS = frozenset(
+    {"invalid_utf8", "invalid_json", "not_an_object", "line_too_long", "bad_shape"}
+)
 
 
 class Turn(NamedTuple):
@@ -63,18 +64,44 @@ class SessionState:
     they are read from the last such lines only when someone looks, with the same result as if
     each line had been noted in turn (the first session id wins, the latest cwd and version)."""
 
-    __slots__ = ("_session_id", "_cwd", "_host_version", "sidechain", "turn_id", "last_assistant_id",
-                 "awaiting_echo", "recent", "_recent_keys", "_deferred", "_deferred_bytes", "_reader",
-                 "queued", "proposal")
+    __slots__ = (
+        "_session_id",
+        "_cwd",
+        "_host_version",
+        "sidechain",
+        "turn_id",
+        "last_assistant_id",
+        "awaiting_echo",
+        "recent",
+        "_recent_keys",
+        "_deferred",
+        "_deferred_bytes",
+        "_reader",
+        "queued",
+        "proposal",
+    )
 
-    def __init__(self, session_id: str | None = None, cwd: str | None = None, host_version: str | None = None,
-                 sidechain: bool = False, turn_id: str | None = None, last_assistant_id: str | None = None,
-                 awaiting_echo: bool = False, recent: Iterable[str] = (), queued: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        session_id: str | None = None,
+        cwd: str | None = None,
+        host_version: str | None = None,
+        sidechain: bool = False,
+        turn_id: str | None = None,
+        last_assistant_id: str | None = None,
+        awaiting_echo: bool = False,
+        recent: Iterable[str] = (),
+        queued: Iterable[str] = (),
+    ) -> None:
         self._session_id, self._cwd, self._host_version = session_id, cwd, host_version
-        self.sidechain = sidechain  # a sub-agent transcript: its "user" turns were written by a model
+        self.sidechain = (
+            sidechain  # a sub-agent transcript: its "user" turns were written by a model
+        )
         self.turn_id = turn_id  # Codex: the current turn, used as the message id of its prompt
         self.last_assistant_id = last_assistant_id
-        self.awaiting_echo = awaiting_echo  # Codex: a prompt was read whose event_msg echo has not come yet
+        self.awaiting_echo = (
+            awaiting_echo  # Codex: a prompt was read whose event_msg echo has not come yet
+        )
         self.recent: deque[str] = deque(recent, maxlen=RECENT_IDS)
         self._recent_keys: set[str] = set(self.recent)
         self._deferred: list[bytes] = []
@@ -194,10 +221,18 @@ class SessionState:
         return False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"session_id": self.session_id, "cwd": self.cwd, "host_version": self.host_version,
-                "sidechain": self.sidechain, "turn_id": self.turn_id,
-                "last_assistant_id": self.last_assistant_id, "awaiting_echo": self.awaiting_echo,
-                "recent": list(self.recent), "queued": list(self.queued), "proposal": self.proposal}
+        return {
+            "session_id": self.session_id,
+            "cwd": self.cwd,
+            "host_version": self.host_version,
+            "sidechain": self.sidechain,
+            "turn_id": self.turn_id,
+            "last_assistant_id": self.last_assistant_id,
+            "awaiting_echo": self.awaiting_echo,
+            "recent": list(self.recent),
+            "queued": list(self.queued),
+            "proposal": self.proposal,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> SessionState:

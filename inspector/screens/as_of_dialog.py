@@ -32,13 +32,17 @@ class AsOfDialog(ModalScreen[AsOf | None]):
         at, recorded = self.current
         with Vertical(classes="dialog"):
             yield Static("Memories as of…", classes="dialog-title")
-            yield Input(at.isoformat() if at else "", id="asof-time", compact=True,
-                        placeholder="2026-03-01, 2026-03-01T12:00Z or 3d; blank: now")
+            yield Input(
+                at.isoformat() if at else "",
+                id="asof-time",
+                compact=True,
+                placeholder="2026-03-01, 2026-03-01T12:00Z or 3d; blank: now",
+            )
             with RadioSet(id="asof-axis", compact=True):
-                yield RadioButton("valid then (what was true)", value=not recorded,
-                                  id="asof-valid")
-                yield RadioButton("recorded then (what the store said)", value=recorded,
-                                  id="asof-recorded")
+                yield RadioButton("valid then (what was true)", value=not recorded, id="asof-valid")
+                yield RadioButton(
+                    "recorded then (what the store said)", value=recorded, id="asof-recorded"
+                )
             yield Static("", id="asof-error", classes="dialog-error")
             yield Static("enter or ctrl+s: show · esc: cancel", classes="dialog-hint")
         yield KeyFooter()

@@ -18,8 +18,13 @@ from textual.content import Content
 from textual.widgets import Static
 
 EVENTS_SHOWN = 200
-COLUMNS = (("seq", "seq", 6), ("at", "at", 17), ("action", "action", 20), ("actor", "actor", 14),
-           ("entity", "entity", 16))
+COLUMNS = (
+    ("seq", "seq", 6),
+    ("at", "at", 17),
+    ("action", "action", 20),
+    ("actor", "actor", 14),
+    ("entity", "entity", 16),
+)
 
 
 class AuditScreen(RecordScreen):
@@ -55,18 +60,36 @@ class AuditScreen(RecordScreen):
             return
         report = message.view.report
         if report.ok:
-            chain.update(Content.styled(f"✓ chain intact · {report.events:,} events verified",
-                                        "$success bold"))
+            chain.update(
+                Content.styled(
+                    f"✓ chain intact · {report.events:,} events verified", "$success bold"
+                )
+            )
         else:
-            chain.update(Content.styled(
-                f"✗ chain broken at event {report.first_bad_seq}: {report.problem} · "
-                "run `memvet audit verify` for the exit status", "$error bold"))
+            chain.update(
+                Content.styled(
+                    f"✗ chain broken at event {report.first_bad_seq}: {report.problem} · "
+                    "run `memvet audit verify` for the exit status",
+                    "$error bold",
+                )
+            )
         self.table.set_rows(
-            (str(e.seq), [str(e.seq), when(e.at), e.action, one_line(e.actor, 40),
-                          _entity(e.entity_type, e.entity_id)], None)
-            for e in message.view.events)
+            (
+                str(e.seq),
+                [
+                    str(e.seq),
+                    when(e.at),
+                    e.action,
+                    one_line(e.actor, 40),
+                    _entity(e.entity_type, e.entity_id),
+                ],
+                None,
+            )
+            for e in message.view.events
+        )
         self.query_one(ScreenTabs).set_status(
-            f"{len(message.view.events):,} most recent of {report.events:,}")
+            f"{len(message.view.events):,} most recent of {report.events:,}"
+        )
 
     def on_store_changed(self, changes: Changes) -> None:
         # Verifying walks the whole chain: do it for the screen in view, later for the others.

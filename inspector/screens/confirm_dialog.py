@@ -18,8 +18,15 @@ class ConfirmDialog(ModalScreen[str | None]):
         Binding("ctrl+s", "confirm", "Confirm", id="dialog-confirm"),
     ]
 
-    def __init__(self, title: str, body: str, confirm: str = "Confirm", *,
-                 reason_label: str | None = None, danger: bool = False) -> None:
+    def __init__(
+        self,
+        title: str,
+        body: str,
+        confirm: str = "Confirm",
+        *,
+        reason_label: str | None = None,
+        danger: bool = False,
+    ) -> None:
         super().__init__(classes="dialog-screen")
         self.title_text = title
         self.body = body
@@ -33,11 +40,16 @@ class ConfirmDialog(ModalScreen[str | None]):
             yield Static(self.body, classes="dialog-body", markup=False)
             if self.reason_label is not None:
                 yield Label(self.reason_label, classes="dialog-label")
-                yield Input(id="dialog-reason", placeholder="enter to confirm, esc to cancel",
-                            compact=True)
+                yield Input(
+                    id="dialog-reason", placeholder="enter to confirm, esc to cancel", compact=True
+                )
             with Horizontal(classes="dialog-buttons"):
-                yield Button(self.confirm_label, id="dialog-confirm", compact=True,
-                             variant="error" if self.danger else "primary")
+                yield Button(
+                    self.confirm_label,
+                    id="dialog-confirm",
+                    compact=True,
+                    variant="error" if self.danger else "primary",
+                )
                 yield Button("Cancel", id="dialog-cancel", compact=True)
         yield KeyFooter()
 

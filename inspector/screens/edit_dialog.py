@@ -36,20 +36,34 @@ class EditDialog(ModalScreen[Edits | None]):
             with Horizontal(classes="dialog-row"):
                 with Vertical():
                     yield Label("Kind", classes="dialog-label")
-                    yield Select([(k, k) for k in KINDS], value=c.kind, allow_blank=False,
-                                 id="edit-kind", compact=True)
+                    yield Select(
+                        [(k, k) for k in KINDS],
+                        value=c.kind,
+                        allow_blank=False,
+                        id="edit-kind",
+                        compact=True,
+                    )
                 with Vertical():
                     yield Label("Says", classes="dialog-label")
-                    yield Select([("asserts", "assert"), ("denies", "deny")], value=c.polarity,
-                                 allow_blank=False, id="edit-polarity", compact=True)
+                    yield Select(
+                        [("asserts", "assert"), ("denies", "deny")],
+                        value=c.polarity,
+                        allow_blank=False,
+                        id="edit-polarity",
+                        compact=True,
+                    )
                 with Vertical():
                     yield Label("Scope", classes="dialog-label")
                     with RadioSet(id="edit-scope", compact=True):
-                        yield RadioButton(f"workspace {workspace_label(c.scope, 28)}",
-                                          value=c.scope.workspace is not None,
-                                          disabled=c.scope.workspace is None, id="edit-ws")
-                        yield RadioButton("user-global", value=c.scope.workspace is None,
-                                          id="edit-global")
+                        yield RadioButton(
+                            f"workspace {workspace_label(c.scope, 28)}",
+                            value=c.scope.workspace is not None,
+                            disabled=c.scope.workspace is None,
+                            id="edit-ws",
+                        )
+                        yield RadioButton(
+                            "user-global", value=c.scope.workspace is None, id="edit-global"
+                        )
             with Horizontal(classes="dialog-row"):
                 with Vertical():
                     yield Label("Valid from (blank: when said)", classes="dialog-label")
@@ -59,8 +73,12 @@ class EditDialog(ModalScreen[Edits | None]):
                     yield Input(id="edit-to", placeholder="2026-12-31", compact=True)
                 with Vertical():
                     yield Label("Subject (its slot)", classes="dialog-label")
-                    yield Input(clean(c.subject), id="edit-subject", compact=True,
-                                placeholder="e.g. package manager")
+                    yield Input(
+                        clean(c.subject),
+                        id="edit-subject",
+                        compact=True,
+                        placeholder="e.g. package manager",
+                    )
             yield Static("", id="edit-error", classes="dialog-error")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Approve", id="edit-approve-button", variant="primary", compact=True)
@@ -83,13 +101,19 @@ class EditDialog(ModalScreen[Edits | None]):
         # A blank "valid from" is when the user said it (no later than the candidate's arrival).
         begins = start or min(self._aware(c.created_at), self.now)
         if end and end <= begins:
-            raise ValueError("valid until must be after valid from"
-                             + ("" if start else f" ({begins:%Y-%m-%d %H:%M}, when it was said)"))
-        return Edits(statement=None if statement == c.statement.strip() else statement,
-                     kind=None if kind == c.kind else kind,
-                     polarity=None if polarity == c.polarity else polarity,
-                     make_global=make_global and c.scope.workspace is not None,
-                     valid_from=start, valid_to=end, subject=self._subject())
+            raise ValueError(
+                "valid until must be after valid from"
+                + ("" if start else f" ({begins:%Y-%m-%d %H:%M}, when it was said)")
+            )
+        return Edits(
+            statement=None if statement == c.statement.strip() else statement,
+            kind=None if kind == c.kind else kind,
+            polarity=None if polarity == c.polarity else polarity,
+            make_global=make_global and c.scope.workspace is not None,
+            valid_from=start,
+            valid_to=end,
+            subject=self._subject(),
+        )
 
     def _subject(self) -> str | None:
         """None keeps the derived subject (re-derived for an edited statement)."""

@@ -25,10 +25,15 @@ def _sections() -> list[tuple[str, list[Binding]]]:
     def bindings(cls: type) -> list[Binding]:
         return [b for b in cls.BINDINGS if isinstance(b, Binding)]
 
-    return [("Everywhere", bindings(ReviewApp)), ("In every table", bindings(LineTable)),
-            ("1 Queue", bindings(QueueScreen)), ("2 Memories", bindings(MemoriesScreen)),
-            ("3 Recovery", bindings(RecoveryScreen)), ("4 Tombstones", bindings(TombstonesScreen)),
-            ("5 Audit", bindings(AuditScreen))]
+    return [
+        ("Everywhere", bindings(ReviewApp)),
+        ("In every table", bindings(LineTable)),
+        ("1 Queue", bindings(QueueScreen)),
+        ("2 Memories", bindings(MemoriesScreen)),
+        ("3 Recovery", bindings(RecoveryScreen)),
+        ("4 Tombstones", bindings(TombstonesScreen)),
+        ("5 Audit", bindings(AuditScreen)),
+    ]
 
 
 NOTES = (
@@ -54,8 +59,13 @@ class HelpScreen(ModalScreen[None]):
             lines.append(Content.styled(title, "bold $accent"))
             for b in bindings:
                 key = keymap.get(b.id or "", b.key_display or b.key)
-                lines.append(Content.assemble(f"  {key:<10}", (f"{b.description:<14}", "bold"),
-                                              (f" {b.id}", "$text-muted")))
+                lines.append(
+                    Content.assemble(
+                        f"  {key:<10}",
+                        (f"{b.description:<14}", "bold"),
+                        (f" {b.id}", "$text-muted"),
+                    )
+                )
         lines.append(Content(""))
         lines.extend(Content.styled(note, "$text-muted") for note in NOTES)
         with Vertical(classes="dialog dialog-wide help"):

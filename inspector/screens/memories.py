@@ -25,8 +25,13 @@ from textual.containers import Container
 
 VIEWS = (("all", MEMORY_STATUSES),) + tuple((s, (s,)) for s in MEMORY_STATUSES)
 MEMORY_LIMIT = 5000
-COLUMNS = (("status", "status", 10), ("kind", "kind", 4), ("statement", "statement", 30),
-           ("scope", "scope", 12), ("age", "age", 4))
+COLUMNS = (
+    ("status", "status", 10),
+    ("kind", "kind", 4),
+    ("statement", "statement", 30),
+    ("scope", "scope", 12),
+    ("age", "age", 4),
+)
 TONES = {"active": "good", "disputed": "warn", "retired": "bad", "superseded": "muted"}
 
 
@@ -55,8 +60,9 @@ class MemoriesScreen(RecordScreen):
     def compose(self) -> ComposeResult:
         yield ScreenTabs("memories")
         with Container(classes="body"):
-            yield RecordTable(COLUMNS, flex="statement", right=frozenset({"age"}),
-                              id="memories-table")
+            yield RecordTable(
+                COLUMNS, flex="statement", right=frozenset({"age"}), id="memories-table"
+            )
             yield MemoryView(id="memories-detail", classes="detail")
         yield KeyFooter()
 
@@ -72,16 +78,21 @@ class MemoriesScreen(RecordScreen):
         self._load(self.generation, VIEWS[self.view][1], *self.as_of)
 
     @work(thread=True, exclusive=True, group="memories", exit_on_error=False)
-    def _load(self, generation: int, statuses: tuple[str, ...], at: datetime | None,
-              recorded: bool) -> None:
+    def _load(
+        self, generation: int, statuses: tuple[str, ...], at: datetime | None, recorded: bool
+    ) -> None:
         app = self.app
         kwargs = {"recorded_as_of": at} if recorded else {"as_of": at}
-        outcome = attempt(app.store.list_memories, app.reader, statuses=statuses,
-                          limit=MEMORY_LIMIT, **kwargs)
+        outcome = attempt(
+            app.store.list_memories, app.reader, statuses=statuses, limit=MEMORY_LIMIT, **kwargs
+        )
         due = attempt(app.store.review_due, app.reader) if at is None else None
         review = frozenset(f.memory.id for f in due.value) if due and due.ok else None
-        self.post_message(MemoriesLoaded(generation, outcome.value or [], at, recorded,
-                                         outcome.error, review=review))
+        self.post_message(
+            MemoriesLoaded(
+                generation, outcome.value or [], at, recorded, outcome.error, review=review
+            )
+        )
 
     @on(MemoriesLoaded)
     def _loaded(self, message: MemoriesLoaded) -> None:
@@ -115,9 +126,17 @@ class MemoriesScreen(RecordScreen):
         # Selective mode committed it: say so, it was never reviewed by a person (issue 9).
         auto = m.status == "active" and m.auto_admitted
         status = "still true?" if due else ("auto" if auto else m.status)
-        return (m.id, [status, kind_label(m.kind, short=True),
-                       one_line(m.statement, 240), workspace_name(m.scope),
-                       age(now, m.recorded_at)], "warn" if due or auto else TONES.get(m.status))
+        return (
+            m.id,
+            [
+                status,
+                kind_label(m.kind, short=True),
+                one_line(m.statement, 240),
+                workspace_name(m.scope),
+                age(now, m.recorded_at),
+            ],
+            "warn" if due or auto else TONES.get(m.status),
+        )
 
     def _put(self, m: Memory, now: datetime) -> None:
         self.records[m.id] = m
@@ -129,13 +148,16 @@ class MemoriesScreen(RecordScreen):
 
     def _status(self) -> None:
         at, recorded = self.as_of
-        when_text = "now" if at is None else (
-            f"{'recorded' if recorded else 'valid'} as of {when(at)}")
-        due = sum(1 for k in self.records if k in self.review and
-                  self.records[k].status == "active")
+        when_text = (
+            "now" if at is None else (f"{'recorded' if recorded else 'valid'} as of {when(at)}")
+        )
+        due = sum(
+            1 for k in self.records if k in self.review and self.records[k].status == "active"
+        )
         review = f" · {due} still true?" if due else ""
         self.query_one(ScreenTabs).set_status(
-            f"{len(self.records):,} {VIEWS[self.view][0]}{review} · {when_text}")
+            f"{len(self.records):,} {VIEWS[self.view][0]}{review} · {when_text}"
+        )
 
     # --- detail and history ---------------------------------------------------------------------
     @on(LineTable.Highlighted, "#memories-table")
@@ -177,21 +199,33 @@ class MemoriesScreen(RecordScreen):
         memory = self._current()
         if memory is None:
             return
-        body = (f"{one_line(memory.statement, 200)}\n\nIt is retired as never valid and its "
-                "content is tombstoned: it will not be proposed again.")
+        body = (
+            f"{one_line(memory.statement, 200)}\n\nIt is retired as never valid and its "
+            "content is tombstoned: it will not be proposed again."
+        )
         self.app.push_screen(
-            ConfirmDialog("Mark as a false write?", body, "False write", danger=True,
-                          reason_label="Reason (optional)"),
-            lambda reason: reason is not None and self._change(memory.id, "false_write", reason))
+            ConfirmDialog(
+                "Mark as a false write?",
+                body,
+                "False write",
+                danger=True,
+                reason_label="Reason (optional)",
+            ),
+            lambda reason: reason is not None and self._change(memory.id, "false_write", reason),
+        )
 
     def action_forget(self) -> None:
         memory = self._current()
         if memory is None:
             return
-        body = (f"{one_line(memory.statement, 200)}\n\nIt is retired and its content tombstoned; "
-                "its history stays readable.")
-        self.app.push_screen(ConfirmDialog("Forget this memory?", body, "Forget", danger=True),
-                             lambda ok: ok is not None and self._change(memory.id, "forget"))
+        body = (
+            f"{one_line(memory.statement, 200)}\n\nIt is retired and its content tombstoned; "
+            "its history stays readable."
+        )
+        self.app.push_screen(
+            ConfirmDialog("Forget this memory?", body, "Forget", danger=True),
+            lambda ok: ok is not None and self._change(memory.id, "forget"),
+        )
 
     def action_dispute(self) -> None:
         memory = self._current()
@@ -207,8 +241,10 @@ class MemoriesScreen(RecordScreen):
         if memory is None:
             return
         if memory.status != "active":
-            self.notify(f"Only an active memory is confirmed (this one is {memory.status}).",
-                        severity="warning")
+            self.notify(
+                f"Only an active memory is confirmed (this one is {memory.status}).",
+                severity="warning",
+            )
             return
         self._confirm(memory.id)
 
@@ -222,8 +258,10 @@ class MemoriesScreen(RecordScreen):
         if memory is None:
             return
         if memory.status != "retired":
-            self.notify(f"Only a retired memory can be restored (this one is {memory.status}).",
-                        severity="warning")
+            self.notify(
+                f"Only a retired memory can be restored (this one is {memory.status}).",
+                severity="warning",
+            )
             return
         self._change(memory.id, "restore", memory.retired_reason)
 
@@ -250,9 +288,16 @@ class MemoriesScreen(RecordScreen):
             self.notify(f"Still true: {one_line(message.outcome.value.statement, 48)}")
             return
         memory = message.outcome.value.memory
-        self.app.record_decision(Decision(message.action, memory.candidate_id, memory.statement,
-                                          memory.id, screen="memories",
-                                          reason=message.reason))
+        self.app.record_decision(
+            Decision(
+                message.action,
+                memory.candidate_id,
+                memory.statement,
+                memory.id,
+                screen="memories",
+                reason=message.reason,
+            )
+        )
         self._put(memory, self.app.now())
         self.notify(f"{label.capitalize()}: {one_line(memory.statement, 48)} → {memory.status}")
         if message.memory_id == self.shown:

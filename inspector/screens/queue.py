@@ -61,8 +61,11 @@ class QueueScreen(QueueChanges, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield ScreenTabs("queue")
-        yield Input(placeholder="host:codex kind:fact ws:/path ws:global words…  (enter: apply)",
-                    id="queue-filter-input", classes="-hidden")
+        yield Input(
+            placeholder="host:codex kind:fact ws:/path ws:global words…  (enter: apply)",
+            id="queue-filter-input",
+            classes="-hidden",
+        )
         yield Static("", id="queue-filter-line", classes="-hidden")
         with Container(id="queue-body"):
             yield QueueTable(id="queue-table")
@@ -103,11 +106,20 @@ class QueueScreen(QueueChanges, Screen[None]):
         self._load_page(self.generation, self.spec.to_filter(), self.order, self.page_after, first)
 
     @work(thread=True, exclusive=True, group="queue-page", exit_on_error=False)
-    def _load_page(self, generation: int, flt: QueueFilter, order: SortOrder,
-                   after: tuple | None, first: bool) -> None:
+    def _load_page(
+        self, generation: int, flt: QueueFilter, order: SortOrder, after: tuple | None, first: bool
+    ) -> None:
         app = self.app
-        outcome = attempt(load_queue_page, app.store, app.reader, flt, order, after,
-                          app.page_size, with_total=False)
+        outcome = attempt(
+            load_queue_page,
+            app.store,
+            app.reader,
+            flt,
+            order,
+            after,
+            app.page_size,
+            with_total=False,
+        )
         self.post_message(QueuePageLoaded(generation, outcome.value, first, outcome.error))
 
     @work(thread=True, exclusive=True, group="queue-count", exit_on_error=False)
@@ -162,8 +174,11 @@ class QueueScreen(QueueChanges, Screen[None]):
         key = self.table.current_key
         if key is None:
             self.shown_key = None
-            empty = "Nothing matches this filter." if self.spec.active else (
-                "The queue is empty. New candidates appear here as the daemon finds them.")
+            empty = (
+                "Nothing matches this filter."
+                if self.spec.active
+                else ("The queue is empty. New candidates appear here as the daemon finds them.")
+            )
             self.detail.message(empty)
             return
         if key == self.shown_key and not force:
@@ -254,8 +269,11 @@ class QueueScreen(QueueChanges, Screen[None]):
         self.reload()
 
     def action_sort(self) -> None:
-        self._apply_order(SORT_ORDERS[(SORT_ORDERS.index(self.order) + 1) % len(SORT_ORDERS)]
-                          if self.order in SORT_ORDERS else SORT_ORDERS[0])
+        self._apply_order(
+            SORT_ORDERS[(SORT_ORDERS.index(self.order) + 1) % len(SORT_ORDERS)]
+            if self.order in SORT_ORDERS
+            else SORT_ORDERS[0]
+        )
 
     @on(QueueTable.HeaderClicked, "#queue-table")
     def _header(self, event: QueueTable.HeaderClicked) -> None:
@@ -271,4 +289,3 @@ class QueueScreen(QueueChanges, Screen[None]):
         if keep:  # the reload's emptied table lets Textual move focus to the detail pane
             self.refocus = True
             self.call_after_refresh(self.table.focus)
-

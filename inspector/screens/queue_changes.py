@@ -35,8 +35,9 @@ class QueueChanges:
 
     def _conflicted(self, key: str) -> bool:
         detail = self.details.get(key)  # a correction asks too: what it replaces is a choice
-        return detail is not None and bool(detail.conflicts or (detail.correction
-                                                                and detail.preselect))
+        return detail is not None and bool(
+            detail.conflicts or (detail.correction and detail.preselect)
+        )
 
     def _ask_supersede(self, key: str, edits: Edits) -> None:
         detail = self.details.get(key)
@@ -68,8 +69,9 @@ class QueueChanges:
         def edited(edits: Edits | None) -> None:
             if edits is None or key not in self.table.records:
                 return
-            undecided = edits.conflict is None and edits.supersede is None and (
-                edits.supersede_id is None)
+            undecided = (
+                edits.conflict is None and edits.supersede is None and (edits.supersede_id is None)
+            )
             if self._conflicted(key) and undecided:
                 self._ask_supersede(key, edits)
             else:
@@ -90,11 +92,13 @@ class QueueChanges:
             if reason is not None:
                 self.start("reject", [k for k in keys if k in self.table.records], reason=reason)
 
-        self.app.push_screen(ConfirmDialog(title, body, "Reject", reason_label="Reason (optional)"),
-                             answered)
+        self.app.push_screen(
+            ConfirmDialog(title, body, "Reject", reason_label="Reason (optional)"), answered
+        )
 
-    def start(self, action: str, keys: list[str], *, edits: Edits | None = None,
-              reason: str | None = None) -> None:
+    def start(
+        self, action: str, keys: list[str], *, edits: Edits | None = None, reason: str | None = None
+    ) -> None:
         """Mark the rows in flight and move on at once; the store's answer arrives later."""
         table = self.table
         keys = [k for k in keys if k in table.records]
@@ -112,8 +116,9 @@ class QueueChanges:
         self.call_after_refresh(self._decide, action, statements, edits, reason)
 
     @work(thread=True, group="store", exit_on_error=False)
-    def _decide(self, action: str, statements: dict[str, str], edits: Edits | None,
-                reason: str | None) -> None:
+    def _decide(
+        self, action: str, statements: dict[str, str], edits: Edits | None, reason: str | None
+    ) -> None:
         app = self.app
         for key, statement in statements.items():
             outcome = decide(app.store, action, key, actor=app.owner, edits=edits, reason=reason)
@@ -127,8 +132,14 @@ class QueueChanges:
             memory_id = outcome.value.id if message.action == "approve" else None
             if message.action == "approve":  # the toast shows the statement as committed
                 what = one_line(outcome.value.statement, 48)
-            self.app.record_decision(Decision(message.action, key, outcome.value.statement
-                                              if memory_id else message.statement, memory_id))
+            self.app.record_decision(
+                Decision(
+                    message.action,
+                    key,
+                    outcome.value.statement if memory_id else message.statement,
+                    memory_id,
+                )
+            )
             table.drop(key)
             self.total = None if self.total is None else max(self.total - 1, 0)
             self.app.confirm(f"{verb}: {what}")
@@ -136,16 +147,22 @@ class QueueChanges:
                 self.notify(f"{outcome.status}: nothing was superseded", severity="warning")
         elif outcome.code in ("already_decided", "not_found"):
             table.drop(key)
-            self.notify(f"Already decided elsewhere ({outcome.status or 'gone'}): {what}",
-                        severity="warning")
+            self.notify(
+                f"Already decided elsewhere ({outcome.status or 'gone'}): {what}",
+                severity="warning",
+            )
         elif outcome.code == "conflict":
             self.details[key] = outcome.value  # `s` can ask at once
             table.set_flag(key, "error", outcome.error)
-            self.notify(f"Not approved, it conflicts with an active memory: {what}",
-                        severity="warning")
+            self.notify(
+                f"Not approved, it conflicts with an active memory: {what}", severity="warning"
+            )
         elif outcome.code == "reservation_held":
-            table.set_flag(key, "error", f"held by {outcome.holder} ({outcome.status}): "
-                                         "another approver has it")
+            table.set_flag(
+                key,
+                "error",
+                f"held by {outcome.holder} ({outcome.status}): another approver has it",
+            )
             self.notify(f"Held by {outcome.holder}: {what}", severity="warning")
         else:
             kept = "; the reservation was released" if message.action == "approve" else ""
@@ -154,7 +171,6 @@ class QueueChanges:
         self._status()
         self.show_current(force=key == self.shown_key or self.shown_key not in table.records)
         self.app.check_store()
-
 
     # --- the change feed ---------------------------------------------------------------------------
     def on_store_changed(self, changes: Changes) -> None:

@@ -20,8 +20,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
 
-COLUMNS = (("state", "state", 5), ("statement", "statement", 30), ("holder", "held by", 22),
-           ("since", "since", 5))
+COLUMNS = (
+    ("state", "state", 5),
+    ("statement", "statement", 30),
+    ("holder", "held by", 22),
+    ("since", "since", 5),
+)
 DONE = {"commit": "committed", "release": "released to the queue", "reject": "rejected"}
 
 
@@ -42,8 +46,9 @@ class RecoveryScreen(RecordScreen):
     def compose(self) -> ComposeResult:
         yield ScreenTabs("recovery")
         with Container(classes="body"):
-            yield RecordTable(COLUMNS, flex="statement", right=frozenset({"since"}),
-                              id="recovery-table")
+            yield RecordTable(
+                COLUMNS, flex="statement", right=frozenset({"since"}), id="recovery-table"
+            )
             yield CandidateView(id="recovery-detail", classes="detail")
         yield KeyFooter()
 
@@ -69,12 +74,18 @@ class RecoveryScreen(RecordScreen):
             holder = c.lease.owner if c.lease else "unknown"
             since = age(now, c.lease.reserved_at) if c.lease else "-"
             state = "stale" if c.status == "stale" else "held"
-            rows.append((c.id, [state, one_line(c.statement, 240), clean(holder), since],
-                         "warn" if state == "stale" else "muted"))
+            rows.append(
+                (
+                    c.id,
+                    [state, one_line(c.statement, 240), clean(holder), since],
+                    "warn" if state == "stale" else "muted",
+                )
+            )
         self.table.set_rows(rows)
         stale = sum(c.status == "stale" for c in message.candidates)
         self.query_one(ScreenTabs).set_status(
-            f"{stale:,} stale · {len(message.candidates) - stale:,} held now")
+            f"{stale:,} stale · {len(message.candidates) - stale:,} held now"
+        )
         self._show_current()
 
     @on(LineTable.Highlighted, "#recovery-table")
@@ -107,17 +118,24 @@ class RecoveryScreen(RecordScreen):
             return
         record = self.records[key]
         if record.status != "stale":
-            self.notify("Only a stale reservation can be settled here; this one is still held "
-                        f"by {record.lease.owner if record.lease else 'someone'}.",
-                        severity="warning")
+            self.notify(
+                "Only a stale reservation can be settled here; this one is still held "
+                f"by {record.lease.owner if record.lease else 'someone'}.",
+                severity="warning",
+            )
             return
         if action != "reject":
             self._recover(key, action)
             return
         self.app.push_screen(
-            ConfirmDialog("Reject this stale candidate?", one_line(record.statement, 200),
-                          "Reject", danger=True),
-            lambda ok: ok is not None and self._recover(key, "reject"))
+            ConfirmDialog(
+                "Reject this stale candidate?",
+                one_line(record.statement, 200),
+                "Reject",
+                danger=True,
+            ),
+            lambda ok: ok is not None and self._recover(key, "reject"),
+        )
 
     @work(thread=True, group="store", exit_on_error=False)
     def _recover(self, key: str, action: str) -> None:

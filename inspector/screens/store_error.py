@@ -14,11 +14,11 @@ from textual.widgets import Static
 
 FIXES = {
     "schema_mismatch": "Run `memvet migrate` (or start the daemon with `memvet up`, which "
-                       "upgrades the store), then open the inspector again.",
+    "upgrades the store), then open the inspector again.",
     "key_missing": "The store's key is not where it was recorded. Run `memvet key status` to "
-                   "see which provider should hold it.",
+    "see which provider should hold it.",
     "key_wrong": "The key found does not open this store. Run `memvet key status`; restore the "
-                 "key the store was created with.",
+    "key the store was created with.",
     "keyring_locked": "Unlock your keyring (log in to the desktop session), then try again.",
     "integrity": "A record failed authentication. Run `memvet audit verify` to find it.",
 }
@@ -40,10 +40,12 @@ class StoreErrorScreen(Screen[None]):
         with Vertical(classes="error-panel"):
             yield Static(Content.styled("memvet cannot open the store", "$error bold"))
             yield Static(Content(self.error.message), classes="error-message")
-            yield Static(Content.assemble(("What to do: ", "bold"), fix_for(self.error)),
-                         classes="error-fix")
-            yield Static(Content.styled(f"error code: {self.error.code} · press q to quit",
-                                        "$text-muted"))
+            yield Static(
+                Content.assemble(("What to do: ", "bold"), fix_for(self.error)), classes="error-fix"
+            )
+            yield Static(
+                Content.styled(f"error code: {self.error.code} · press q to quit", "$text-muted")
+            )
         yield KeyFooter()
 
     def action_quit(self) -> None:

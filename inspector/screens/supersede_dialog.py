@@ -23,9 +23,11 @@ SUPERSEDE, KEEP_BOTH, DISPUTE = "supersede", "keep-both", "dispute"
 
 
 class SupersedeDialog(ModalScreen[Edits | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="supersede-cancel"),
-                Binding("k", "keep_both", "Keep both", id="supersede-keep"),
-                Binding("d", "dispute", "Dispute", id="supersede-dispute")]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="supersede-cancel"),
+        Binding("k", "keep_both", "Keep both", id="supersede-keep"),
+        Binding("d", "dispute", "Dispute", id="supersede-dispute"),
+    ]
 
     def __init__(self, detail: CandidateDetail, edits: Edits) -> None:
         super().__init__(classes="dialog-screen")
@@ -45,23 +47,41 @@ class SupersedeDialog(ModalScreen[Edits | None]):
 
     def compose(self) -> ComposeResult:
         d, chosen = self.detail, self.preselected()
-        rows = [(Content(f"{m.id} ({workspace_name(m.scope)}, {m.status}): "
-                         f"{one_line(m.statement, 56)}"), m.id, m.id in chosen)
-                for m in self.memories()]
-        title = "A correction: what does it replace?" if d.correction else (
-            "It disagrees with memories of its slot")
+        rows = [
+            (
+                Content(
+                    f"{m.id} ({workspace_name(m.scope)}, {m.status}): {one_line(m.statement, 56)}"
+                ),
+                m.id,
+                m.id in chosen,
+            )
+            for m in self.memories()
+        ]
+        title = (
+            "A correction: what does it replace?"
+            if d.correction
+            else ("It disagrees with memories of its slot")
+        )
         with Vertical(classes="dialog dialog-wide"):
             yield Static(title, classes="dialog-title")
-            yield Static(f"{one_line(d.candidate.statement, 160)}\nslot: {d.candidate.subject}",
-                         classes="dialog-body", markup=False)
+            yield Static(
+                f"{one_line(d.candidate.statement, 160)}\nslot: {d.candidate.subject}",
+                classes="dialog-body",
+                markup=False,
+            )
             yield SelectionList[str](*rows, id="supersede-memories", compact=True)
             yield OptionList(
                 Option("Supersede the selected memories (valid until it was said)", id=SUPERSEDE),
                 Option("Keep both: they are all true (compatible)", id=KEEP_BOTH),
                 Option("Dispute: none of them is used until settled", id=DISPUTE),
-                id="supersede-options", compact=True)
-            yield Static("enter: choose · tab, space: change the selection · k keep both · "
-                         "d dispute · esc: not now", classes="dialog-hint")
+                id="supersede-options",
+                compact=True,
+            )
+            yield Static(
+                "enter: choose · tab, space: change the selection · k keep both · "
+                "d dispute · esc: not now",
+                classes="dialog-hint",
+            )
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -72,17 +92,29 @@ class SupersedeDialog(ModalScreen[Edits | None]):
 
     @on(OptionList.OptionSelected, "#supersede-options")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
-        {SUPERSEDE: self.action_supersede, KEEP_BOTH: self.action_keep_both,
-         DISPUTE: self.action_dispute}[event.option.id or SUPERSEDE]()
+        {
+            SUPERSEDE: self.action_supersede,
+            KEEP_BOTH: self.action_keep_both,
+            DISPUTE: self.action_dispute,
+        }[event.option.id or SUPERSEDE]()
 
     def action_supersede(self) -> None:
         ids = self.selected()
         if not ids:
-            self.notify("Select the memories it replaces (space), or choose keep both or dispute.",
-                        severity="warning")
+            self.notify(
+                "Select the memories it replaces (space), or choose keep both or dispute.",
+                severity="warning",
+            )
             return
-        self.dismiss(replace(self.edits, conflict="supersede", supersede_ids=ids,
-                             supersede=True, supersede_id=ids[0]))
+        self.dismiss(
+            replace(
+                self.edits,
+                conflict="supersede",
+                supersede_ids=ids,
+                supersede=True,
+                supersede_id=ids[0],
+            )
+        )
 
     def action_keep_both(self) -> None:
         self.dismiss(replace(self.edits, conflict="keep_both", supersede=False, supersede_id=None))

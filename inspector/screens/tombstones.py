@@ -21,8 +21,12 @@ from textual.containers import Container
 from textual.content import Content
 from textual.widgets import Static
 
-COLUMNS = (("reason", "reason", 19), ("preview", "statement", 30), ("seen", "seen", 4),
-           ("created", "created", 17))
+COLUMNS = (
+    ("reason", "reason", 19),
+    ("preview", "statement", 30),
+    ("seen", "seen", 4),
+    ("created", "created", 17),
+)
 
 
 class TombstonesScreen(RecordScreen):
@@ -40,8 +44,9 @@ class TombstonesScreen(RecordScreen):
     def compose(self) -> ComposeResult:
         yield ScreenTabs("tombstones")
         with Container(classes="body"):
-            yield RecordTable(COLUMNS, flex="preview", right=frozenset({"seen"}),
-                              id="tombstones-table")
+            yield RecordTable(
+                COLUMNS, flex="preview", right=frozenset({"seen"}), id="tombstones-table"
+            )
             yield Static("", id="tombstones-detail", classes="detail short")
         yield KeyFooter()
 
@@ -57,10 +62,18 @@ class TombstonesScreen(RecordScreen):
     def _loaded(self, message: TombstonesLoaded) -> None:
         self.records = {t.content_key: t for t in message.tombstones}
         self.table.set_rows(
-            (t.content_key, [f"{t.reason} (lifted)" if t.lifted_at else t.reason,
-                             one_line(t.preview, 240), str(t.seen_again), when(t.created_at)],
-             "muted" if t.lifted_at else "bad")
-            for t in message.tombstones)
+            (
+                t.content_key,
+                [
+                    f"{t.reason} (lifted)" if t.lifted_at else t.reason,
+                    one_line(t.preview, 240),
+                    str(t.seen_again),
+                    when(t.created_at),
+                ],
+                "muted" if t.lifted_at else "bad",
+            )
+            for t in message.tombstones
+        )
         lifted = " (lifted ones too)" if self.include_lifted else ""
         self.query_one(ScreenTabs).set_status(f"{len(self.records):,} tombstones{lifted}")
         self._show_current()
@@ -74,10 +87,18 @@ class TombstonesScreen(RecordScreen):
             return
         t = self.records[key]
         lifted = f" · lifted {when(t.lifted_at)}" if t.lifted_at else ""
-        panel.update(Content("\n").join([
-            Content.styled(clean(t.preview), "bold"),
-            Content.styled(f"{t.reason} · from {t.source_id or '-'} · {when(t.created_at)} · "
-                           f"seen again {t.seen_again}×{lifted}", "$text-muted")]))
+        panel.update(
+            Content("\n").join(
+                [
+                    Content.styled(clean(t.preview), "bold"),
+                    Content.styled(
+                        f"{t.reason} · from {t.source_id or '-'} · {when(t.created_at)} · "
+                        f"seen again {t.seen_again}×{lifted}",
+                        "$text-muted",
+                    ),
+                ]
+            )
+        )
 
     def action_lift(self) -> None:
         key = self.table.current_key
@@ -88,8 +109,10 @@ class TombstonesScreen(RecordScreen):
             self.notify("This tombstone was already lifted.")
             return
         body = f"{one_line(t.preview, 200)}\n\nThe statement may be proposed and queued again."
-        self.app.push_screen(ConfirmDialog("Lift this tombstone?", body, "Lift", danger=True),
-                             lambda ok: ok is not None and self._lift(key))
+        self.app.push_screen(
+            ConfirmDialog("Lift this tombstone?", body, "Lift", danger=True),
+            lambda ok: ok is not None and self._lift(key),
+        )
 
     @work(thread=True, group="store", exit_on_error=False)
     def _lift(self, key: str) -> None:

@@ -25,8 +25,10 @@ def _field(label: str, *parts: str | tuple[str, str]) -> Content:
 
 
 def _memory_line(memory: Memory) -> str:
-    return (f"{memory.id} ({memory.status}, {workspace_label(memory.scope)}): "
-            f"{one_line(memory.statement, 200)}")
+    return (
+        f"{memory.id} ({memory.status}, {workspace_label(memory.scope)}): "
+        f"{one_line(memory.statement, 200)}"
+    )
 
 
 def state_note(candidate: Candidate, flag: str | None, error: str | None) -> Content | None:
@@ -36,21 +38,30 @@ def state_note(candidate: Candidate, flag: str | None, error: str | None) -> Con
     if flag == "error":
         return Content.styled(f"✗ {clean(error)}", "$error bold")
     if candidate.status == "reserved" and candidate.lease is not None:
-        return Content.styled(f"⚑ held by {clean(candidate.lease.owner)} since "
-                              f"{when(candidate.lease.reserved_at)}", "$warning bold")
+        return Content.styled(
+            f"⚑ held by {clean(candidate.lease.owner)} since {when(candidate.lease.reserved_at)}",
+            "$warning bold",
+        )
     if candidate.status == "stale":
         holder = candidate.lease.owner if candidate.lease else "an approver that stopped"
-        return Content.styled(f"◷ stale reservation by {clean(holder)}: settle it in Recovery "
-                              f"(press {RECOVERY_KEY})", "$warning bold")
+        return Content.styled(
+            f"◷ stale reservation by {clean(holder)}: settle it in Recovery (press {RECOVERY_KEY})",
+            "$warning bold",
+        )
     if candidate.last_error:
-        return Content.styled(f"last attempt failed: {one_line(candidate.last_error, 200)}",
-                              "$warning")
+        return Content.styled(
+            f"last attempt failed: {one_line(candidate.last_error, 200)}", "$warning"
+        )
     return None
 
 
 # How a candidate without a named origin got into the queue, by its source type.
-CAME_BY_TYPE = {"explicit_user": "typed by the user", "operator": "typed by the operator",
-                "model_inference": "inferred by a model", "import": "imported"}
+CAME_BY_TYPE = {
+    "explicit_user": "typed by the user",
+    "operator": "typed by the operator",
+    "model_inference": "inferred by a model",
+    "import": "imported",
+}
 
 
 def came_from(candidate: Candidate) -> str:
@@ -69,35 +80,58 @@ def render_detail(detail: CandidateDetail, now: datetime, note: Content | None) 
     lines: list[Content] = []
     if note is not None:
         lines.append(note)
-    lines.append(Content.styled(
-        f"{c.kind} · {c.status} · confidence {c.confidence:.2f} · {c.evidence_count} evidence · "
-        f"{age(now, c.created_at)} old · {c.id}", LABEL))
+    lines.append(
+        Content.styled(
+            f"{c.kind} · {c.status} · confidence {c.confidence:.2f} · {c.evidence_count} evidence · "
+            f"{age(now, c.created_at)} old · {c.id}",
+            LABEL,
+        )
+    )
     lines.append(Content.styled(clean(c.statement).strip(), "bold"))
     scope = "this workspace" if c.scope.workspace else "user-global"
     lines.append(_field("scope", workspace_label(c.scope), (f"  (suggested: {scope})", LABEL)))
-    lines.append(_field("source", f"{c.source_type} via {clean(c.host or 'unknown host')}",
-                        (f" · {came_from(c)}", "$accent"),
-                        "" if c.polarity == "assert" else " · a denial"))
+    lines.append(
+        _field(
+            "source",
+            f"{c.source_type} via {clean(c.host or 'unknown host')}",
+            (f" · {came_from(c)}", "$accent"),
+            "" if c.polarity == "assert" else " · a denial",
+        )
+    )
     if c.reasons:
         lines.append(_field("why", "; ".join(one_line(r, 120) for r in c.reasons)))
     for memory in detail.conflicts:
         lines.append(Content.styled(f"⚠ conflicts with {_memory_line(memory)}", "$warning"))
     if detail.conflicts:
-        lines.append(Content.styled(f"  s: supersede, keep both or dispute (slot: "
-                                    f"{one_line(c.subject, 40)})", LABEL))
+        lines.append(
+            Content.styled(
+                f"  s: supersede, keep both or dispute (slot: {one_line(c.subject, 40)})", LABEL
+            )
+        )
     if detail.supersedes is not None:
-        lines.append(Content.styled(f"↻ would supersede {_memory_line(detail.supersedes)}",
-                                    "$accent"))
+        lines.append(
+            Content.styled(f"↻ would supersede {_memory_line(detail.supersedes)}", "$accent")
+        )
     if detail.tombstone is not None:
         t = detail.tombstone
         state = f"lifted {when(t.lifted_at)}" if t.lifted_at else "active"
-        lines.append(Content.styled(
-            f"✝ matches a tombstone ({t.reason}, {when(t.created_at)}, {state}, "
-            f"seen again {t.seen_again}×)", "$error"))
+        lines.append(
+            Content.styled(
+                f"✝ matches a tombstone ({t.reason}, {when(t.created_at)}, {state}, "
+                f"seen again {t.seen_again}×)",
+                "$error",
+            )
+        )
     lines.append(Content.styled(f"evidence ({len(detail.evidence)})", "bold"))
     for n, ev in enumerate(detail.evidence, 1):
-        lines.append(Content.assemble((f"{n:>2} ", LABEL), clean(ev.path), (f":{ev.line}", LABEL),
-                                      (f" · {when(ev.timestamp)}", LABEL)))
+        lines.append(
+            Content.assemble(
+                (f"{n:>2} ", LABEL),
+                clean(ev.path),
+                (f":{ev.line}", LABEL),
+                (f" · {when(ev.timestamp)}", LABEL),
+            )
+        )
         lines.append(Content.assemble("   “", clip_excerpt(ev.excerpt), "”"))
     return Content("\n").join(lines)
 

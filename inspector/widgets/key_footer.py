@@ -47,6 +47,7 @@ class KeyFooter(Static):
         """One entry per action (or binding group), in binding order."""
         groups: dict[object, tuple[list[tuple[Binding, bool]], str]] = {}
         screen, app = self.screen, self.app
+
         # The screen's own actions first, then the focused widget's, then the app's.
         def rank(active: ActiveBinding) -> tuple[int, int]:
             node = active.node
@@ -60,17 +61,24 @@ class KeyFooter(Static):
                 continue
             group = binding.group or binding.action
             entries, description = groups.setdefault(
-                group, ([], binding.group.description if binding.group else binding.description))
+                group, ([], binding.group.description if binding.group else binding.description)
+            )
             if all(b.action != binding.action for b, _ in entries):
                 entries.append((binding, enabled))
         items = []
         for entries, description in groups.values():
-            keys = [Content.from_markup(
-                f"[@click=app.simulate_key({b.key!r})]{escape(app.get_key_display(b))}[/]"
-            ).stylize(KEY if on else "dim") for b, on in entries]
+            keys = [
+                Content.from_markup(
+                    f"[@click=app.simulate_key({b.key!r})]{escape(app.get_key_display(b))}[/]"
+                ).stylize(KEY if on else "dim")
+                for b, on in entries
+            ]
             enabled = any(on for _, on in entries)
-            items.append(Content.assemble(Content("").join(keys), " ",
-                                          (description, DESCRIPTION if enabled else "dim")))
+            items.append(
+                Content.assemble(
+                    Content("").join(keys), " ", (description, DESCRIPTION if enabled else "dim")
+                )
+            )
         items.append(Content.assemble(("^p", KEY), " ", ("palette", DESCRIPTION)))
         return items
 

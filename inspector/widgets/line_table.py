@@ -45,8 +45,12 @@ class LineTable(ScrollView, can_focus=True):
         Binding("home", "scroll_top", "Top", show=False, id="line-table-home"),
         Binding("end", "scroll_bottom", "Bottom", show=False, id="line-table-end"),
     ]
-    COMPONENT_CLASSES = {"line-table--header", "line-table--cursor", "line-table--odd",
-                         "line-table--dim"}
+    COMPONENT_CLASSES = {
+        "line-table--header",
+        "line-table--cursor",
+        "line-table--odd",
+        "line-table--dim",
+    }
     DEFAULT_CSS = """
     LineTable { background: $surface; color: $foreground; }
     LineTable > .line-table--header { background: $panel; color: $foreground; text-style: bold; }
@@ -79,8 +83,15 @@ class LineTable(ScrollView, can_focus=True):
         def control(self) -> LineTable:
             return self.table
 
-    def __init__(self, columns: tuple[tuple[str, str], ...], widths: dict[str, int], *,
-                 flex: str, right: frozenset[str] = frozenset(), id: str | None = None) -> None:
+    def __init__(
+        self,
+        columns: tuple[tuple[str, str], ...],
+        widths: dict[str, int],
+        *,
+        flex: str,
+        right: frozenset[str] = frozenset(),
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.columns, self.fixed, self.flex, self.right = columns, widths, flex, right
         self.widths = dict(widths, **{flex: 30})
@@ -147,8 +158,9 @@ class LineTable(ScrollView, can_focus=True):
 
     def _header(self, width: int) -> Strip:
         style = self.rich_style + self.get_component_rich_style("line-table--header")
-        text = "".join(f" {self.header_label(k, label, self.widths[k])} "
-                       for k, label in self.columns)
+        text = "".join(
+            f" {self.header_label(k, label, self.widths[k])} " for k, label in self.columns
+        )
         return Strip([Segment(text, style)]).adjust_cell_length(width, style)
 
     def _row(self, key: str, index: int, width: int) -> Strip:
@@ -162,11 +174,16 @@ class LineTable(ScrollView, can_focus=True):
         text_style = style
         if self.dimmed(key):
             text_style += self.get_component_rich_style("line-table--dim", partial=True)
-        rest = "".join(f" {fit(cell, self.widths[col], col in self.right)} "
-                       for (col, _), cell in zip(self.columns[1:], self.cells(key), strict=True))
-        segments = [Segment(" ", style), Segment(fit(glyph, self.widths[self.columns[0][0]]),
-                                                 mark_style),
-                    Segment(" ", style), Segment(rest, text_style)]
+        rest = "".join(
+            f" {fit(cell, self.widths[col], col in self.right)} "
+            for (col, _), cell in zip(self.columns[1:], self.cells(key), strict=True)
+        )
+        segments = [
+            Segment(" ", style),
+            Segment(fit(glyph, self.widths[self.columns[0][0]]), mark_style),
+            Segment(" ", style),
+            Segment(rest, text_style),
+        ]
         return Strip(segments).adjust_cell_length(width, style)
 
     def refresh_key(self, key: str) -> None:

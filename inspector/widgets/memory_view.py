@@ -12,24 +12,37 @@ from textual.content import Content
 from textual.widgets import Static
 
 LABEL = "$text-muted"
-STATUS_STYLE = {"active": "$success", "disputed": "$warning", "retired": "$error",
-                "superseded": "$text-muted"}
+STATUS_STYLE = {
+    "active": "$success",
+    "disputed": "$warning",
+    "retired": "$error",
+    "superseded": "$text-muted",
+}
 
 
 def render_memory(memory: Memory, history: list[Transition], now: datetime) -> Content:
     m = memory
     valid = f"valid {when(m.valid_from)} → {when(m.valid_to) if m.valid_to else 'open'}"
     lines = [
-        Content.assemble((m.status, f"{STATUS_STYLE.get(m.status, '')} bold"),
-                         (f" · {m.kind} · {valid} · {m.id}", LABEL)),
+        Content.assemble(
+            (m.status, f"{STATUS_STYLE.get(m.status, '')} bold"),
+            (f" · {m.kind} · {valid} · {m.id}", LABEL),
+        ),
         Content.styled(clean(m.statement).strip(), "bold"),
-        Content.assemble(("scope   ", LABEL), workspace_label(m.scope),
-                         ("   approved by ", LABEL), clean(m.approved_by),
-                         (f" {age(now, m.recorded_at)} ago", LABEL)),
+        Content.assemble(
+            ("scope   ", LABEL),
+            workspace_label(m.scope),
+            ("   approved by ", LABEL),
+            clean(m.approved_by),
+            (f" {age(now, m.recorded_at)} ago", LABEL),
+        ),
     ]
     if m.auto_admitted:  # selective mode: no person read it before it became memory
-        lines.append(Content.styled("auto-admitted by the admission policy: not reviewed by "
-                                    "a person", "$warning"))
+        lines.append(
+            Content.styled(
+                "auto-admitted by the admission policy: not reviewed by a person", "$warning"
+            )
+        )
     if m.retired_reason:
         lines.append(Content.assemble(("retired ", LABEL), m.retired_reason))
     links = [f"supersedes {m.supersedes_id}"] if m.supersedes_id else []
@@ -39,9 +52,13 @@ def render_memory(memory: Memory, history: list[Transition], now: datetime) -> C
         lines.append(Content.styled(" · ".join(links), "$accent"))
     lines.append(Content.styled(f"history ({len(history)})", "bold"))
     for t in history:
-        lines.append(Content.assemble(
-            (f"  {when(t.at)} ", LABEL), f"{t.from_status or 'new'} → {t.to_status}",
-            (f"  {t.reason or ''} by {clean(t.actor)}", LABEL)))
+        lines.append(
+            Content.assemble(
+                (f"  {when(t.at)} ", LABEL),
+                f"{t.from_status or 'new'} → {t.to_status}",
+                (f"  {t.reason or ''} by {clean(t.actor)}", LABEL),
+            )
+        )
     return Content("\n").join(lines)
 
 

@@ -13,19 +13,35 @@ from memvet.inspector.formatting import age, host_label, kind_label, one_line, w
 from memvet.inspector.widgets.line_table import LineTable, fit
 from memvet.store import Candidate
 
-COLUMNS = (("mark", " "), ("kind", "kind"), ("statement", "statement"),
-           ("workspace", "workspace"), ("host", "host"), ("confidence", "conf"),
-           ("evidence", "ev"), ("age", "age"))
-FIXED = {"mark": 1, "kind": 4, "workspace": 12, "host": 6, "confidence": 4, "evidence": 3,
-         "age": 4}
-MARKS = {"approving": ("⋯", "busy"), "rejecting": ("⋯", "busy"), "error": ("✗", "error"),
-         "selected": ("●", "selected"), "held": ("⚑", "held"), "stale": ("◷", "held")}
+COLUMNS = (
+    ("mark", " "),
+    ("kind", "kind"),
+    ("statement", "statement"),
+    ("workspace", "workspace"),
+    ("host", "host"),
+    ("confidence", "conf"),
+    ("evidence", "ev"),
+    ("age", "age"),
+)
+FIXED = {"mark": 1, "kind": 4, "workspace": 12, "host": 6, "confidence": 4, "evidence": 3, "age": 4}
+MARKS = {
+    "approving": ("⋯", "busy"),
+    "rejecting": ("⋯", "busy"),
+    "error": ("✗", "error"),
+    "selected": ("●", "selected"),
+    "held": ("⚑", "held"),
+    "stale": ("◷", "held"),
+}
 BUSY = ("approving", "rejecting")
 
 
 class QueueTable(LineTable):
     COMPONENT_CLASSES = LineTable.COMPONENT_CLASSES | {
-        "queue-table--busy", "queue-table--error", "queue-table--selected", "queue-table--held"}
+        "queue-table--busy",
+        "queue-table--error",
+        "queue-table--selected",
+        "queue-table--held",
+    }
     DEFAULT_CSS = """
     QueueTable > .queue-table--busy { color: $primary; text-style: bold; }
     QueueTable > .queue-table--error { color: $error; text-style: bold; }
@@ -34,8 +50,13 @@ class QueueTable(LineTable):
     """
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(COLUMNS, FIXED, flex="statement",
-                         right=frozenset({"confidence", "evidence", "age"}), id=id)
+        super().__init__(
+            COLUMNS,
+            FIXED,
+            flex="statement",
+            right=frozenset({"confidence", "evidence", "age"}),
+            id=id,
+        )
         self.records: dict[str, Candidate] = {}
         self.flags: dict[str, str] = {}  # approving | rejecting | error
         self.errors: dict[str, str] = {}
@@ -80,9 +101,15 @@ class QueueTable(LineTable):
 
     # --- rows ------------------------------------------------------------------------------------
     def _format(self, c: Candidate, now: datetime) -> list[str]:
-        return [kind_label(c.kind, short=True), one_line(c.statement, 240),
-                workspace_name(c.scope), host_label(c.host), f"{c.confidence:.2f}",
-                str(c.evidence_count), age(now, c.created_at)]
+        return [
+            kind_label(c.kind, short=True),
+            one_line(c.statement, 240),
+            workspace_name(c.scope),
+            host_label(c.host),
+            f"{c.confidence:.2f}",
+            str(c.evidence_count),
+            age(now, c.created_at),
+        ]
 
     def add(self, candidates: list[Candidate], now: datetime) -> int:
         """Append a page; rows already present (the change feed got there first) are skipped."""

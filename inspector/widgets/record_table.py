@@ -13,7 +13,11 @@ Row = tuple[str, list[str], str | None]  # key, cells (first column first), tone
 
 class RecordTable(LineTable):
     COMPONENT_CLASSES = LineTable.COMPONENT_CLASSES | {
-        "record-table--good", "record-table--warn", "record-table--bad", "record-table--muted"}
+        "record-table--good",
+        "record-table--warn",
+        "record-table--bad",
+        "record-table--muted",
+    }
     DEFAULT_CSS = """
     RecordTable > .record-table--good { color: $success; }
     RecordTable > .record-table--warn { color: $warning; text-style: bold; }
@@ -21,10 +25,21 @@ class RecordTable(LineTable):
     RecordTable > .record-table--muted { color: $text-muted; }
     """
 
-    def __init__(self, columns: tuple[tuple[str, str, int], ...], *, flex: str,
-                 right: frozenset[str] = frozenset(), id: str | None = None) -> None:
-        super().__init__(tuple((k, label) for k, label, _ in columns),
-                         {k: w for k, _, w in columns}, flex=flex, right=right, id=id)
+    def __init__(
+        self,
+        columns: tuple[tuple[str, str, int], ...],
+        *,
+        flex: str,
+        right: frozenset[str] = frozenset(),
+        id: str | None = None,
+    ) -> None:
+        super().__init__(
+            tuple((k, label) for k, label, _ in columns),
+            {k: w for k, _, w in columns},
+            flex=flex,
+            right=right,
+            id=id,
+        )
         self.rows: dict[str, tuple[list[str], str | None]] = {}
 
     def cells(self, key: str) -> list[str]:
@@ -41,8 +56,10 @@ class RecordTable(LineTable):
         self.keys = list(self.rows)
         self.changed()
         index = self.index_of(keep) if keep is not None else None
-        self.set_reactive(RecordTable.cursor_row, self.validate_cursor_row(
-            index if index is not None else self.cursor_row))
+        self.set_reactive(
+            RecordTable.cursor_row,
+            self.validate_cursor_row(index if index is not None else self.cursor_row),
+        )
         self.highlight()
 
     def put(self, key: str, cells: list[str], tone: str | None = None) -> None:

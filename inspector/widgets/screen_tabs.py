@@ -8,8 +8,13 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Static
 
-SCREENS = (("queue", "Queue"), ("memories", "Memories"), ("recovery", "Recovery"),
-           ("tombstones", "Tombstones"), ("audit", "Audit"))
+SCREENS = (
+    ("queue", "Queue"),
+    ("memories", "Memories"),
+    ("recovery", "Recovery"),
+    ("tombstones", "Tombstones"),
+    ("audit", "Audit"),
+)
 
 
 class ScreenTabs(Horizontal):

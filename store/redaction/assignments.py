@@ -29,14 +29,19 @@ NOT_SECRET_NAME = re.compile(
     r"size|format|field|column|hint|prompt|mode|version|endpoint|var|env|vault|policy|arn|store|provider|"
     r"location|ref|count|expiry|expires|expiration|ttl|timeout|at|date|time|enabled|required|regex|pattern|"
     r"min|max|rule|rules|message|msg|error|text|title|help|header|param|prefix|suffix|hash|algorithm|"
-    r"alg|method|kind|scope|scopes|reset|manager|placeholder|input|attr|class|style)$")
+    r"alg|method|kind|scope|scopes|reset|manager|placeholder|input|attr|class|style)$"
+)
 _PASSWORDISH = re.compile(r"(?i)(?:pass(?:word|wd|phrase)?|pwd|pw|secret[es]?|credentials?)$")
-_STRONG_NAME = re.compile(r"(?i)(?:token|auth|authtoken|bearer|pat|sas|(?:api|access|private|secret|"
-                          r"license|master|client|app|signing|encryption|account|deploy|service|"
-                          r"server|subscription|insert|auth|admin|write|webhook)[_\-.]?key)$")
+_STRONG_NAME = re.compile(
+    r"(?i)(?:token|auth|authtoken|bearer|pat|sas|(?:api|access|private|secret|"
+    r"license|master|client|app|signing|encryption|account|deploy|service|"
+    r"server|subscription|insert|auth|admin|write|webhook)[_\-.]?key)$"
+)
 # An unquoted value that is code, not a literal: a call, an attribute, an index, an env lookup.
-_EXPRESSION = re.compile(r"^(?:[A-Za-z_]\w*(?:(?:\.|->|::)[A-Za-z_]\w*)+|[\w.$\\]+[(\[].*|"
-                         r"process\.env\..*|os\.environ.*)$")
+_EXPRESSION = re.compile(
+    r"^(?:[A-Za-z_]\w*(?:(?:\.|->|::)[A-Za-z_]\w*)+|[\w.$\\]+[(\[].*|"
+    r"process\.env\..*|os\.environ.*)$"
+)
 
 # `name <binder> value`: the regex finds the secret word that ends the name (or is followed by
 # more name words, detect-secrets style `password_super_secure`); the rest of the name is read
@@ -50,18 +55,25 @@ _ASSIGNMENT = re.compile(
     (?:
         \\?"(?P<dq>(?:[^"\n\\]|\\[^"\n]){1,200})\\?" | \\?'(?P<sq>(?:[^'\n\\]|\\[^'\n]){1,200})\\?'
       | `(?P<bq>[^`\n]{1,200})` | (?P<bare>[^\s"'`,;\[<>{}()\\][^\s"'`;]{0,200})
-    )""")
+    )"""
+)
 _WHITESPACE = re.compile(r"\s")
 _CODE_PUNCTUATION = re.compile(r"[(){};=<>]")
 _NAME_BEFORE = re.compile(r"[A-Za-z0-9_.\-]*$")
-_DECLARED_TYPE = re.compile(r"(?<![\w.])(?!return\b|new\b|await\b|yield\b|throw\b)[A-Za-z_][\w:<>*&]*[ \t]+$")
+_DECLARED_TYPE = re.compile(
+    r"(?<![\w.])(?!return\b|new\b|await\b|yield\b|throw\b)[A-Za-z_][\w:<>*&]*[ \t]+$"
+)
 _LEADING_WORD = re.compile(r"[A-Za-z]+")
 
 
 def _code_between_literals(value: str) -> bool:
     """`" + getPassword() + "` or `"+new Buffer(` captured between two string literals is code."""
     stripped = value.strip()
-    return stripped[:1] in "+,)]" or stripped[-1:] in "+(,[" or (stripped[:1] == "." and value != stripped)
+    return (
+        stripped[:1] in "+,)]"
+        or stripped[-1:] in "+(,["
+        or (stripped[:1] == "." and value != stripped)
+    )
 
 
 def _assignment_value(match: re.Match[str]) -> Span | None:
@@ -72,8 +84,9 @@ def _assignment_value(match: re.Match[str]) -> Span | None:
     name = (prefix + match.string[start:keyword_end] + suffix).strip("_.-")
     if NOT_SECRET_NAME.search(name.split(".")[-1]):
         return None
-    if match.group("ctor") and not _DECLARED_TYPE.search(match.string, max(0, start - len(prefix) - 40),
-                                                         start - len(prefix)):
+    if match.group("ctor") and not _DECLARED_TYPE.search(
+        match.string, max(0, start - len(prefix) - 40), start - len(prefix)
+    ):
         return None  # get_password("service") is a call; only `std::string password("…")` declares
     group = next(g for g in ("dq", "sq", "bq", "bare") if match.group(g) is not None)
     value = match.group(group)
@@ -82,10 +95,19 @@ def _assignment_value(match: re.Match[str]) -> Span | None:
         if value.endswith(("...", "…")):  # shown cut short: not the secret
             return None
         value = value.rstrip(".,)")
-        if not value or _EXPRESSION.match(value) or value.startswith(("$", "%", "@", "\\", "#{", "!")):
+        if (
+            not value
+            or _EXPRESSION.match(value)
+            or value.startswith(("$", "%", "@", "\\", "#{", "!"))
+        ):
             return None
-    if (value.startswith(MARKER_PREFIX) or is_placeholder(value) or _code_between_literals(value)
-            or is_pathlike(value) or value.startswith(("arn:", "#"))):
+    if (
+        value.startswith(MARKER_PREFIX)
+        or is_placeholder(value)
+        or _code_between_literals(value)
+        or is_pathlike(value)
+        or value.startswith(("arn:", "#"))
+    ):
         return None
     if group == "bq" and _WHITESPACE.search(value):  # `command substitution`, not a literal
         return None
@@ -95,34 +117,48 @@ def _assignment_value(match: re.Match[str]) -> Span | None:
     elif _PASSWORDISH.search(keyword_name):  # any literal is the secret itself
         ok = len(value) >= 4
     elif _STRONG_NAME.search(keyword_name):  # tokens and named keys: literals of key length
-        ok = len(value) >= 8 and (quoted or char_classes(value) >= 2 or len(value) >= 16) and (
-            quoted or not is_identifier_like(value))
+        ok = (
+            len(value) >= 8
+            and (quoted or char_classes(value) >= 2 or len(value) >= 16)
+            and (quoted or not is_identifier_like(value))
+        )
     else:  # `login`, `<anything>_key`: only values that look generated
         min_len = 20 if name.lower().endswith("login") else 8
         ok = looks_random(value, min_len=min_len) or (
-            len(value) >= max(min_len, 20) and char_classes(value) >= 2 and not is_identifier_like(value))
+            len(value) >= max(min_len, 20)
+            and char_classes(value) >= 2
+            and not is_identifier_like(value)
+        )
     value_start = match.start(group)
     return (value_start, value_start + len(value)) if ok else None
 
 
 # `"literal" == password` / `!== my_secret`: a comparison against a secret-named variable.
-_REVERSED = re.compile(r"""(?P<q>["'])(?P<v>[^"'\n]{4,200})(?P=q)[ \t]*(?:===?|!==?)[ \t]*"""
-                       r"""(?P<name>[\w.]*(?i:pass(?:word|wd)?|pwd|secret|token|api_?key|private_?key)\w*)""")
+_REVERSED = re.compile(
+    r"""(?P<q>["'])(?P<v>[^"'\n]{4,200})(?P=q)[ \t]*(?:===?|!==?)[ \t]*"""
+    r"""(?P<name>[\w.]*(?i:pass(?:word|wd)?|pwd|secret|token|api_?key|private_?key)\w*)"""
+)
 # A constructor or call taking (user, password) literals: NetworkCredential, PSCredential,
 # DirectoryEntry, HTTPBasicAuth, client.login(...), requests' auth=(...).
-_CREDENTIAL_CALL = re.compile(r"(?:\w*Credentials?|DirectoryEntry|\w*BasicAuth|\.login|\.authenticate|"
-                              r"\bauth\s*=\s*)\s*\((?P<args>[^()]{0,400})\)")
+_CREDENTIAL_CALL = re.compile(
+    r"(?:\w*Credentials?|DirectoryEntry|\w*BasicAuth|\.login|\.authenticate|"
+    r"\bauth\s*=\s*)\s*\((?P<args>[^()]{0,400})\)"
+)
 _LITERAL = re.compile(r"""@?"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'""")
 # A k8s manifest of kind Secret: every entry under data:/stringData: is a secret value.
 _YAML_DOCUMENT = re.compile(r"(?m)^---\n")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _K8S_SECRET_KIND = re.compile(r"(?im)^\s*kind:\s*[\"']?secret[\"']?\s*$")
 _K8S_DATA = re.compile(r"(?m)^([ \t]*)(?:data|stringData):[ \t]*$")
-_K8S_ENTRY = re.compile(r"""([ \t]+)["']?[\w.\-]+["']?:[ \t]*["']?(?P<v>[^\s"'#][^\s"']*)["']?[ \t]*$""")
+_K8S_ENTRY = re.compile(
+    r"""([ \t]+)["']?[\w.\-]+["']?:[ \t]*["']?(?P<v>[^\s"'#][^\s"']*)["']?[ \t]*$"""
+)
 # A config line whose whole remainder is the value: `aws_secret_access_key: two words here`.
-_CONFIG_LINE = re.compile(r"(?im)^[ \t]*(?:export[ \t]+)?(?P<name>[\w.\-]*(?:pass(?:word|wd|phrase)?|pwd|"
-                          r"secret|token|api_?key|access_?key|private_?key))[ \t]*[:=][ \t]*"
-                          r"(?P<v>[^\s\"'`#!|>&$%{\[][^\n#]{0,78}?)[ \t]*$")
+_CONFIG_LINE = re.compile(
+    r"(?im)^[ \t]*(?:export[ \t]+)?(?P<name>[\w.\-]*(?:pass(?:word|wd|phrase)?|pwd|"
+    r"secret|token|api_?key|access_?key|private_?key))[ \t]*[:=][ \t]*"
+    r"(?P<v>[^\s\"'`#!|>&$%{\[][^\n#]{0,78}?)[ \t]*$"
+)
 
 
 def reversed_comparisons(text: str) -> list[Span]:
@@ -175,7 +211,9 @@ def k8s_secret_data(text: str) -> list[Span]:
                     if not line.strip() or entry is None or _indent(entry.group(1)) <= depth:
                         break
                     if _k8s_value_ok(entry.group("v")):
-                        spans.append((base + offset + entry.start("v"), base + offset + entry.end("v")))
+                        spans.append(
+                            (base + offset + entry.start("v"), base + offset + entry.end("v"))
+                        )
                     offset += len(line) + 1
         base += len(document) + 4  # the "---\n" separator (see _YAML_DOCUMENT)
     return spans
@@ -186,8 +224,13 @@ def config_lines(text: str) -> list[Span]:
     spans = []
     for match in _CONFIG_LINE.finditer(text):
         value = match.group("v")
-        if (" " in value and not _CODE_PUNCTUATION.search(value) and not NOT_SECRET_NAME.search(match.group("name"))
-                and not is_placeholder(value) and not value.startswith(MARKER_PREFIX)):
+        if (
+            " " in value
+            and not _CODE_PUNCTUATION.search(value)
+            and not NOT_SECRET_NAME.search(match.group("name"))
+            and not is_placeholder(value)
+            and not value.startswith(MARKER_PREFIX)
+        ):
             spans.append(match.span("v"))
     return spans
 

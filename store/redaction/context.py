@@ -29,62 +29,143 @@ def _real(value: str) -> bool:
     return not is_placeholder(value)
 
 
-_QUOTED_OR_BARE = r"(?:\"(?P<dq>[^\"\n]{1,120})\"|'(?P<sq>[^'\n]{1,120})'|(?P<bare>[^\s\"'`|;,]{2,120}))"
+_QUOTED_OR_BARE = (
+    r"(?:\"(?P<dq>[^\"\n]{1,120})\"|'(?P<sq>[^'\n]{1,120})'|(?P<bare>[^\s\"'`|;,]{2,120}))"
+)
 # `-p secret` after `-u user`, PowerShell `-Password x`, netrc `login u password p`.
-_PASSWORD_FLAG = (r"(?i)(?:\s-u(?:ser)?\s+\S+\s+-p|\s-password|\s--password|\blogin\s+\S+\s+password)"
-                  rf"[ \t=\n]+{_QUOTED_OR_BARE}")
+_PASSWORD_FLAG = (
+    r"(?i)(?:\s-u(?:ser)?\s+\S+\s+-p|\s-password|\s--password|\blogin\s+\S+\s+password)"
+    rf"[ \t=\n]+{_QUOTED_OR_BARE}"
+)
 # Words between "password" and "is": anything but a sentence end, quoted names included
 # ("the password for user 'postgres' is 'admin'").
 _PROSE_GAP = r"(?:[^\n\"'.]|\"[^\"\n]{1,30}\"|'[^'\n]{1,30}'){0,60}?"
 
 # After a secret word, the words that make it a thing *about* secrets ("the password manager is
 # 'KeePassXC'", "the token endpoint is …"): not followed by the secret.
-_ABOUT = (r"(?![ \t]+(?:manager|managers|vault|safe|store|policy|policies|reset|field|prompt|hint|rotation|"
-          r"length|requirements?|strength|change|expiry|endpoint|url|file|format)\b)")
+_ABOUT = (
+    r"(?![ \t]+(?:manager|managers|vault|safe|store|policy|policies|reset|field|prompt|hint|rotation|"
+    r"length|requirements?|strength|change|expiry|endpoint|url|file|format)\b)"
+)
 
 CONTEXT_DETECTORS: tuple[Detector, ...] = (
     # user:password@ inside any URL or connection string (the password only).
-    detector("url-password", r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://[^\s:/?#@'\"]*:(?P<v>[^\s@/'\"]+)@", "://", "v",
-             lambda v: not is_placeholder(v, lone_word_ok=True)),
-    detector("url-password", r"(?i)[?&](?:access_token|token|api_?key|apikey|key|secret|password|pwd|sig|"
-             r"client_secret|auth)=(?P<v>[^\s&#'\"<>]{6,})", ("token=", "key=", "secret=", "password=", "pwd=", "sig=",
-             "auth="), "v", _real),
-    detector("auth-header", r"(?i)\b(?:authorization|proxy-authorization)\s*[:=]\s*[\"']?(?:basic|bearer|token|"
-             r"api-token|apikey|digest|key|sso-key|ssws)[ \t]+(?P<v>[A-Za-z0-9+/=_\-.~:]{6,})", "authorization", "v",
-             _real),
-    detector("auth-header", r"(?i)\bbearer[ \t:]+(?P<v>[A-Za-z0-9+/=_\-.~]{16,})", "bearer", "v", looks_random),
-    detector("auth-header", r"(?i)\bauthorization\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9+/=_\-.~:@]{16,})", "authorization",
-             "v", _real),
+    detector(
+        "url-password",
+        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,30}://[^\s:/?#@'\"]*:(?P<v>[^\s@/'\"]+)@",
+        "://",
+        "v",
+        lambda v: not is_placeholder(v, lone_word_ok=True),
+    ),
+    detector(
+        "url-password",
+        r"(?i)[?&](?:access_token|token|api_?key|apikey|key|secret|password|pwd|sig|"
+        r"client_secret|auth)=(?P<v>[^\s&#'\"<>]{6,})",
+        ("token=", "key=", "secret=", "password=", "pwd=", "sig=", "auth="),
+        "v",
+        _real,
+    ),
+    detector(
+        "auth-header",
+        r"(?i)\b(?:authorization|proxy-authorization)\s*[:=]\s*[\"']?(?:basic|bearer|token|"
+        r"api-token|apikey|digest|key|sso-key|ssws)[ \t]+(?P<v>[A-Za-z0-9+/=_\-.~:]{6,})",
+        "authorization",
+        "v",
+        _real,
+    ),
+    detector(
+        "auth-header",
+        r"(?i)\bbearer[ \t:]+(?P<v>[A-Za-z0-9+/=_\-.~]{16,})",
+        "bearer",
+        "v",
+        looks_random,
+    ),
+    detector(
+        "auth-header",
+        r"(?i)\bauthorization\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9+/=_\-.~:@]{16,})",
+        "authorization",
+        "v",
+        _real,
+    ),
     # .NET/NuGet config: <add key="ClearTextPassword" value="…"/>
-    detector("secret-assignment", r"(?i)key\s*=\s*[\"'][^\"']*(?:password|secret|token|apikey|api_key)[\"']\s+"
-             r"value\s*=\s*[\"'](?P<v>[^\"']{4,})[\"']", ("key=", "key ="), "v", _real),
+    detector(
+        "secret-assignment",
+        r"(?i)key\s*=\s*[\"'][^\"']*(?:password|secret|token|apikey|api_key)[\"']\s+"
+        r"value\s*=\s*[\"'](?P<v>[^\"']{4,})[\"']",
+        ("key=", "key ="),
+        "v",
+        _real,
+    ),
     # Bundler source credentials: BUNDLE_GEMS__EXAMPLE__COM=user:password
-    detector("basic-auth", r"\bBUNDLE_(?:[A-Z0-9]+__)+[A-Z0-9]+[ \t]*[:=][ \t]*[\"']?(?P<v>[^\s\"':]+:[^\s\"';&]+)",
-             "bundle_", "v", _real),
+    detector(
+        "basic-auth",
+        r"\bBUNDLE_(?:[A-Z0-9]+__)+[A-Z0-9]+[ \t]*[:=][ \t]*[\"']?(?P<v>[^\s\"':]+:[^\s\"';&]+)",
+        "bundle_",
+        "v",
+        _real,
+    ),
     # curl -u user:password / --user "user:password" / --user user:'password'
-    detector("basic-auth", r"(?:^|\s)(?:-u|--user)[ \t]+[\"']?[^\s\"':]*:[\"']?(?P<v>[^\s\"']+)", ("-u", "--user"), "v",
-             _real),
+    detector(
+        "basic-auth",
+        r"(?:^|\s)(?:-u|--user)[ \t]+[\"']?[^\s\"':]*:[\"']?(?P<v>[^\s\"']+)",
+        ("-u", "--user"),
+        "v",
+        _real,
+    ),
     detector("password-flag", _PASSWORD_FLAG, ("-p", "password"), ("bare", "dq", "sq"), _real),
     # mysql/mariadb take the password glued to -p (`mysql -u root -pS3cret`); sshpass -p 'pw'.
-    detector("password-flag", r"(?i)\b(?:mysql\w*|mariadb\w*)\b[^\n|;&]*?\s-p['\"]?(?P<v>[^\s'\"\-][^\s'\"]*)"
-             r"|\bsshpass[ \t]+-p[ \t]*['\"]?(?P<w>[^\s'\"]+)", ("mysql", "mariadb", "sshpass"), ("v", "w"), _real),
+    detector(
+        "password-flag",
+        r"(?i)\b(?:mysql\w*|mariadb\w*)\b[^\n|;&]*?\s-p['\"]?(?P<v>[^\s'\"\-][^\s'\"]*)"
+        r"|\bsshpass[ \t]+-p[ \t]*['\"]?(?P<w>[^\s'\"]+)",
+        ("mysql", "mariadb", "sshpass"),
+        ("v", "w"),
+        _real,
+    ),
     # Prose: "the password is 'hunter2'", "my password is hunter2!" (not "the password manager is …").
-    detector("secret-in-prose", r"(?i)\b(?:password|passphrase|passcode|pwd|secret|token|api key)\b" + _ABOUT + _PROSE_GAP +
-             r"\b(?:is|was|are|=|:)[ \t]+(?:\"(?P<dq>[^\"\n]{2,64})\"|'(?P<sq>[^'\n]{2,64})')",
-             ("password", "passphrase", "passcode", "pwd", "secret", "token", "api key"), ("dq", "sq"), _real,
-             anchored=True),
-    detector("secret-in-prose", r"(?i)\b(?:password|passphrase|passcode|pwd)\b" + _ABOUT + r"[^\n.?!\"']{0,40}?\b(?:is|was|=|:)[ \t]+"
-             r"(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()]{4,64}?)(?=[.,;)]?(?:\s|$))",
-             ("password", "passphrase", "passcode", "pwd"), "v", _real, anchored=True),
+    detector(
+        "secret-in-prose",
+        r"(?i)\b(?:password|passphrase|passcode|pwd|secret|token|api key)\b"
+        + _ABOUT
+        + _PROSE_GAP
+        + r"\b(?:is|was|are|=|:)[ \t]+(?:\"(?P<dq>[^\"\n]{2,64})\"|'(?P<sq>[^'\n]{2,64})')",
+        ("password", "passphrase", "passcode", "pwd", "secret", "token", "api key"),
+        ("dq", "sq"),
+        _real,
+        anchored=True,
+    ),
+    detector(
+        "secret-in-prose",
+        r"(?i)\b(?:password|passphrase|passcode|pwd)\b"
+        + _ABOUT
+        + r"[^\n.?!\"']{0,40}?\b(?:is|was|=|:)[ \t]+"
+        r"(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()]{4,64}?)(?=[.,;)]?(?:\s|$))",
+        ("password", "passphrase", "passcode", "pwd"),
+        "v",
+        _real,
+        anchored=True,
+    ),
     # "use the password X for …", "try passphrase 'x y z'": the value right after the word.
-    detector("secret-in-prose", r"(?i)\b(?:use|using|try|enter|type|with|set)[ \t]+(?:the[ \t]+|our[ \t]+|my[ \t]+|a[ \t]+)?"
-             r"(?:\w+[ \t]+)?(?:password|passphrase|passcode|pw|pwd|pin)\b" + _ABOUT + r"[ \t]+(?:\"(?P<dq>[^\"\n]{2,64})\"|"
-             r"'(?P<sq>[^'\n]{2,64})'|(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()]{4,64}?))(?=[.,;)]?(?:\s|$))",
-             ("password", "passphrase", "passcode", "pw", "pin"), ("dq", "sq", "v"), _real),
+    detector(
+        "secret-in-prose",
+        r"(?i)\b(?:use|using|try|enter|type|with|set)[ \t]+(?:the[ \t]+|our[ \t]+|my[ \t]+|a[ \t]+)?"
+        r"(?:\w+[ \t]+)?(?:password|passphrase|passcode|pw|pwd|pin)\b"
+        + _ABOUT
+        + r"[ \t]+(?:\"(?P<dq>[^\"\n]{2,64})\"|"
+        r"'(?P<sq>[^'\n]{2,64})'|(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()]{4,64}?))(?=[.,;)]?(?:\s|$))",
+        ("password", "passphrase", "passcode", "pw", "pin"),
+        ("dq", "sq", "v"),
+        _real,
+    ),
     # "the login is deploy / Zx9!pQ2wLm", "login: admin / s3cret": user / password in prose.
-    detector("secret-in-prose", r"(?i)\b(?:login|log-in|credentials?|creds)(?:[ \t]+(?:is|are)|:)?[ \t]+[\"']?[\w.@\-]{1,64}"
-             r"[\"']?[ \t]*/[ \t]*[\"']?(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()/]{4,64}?)[\"']?(?=[.,;)]?(?:\s|$))",
-             ("login", "log-in", "cred"), "v", _real),
+    detector(
+        "secret-in-prose",
+        r"(?i)\b(?:login|log-in|credentials?|creds)(?:[ \t]+(?:is|are)|:)?[ \t]+[\"']?[\w.@\-]{1,64}"
+        r"[\"']?[ \t]*/[ \t]*[\"']?(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()/]{4,64}?)[\"']?(?=[.,;)]?(?:\s|$))",
+        ("login", "log-in", "cred"),
+        "v",
+        _real,
+    ),
 )
 
 # A secret word ending an identifier, then (a short gap later, same line) a generated-looking token.
@@ -94,8 +175,11 @@ NEARBY = re.compile(
     r"credentials?|license(?:[_\-\s]?key)?|bearer)"
     r"(?:[_\-]?(?:key|token|secret|access|private))*"
     r"(?:(?!\w)[^\S\n]*[:=]?[^\n]{0,24}?(?<![\w/\\.\-$%\[])|[_\-])"
-    r"(?P<v>[A-Za-z0-9][A-Za-z0-9_\-+/=.~!]{11,})")
-_CODE_OR_CHECKSUM = re.compile(r"==(?!=*$)|->|::|\(\)|^(?i:md5|sha\d*|crc\d*)[=:\-]")  # trailing == is base64
+    r"(?P<v>[A-Za-z0-9][A-Za-z0-9_\-+/=.~!]{11,})"
+)
+_CODE_OR_CHECKSUM = re.compile(
+    r"==(?!=*$)|->|::|\(\)|^(?i:md5|sha\d*|crc\d*)[=:\-]"
+)  # trailing == is base64
 _KEY_VALUE_PAIR = re.compile(r"[A-Za-z_]\w*=[^=]")  # user=abc&x=y, not base64's "+=" inside a token
 _GLUED_NAME = re.compile(r"[A-Za-z_]\w{0,30}=(?=[A-Za-z0-9])")
 _IDENTIFIER_BEFORE = re.compile(r"[\w.\-]*$")
@@ -104,9 +188,16 @@ _NOT_SECRET_OWNER = re.compile(r"(?i)public|pub$|csrf|xsrf|authenticity")
 
 def _near_keyword_value(value: str) -> bool:
     """Next to a secret word the bar is lower: long, not a word, a name, a path or a placeholder."""
-    if is_placeholder(value) or is_pathlike(value) or is_identifier_like(value) or is_publishable(value):
+    if (
+        is_placeholder(value)
+        or is_pathlike(value)
+        or is_identifier_like(value)
+        or is_publishable(value)
+    ):
         return False
-    if _CODE_OR_CHECKSUM.search(value) or _KEY_VALUE_PAIR.search(value):  # `key=value` pairs, not one token
+    if _CODE_OR_CHECKSUM.search(value) or _KEY_VALUE_PAIR.search(
+        value
+    ):  # `key=value` pairs, not one token
         return False
     if "/" in value and max(map(len, value.split("/"))) < 16:  # host:port/db/data, a/b/c: a path
         return False
@@ -114,7 +205,12 @@ def _near_keyword_value(value: str) -> bool:
         return len(value) >= 16
     if len(value) >= 20:
         return entropy(value) >= 2.0
-    return len(value) >= 12 and any(c.isdigit() for c in value) and char_classes(value) >= 2 and entropy(value) >= 2.5
+    return (
+        len(value) >= 12
+        and any(c.isdigit() for c in value)
+        and char_classes(value) >= 2
+        and entropy(value) >= 2.5
+    )
 
 
 _BLOB_CHARS = re.compile(r"[A-Za-z0-9+/=]*")
@@ -123,7 +219,7 @@ BLOB_MIN = 48
 
 def _inside_blob(text: str, at: int) -> bool:
     """`at` lies inside (not at the start of) a run of 48+ base64 characters."""
-    back = always(_BLOB_CHARS.match(text[max(0, at - BLOB_MIN):at][::-1])).end()
+    back = always(_BLOB_CHARS.match(text[max(0, at - BLOB_MIN) : at][::-1])).end()
     return back > 0 and back + always(_BLOB_CHARS.match(text, at)).end() - at >= BLOB_MIN
 
 
@@ -137,7 +233,9 @@ def nearby(text: str, starts: list[int]) -> list[Span]:
             continue
         end = match.end()
         kw_start = match.start("kw")
-        if _inside_blob(text, kw_start):  # "…aKey…" inside a long base64 run: long_tokens takes it whole
+        if _inside_blob(
+            text, kw_start
+        ):  # "…aKey…" inside a long base64 run: long_tokens takes it whole
             continue
         owner = always(_IDENTIFIER_BEFORE.search(text, max(0, kw_start - 40), kw_start)).group(0)
         if _NOT_SECRET_OWNER.search(owner + match.group("kw")):
@@ -146,11 +244,15 @@ def nearby(text: str, starts: list[int]) -> list[Span]:
         if raw.endswith("..") or text.startswith("…", match.end("v")):  # shown cut short
             continue
         value = raw.rstrip(".")
-        if (glued := _GLUED_NAME.match(value)) is not None:  # `uSER=<token>`: the value is after the =
-            value, v_start = value[glued.end():], v_start + glued.end()
+        if (
+            glued := _GLUED_NAME.match(value)
+        ) is not None:  # `uSER=<token>`: the value is after the =
+            value, v_start = value[glued.end() :], v_start + glued.end()
         opener = text[v_start - 1] if v_start else ""
         closer = text[v_start + len(value)] if v_start + len(value) < len(text) else ""
-        if opener in "\"'`" and closer in "\"'`" and closer != opener:  # "…' : broken quoting, not a literal
+        if (
+            opener in "\"'`" and closer in "\"'`" and closer != opener
+        ):  # "…' : broken quoting, not a literal
             continue
         if value.startswith(MARKER_PREFIX) or not _near_keyword_value(value):
             continue
@@ -159,8 +261,10 @@ def nearby(text: str, starts: list[int]) -> list[Span]:
 
 
 # Long generated-looking tokens anywhere (no context needed).
-LONG_TOKEN = re.compile(r"(?<![\w/\\.\-+=$%])(?P<v>[A-Za-z0-9+/][A-Za-z0-9_\-+/]{23,}+={0,2})"
-                        r"(?![\w/\\]|\.[A-Za-z0-9])")
+LONG_TOKEN = re.compile(
+    r"(?<![\w/\\.\-+=$%])(?P<v>[A-Za-z0-9+/][A-Za-z0-9_\-+/]{23,}+={0,2})"
+    r"(?![\w/\\]|\.[A-Za-z0-9])"
+)
 LONG_RUN = re.compile(r"[A-Za-z0-9_\-+/]{24}")
 
 
@@ -168,7 +272,9 @@ LONG_RUN = re.compile(r"[A-Za-z0-9_\-+/]{24}")
 # Rails authenticity_token, csrf/xsrf tokens, CSP nonces, subresource integrity hashes.
 _NONCE_CONTEXT = re.compile(r"(?i)csrf|xsrf|authenticity|nonce|integrity")
 # `client_id = "…"`, `clientId: '…'`, `APP_ID=…` right before the token: an OAuth client or app id.
-_CLIENT_ID_BEFORE = re.compile(r"(?i)(?:client|app(?:lication)?)[_\-.]?id[\"'`]?[ \t]*(?:=|:|=>)[ \t]*[\"'`]?\Z")
+_CLIENT_ID_BEFORE = re.compile(
+    r"(?i)(?:client|app(?:lication)?)[_\-.]?id[\"'`]?[ \t]*(?:=|:|=>)[ \t]*[\"'`]?\Z"
+)
 
 
 def long_tokens(text: str) -> list[Span]:
@@ -179,15 +285,25 @@ def long_tokens(text: str) -> list[Span]:
             if is_pathlike(value.lstrip("/+")) or "//" in value[:2]:
                 continue
             value = value.lstrip("/+")
-        if is_publishable(value) or _NONCE_CONTEXT.search(text, max(0, match.start() - 60), match.start()):
+        if is_publishable(value) or _NONCE_CONTEXT.search(
+            text, max(0, match.start() - 60), match.start()
+        ):
             continue
-        if _CLIENT_ID_BEFORE.search(text, max(0, match.start() - 40), match.start()):  # public by policy
+        if _CLIENT_ID_BEFORE.search(
+            text, max(0, match.start() - 40), match.start()
+        ):  # public by policy
             continue
-        if len(value) >= 200 and entropy(value[:4096]) >= 5.0:  # encoded random data; a chance "xXxx"
-            spans.append(match.span("v"))                         # in it is no mask
+        if (
+            len(value) >= 200 and entropy(value[:4096]) >= 5.0
+        ):  # encoded random data; a chance "xXxx"
+            spans.append(match.span("v"))  # in it is no mask
             continue
-        if (is_hash_like(value) or not looks_random(value, min_len=24) or reads_as_words(value)
-                or is_typed_pattern(value)):  # with no secret word nearby, abcdef123456… is not a key
+        if (
+            is_hash_like(value)
+            or not looks_random(value, min_len=24)
+            or reads_as_words(value)
+            or is_typed_pattern(value)
+        ):  # with no secret word nearby, abcdef123456… is not a key
             continue
         classes, bits = char_classes(value), entropy(value)
         if (classes == 3 and bits >= 3.6) or (len(value) >= 32 and bits >= 3.9):
@@ -201,9 +317,13 @@ _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=]
 
 
 def aws_secret_pairs(text: str) -> list[Span]:
-    return [m.span() for m in _AWS_SECRET.finditer(text)
-            if char_classes(m.group(0)) >= 3 and not is_hash_like(m.group(0)) and not is_masked(m.group(0))
-            and not is_placeholder(m.group(0)) and not is_typed_pattern(m.group(0)) and not reads_as_words(m.group(0))]
-
-
-
+    return [
+        m.span()
+        for m in _AWS_SECRET.finditer(text)
+        if char_classes(m.group(0)) >= 3
+        and not is_hash_like(m.group(0))
+        and not is_masked(m.group(0))
+        and not is_placeholder(m.group(0))
+        and not is_typed_pattern(m.group(0))
+        and not reads_as_words(m.group(0))
+    ]

@@ -30,12 +30,27 @@ class Detector:
     anchored: bool  # the pattern starts with a needle: try it only where the gate found one
 
 
-def detector(kind: str, pattern: str, needles: tuple[str, ...] | str, group: int | str | tuple[int | str, ...] = 0,
-             check: Callable[[str], bool] | None = None, flags: int = 0, long_token: bool = False,
-             anchored: bool = False) -> Detector:
+def detector(
+    kind: str,
+    pattern: str,
+    needles: tuple[str, ...] | str,
+    group: int | str | tuple[int | str, ...] = 0,
+    check: Callable[[str], bool] | None = None,
+    flags: int = 0,
+    long_token: bool = False,
+    anchored: bool = False,
+) -> Detector:
     needles = (needles,) if isinstance(needles, str) else needles
-    return Detector(kind, re.compile(pattern, flags), group if isinstance(group, tuple) else (group,), check,
-                    re.compile("|".join(map(re.escape, needles))), needles, long_token, anchored)
+    return Detector(
+        kind,
+        re.compile(pattern, flags),
+        group if isinstance(group, tuple) else (group,),
+        check,
+        re.compile("|".join(map(re.escape, needles))),
+        needles,
+        long_token,
+        anchored,
+    )
 
 
 def gate_open(detector: Detector, lowered: str) -> bool:
@@ -117,84 +132,285 @@ def aws_key_id_ok(key_id: str) -> bool:
     return not is_placeholder(key_id[4:])
 
 
-_PROVIDER_TOKENS = "|".join([
-    # hugging face, npm, pypi, sendgrid, digitalocean, doppler, shopify, square, brevo, databricks,
-    # vault, atlassian, bitbucket, grafana, linear, notion, sentry, sourcegraph, sonarqube, artifactory
-    r"hf_[A-Za-z]{30,}", r"api_org_[A-Za-z]{30,}", r"npm_[A-Za-z0-9]{36}",
-    r"pypi-AgE[A-Za-z0-9_\-]{40,}", r"SG\.[\w\-]{16,}\.[\w\-]{20,}",
-    r"do[oprt]_v1_[a-f0-9]{64}", r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_\-]{2,35}\.)?[A-Za-z0-9]{30,}",
-    r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", r"sq0(?:atp|csp|idp)-[\w\-]{20,}",
-    r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", r"dapi[a-f0-9]{32}(?:-\d)?", r"hv[sbr]\.[\w\-]{20,}",
-    r"ATATT3[\w\-=]{40,}", r"ATBB[A-Za-z0-9]{28,}", r"glc_[A-Za-z0-9+/]{30,}=*",
-    r"lin_(?:api|oauth)_[A-Za-z0-9]{30,}", r"ntn_[A-Za-z0-9]{40,}", r"sntr[yu]s_[A-Za-z0-9_=+/]{40,}",
-    r"sgp_(?:[a-fA-F0-9]{16}_|local_)?[A-Za-z0-9_]{30,}", r"sq[upa]_[A-Za-z0-9]{30,}", r"AKCp[A-Za-z0-9]{60,}",
-    # 1password, mailgun, mailchimp, new relic, fly.io, heroku, appsync, telegram, discord, azure ad,
-    # twilio, meta, x.ai, groq, replicate, perplexity, openrouter, alibaba, terraform, prefect
-    r"ops_eyJ[A-Za-z0-9+/=_\-]{40,}", r"key-[0-9a-f]{32}", r"[0-9a-f]{32}-us\d{1,2}",
-    r"NR(?:AK|II|AA|JS)-[A-Za-z0-9]{20,}", r"fo1_[\w\-]{30,}", r"HRKU-[\w\-]{40,}",
-    r"da2-[a-z0-9]{26}", r"\d{8,10}:AA[\w\-]{33}", r"[MNO][A-Za-z\d]{23,27}\.[\w\-]{6,7}\.[\w\-!]{27,}",
-    r"[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}", r"SK[0-9a-fA-F]{32}", r"AC[0-9a-f]{32}",
-    r"EAA[A-Za-z0-9]{60,}", r"xai-[A-Za-z0-9]{60,}", r"gsk_[A-Za-z0-9]{40,}", r"r8_[A-Za-z0-9]{30,}",
-    r"pplx-[A-Za-z0-9]{40,}", r"sk-or-v1-[a-f0-9]{40,}", r"LTAI[A-Za-z0-9]{12,30}",
-    r"tfp_[A-Za-z0-9]{40,}", r"pnu_[A-Za-z0-9]{30,}", r"rubygems_[a-f0-9]{48}",
-    # docker hub, terraform cloud, postman, mapbox, nuget, tavily, salesforce, buildkite, tailscale,
-    # supabase, planetscale, nvidia, contentful, readme
-    r"dckr_pat_[\w\-]{20,}", r"atlasv1\.[\w\-]{40,}", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}",
-    r"[ps]k\.eyJ[\w\-]{20,}\.[\w\-]{10,}", r"oy2[a-z0-9]{43}", r"tvly-[A-Za-z0-9]{20,}",
-    r"00D[A-Za-z0-9]{12,15}![A-Za-z0-9_.]{60,}", r"bkua_[a-z0-9]{40}", r"tskey-[a-z]+-[A-Za-z0-9\-]{6,}",
-    r"tkn\.v1_[A-Za-z0-9+/=]{40,}", r"sbp_[a-f0-9]{40}", r"pscale_(?:tkn|pw|oauth)_[\w\-.]{30,}",
-    r"nvapi-[\w\-]{60,}", r"CFPAT-[\w\-]{40,}", r"rdme_[a-z0-9]{60,}",
-    # zoho oauth tokens; the <prefix>_live_… convention many payment APIs copied from stripe
-    r"100[0-9]\.[a-f0-9]{32}\.[a-f0-9]{32}", r"(?!pk_)[a-z]{2,6}_live_[A-Za-z0-9]{16,}",
-])
-_PROVIDER_NEEDLES = ("hf_", "api_org_", "npm_", "pypi-", "sg.", "_v1_", "dp.", "shp", "sq0", "xkeysib-",
-                     "dapi", "hvs.", "hvb.", "hvr.", "atatt3", "atbb", "glc_", "lin_", "ntn_", "sntr", "sgp_",
-                     "squ_", "sqp_", "sqa_", "akcp", "ops_", "key-", "-us", "nrak-", "nrii-", "nraa-", "nrjs-",
-                     "fo1_", "hrku-", "da2-", ":aa", ".", "q~", "sk", "ac", "eaa", "xai-", "gsk_", "r8_",
-                     "pplx-", "sk-or-", "ltai", "tfp_", "pnu_", "rubygems_", "dckr_pat_", "atlasv1.",
-                     "pmak-", "oy2", "tvly-", "00d", "bkua_", "tskey-", "tkn.v1_", "sbp_", "pscale_", "nvapi-",
-                     "cfpat-", "rdme_", "100", "_live_")
+_PROVIDER_TOKENS = "|".join(
+    [
+        # hugging face, npm, pypi, sendgrid, digitalocean, doppler, shopify, square, brevo, databricks,
+        # vault, atlassian, bitbucket, grafana, linear, notion, sentry, sourcegraph, sonarqube, artifactory
+        r"hf_[A-Za-z]{30,}",
+        r"api_org_[A-Za-z]{30,}",
+        r"npm_[A-Za-z0-9]{36}",
+        r"pypi-AgE[A-Za-z0-9_\-]{40,}",
+        r"SG\.[\w\-]{16,}\.[\w\-]{20,}",
+        r"do[oprt]_v1_[a-f0-9]{64}",
+        r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_\-]{2,35}\.)?[A-Za-z0-9]{30,}",
+        r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+        r"sq0(?:atp|csp|idp)-[\w\-]{20,}",
+        r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}",
+        r"dapi[a-f0-9]{32}(?:-\d)?",
+        r"hv[sbr]\.[\w\-]{20,}",
+        r"ATATT3[\w\-=]{40,}",
+        r"ATBB[A-Za-z0-9]{28,}",
+        r"glc_[A-Za-z0-9+/]{30,}=*",
+        r"lin_(?:api|oauth)_[A-Za-z0-9]{30,}",
+        r"ntn_[A-Za-z0-9]{40,}",
+        r"sntr[yu]s_[A-Za-z0-9_=+/]{40,}",
+        r"sgp_(?:[a-fA-F0-9]{16}_|local_)?[A-Za-z0-9_]{30,}",
+        r"sq[upa]_[A-Za-z0-9]{30,}",
+        r"AKCp[A-Za-z0-9]{60,}",
+        # 1password, mailgun, mailchimp, new relic, fly.io, heroku, appsync, telegram, discord, azure ad,
+        # twilio, meta, x.ai, groq, replicate, perplexity, openrouter, alibaba, terraform, prefect
+        r"ops_eyJ[A-Za-z0-9+/=_\-]{40,}",
+        r"key-[0-9a-f]{32}",
+        r"[0-9a-f]{32}-us\d{1,2}",
+        r"NR(?:AK|II|AA|JS)-[A-Za-z0-9]{20,}",
+        r"fo1_[\w\-]{30,}",
+        r"HRKU-[\w\-]{40,}",
+        r"da2-[a-z0-9]{26}",
+        r"\d{8,10}:AA[\w\-]{33}",
+        r"[MNO][A-Za-z\d]{23,27}\.[\w\-]{6,7}\.[\w\-!]{27,}",
+        r"[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}",
+        r"SK[0-9a-fA-F]{32}",
+        r"AC[0-9a-f]{32}",
+        r"EAA[A-Za-z0-9]{60,}",
+        r"xai-[A-Za-z0-9]{60,}",
+        r"gsk_[A-Za-z0-9]{40,}",
+        r"r8_[A-Za-z0-9]{30,}",
+        r"pplx-[A-Za-z0-9]{40,}",
+        r"sk-or-v1-[a-f0-9]{40,}",
+        r"LTAI[A-Za-z0-9]{12,30}",
+        r"tfp_[A-Za-z0-9]{40,}",
+        r"pnu_[A-Za-z0-9]{30,}",
+        r"rubygems_[a-f0-9]{48}",
+        # docker hub, terraform cloud, postman, mapbox, nuget, tavily, salesforce, buildkite, tailscale,
+        # supabase, planetscale, nvidia, contentful, readme
+        r"dckr_pat_[\w\-]{20,}",
+        r"atlasv1\.[\w\-]{40,}",
+        r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}",
+        r"[ps]k\.eyJ[\w\-]{20,}\.[\w\-]{10,}",
+        r"oy2[a-z0-9]{43}",
+        r"tvly-[A-Za-z0-9]{20,}",
+        r"00D[A-Za-z0-9]{12,15}![A-Za-z0-9_.]{60,}",
+        r"bkua_[a-z0-9]{40}",
+        r"tskey-[a-z]+-[A-Za-z0-9\-]{6,}",
+        r"tkn\.v1_[A-Za-z0-9+/=]{40,}",
+        r"sbp_[a-f0-9]{40}",
+        r"pscale_(?:tkn|pw|oauth)_[\w\-.]{30,}",
+        r"nvapi-[\w\-]{60,}",
+        r"CFPAT-[\w\-]{40,}",
+        r"rdme_[a-z0-9]{60,}",
+        # zoho oauth tokens; the <prefix>_live_… convention many payment APIs copied from stripe
+        r"100[0-9]\.[a-f0-9]{32}\.[a-f0-9]{32}",
+        r"(?!pk_)[a-z]{2,6}_live_[A-Za-z0-9]{16,}",
+    ]
+)
+_PROVIDER_NEEDLES = (
+    "hf_",
+    "api_org_",
+    "npm_",
+    "pypi-",
+    "sg.",
+    "_v1_",
+    "dp.",
+    "shp",
+    "sq0",
+    "xkeysib-",
+    "dapi",
+    "hvs.",
+    "hvb.",
+    "hvr.",
+    "atatt3",
+    "atbb",
+    "glc_",
+    "lin_",
+    "ntn_",
+    "sntr",
+    "sgp_",
+    "squ_",
+    "sqp_",
+    "sqa_",
+    "akcp",
+    "ops_",
+    "key-",
+    "-us",
+    "nrak-",
+    "nrii-",
+    "nraa-",
+    "nrjs-",
+    "fo1_",
+    "hrku-",
+    "da2-",
+    ":aa",
+    ".",
+    "q~",
+    "sk",
+    "ac",
+    "eaa",
+    "xai-",
+    "gsk_",
+    "r8_",
+    "pplx-",
+    "sk-or-",
+    "ltai",
+    "tfp_",
+    "pnu_",
+    "rubygems_",
+    "dckr_pat_",
+    "atlasv1.",
+    "pmak-",
+    "oy2",
+    "tvly-",
+    "00d",
+    "bkua_",
+    "tskey-",
+    "tkn.v1_",
+    "sbp_",
+    "pscale_",
+    "nvapi-",
+    "cfpat-",
+    "rdme_",
+    "100",
+    "_live_",
+)
 
 SHAPE_DETECTORS: tuple[Detector, ...] = (
     # Private keys: the whole block, escaped newlines and quoted concatenations included; a block
     # cut short (no END line) runs to the next blank line.
-    detector("private-key", r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:.{0,20000}?-----END[ A-Z0-9]*"
-             r"PRIVATE KEY(?: BLOCK)?-----|(?:[^\n]*\n?){0,60}?(?:\n\s*\n|\Z))", "private key", check=pem_ok, flags=re.S),
-    detector("private-key", r"PuTTY-User-Key-File-\d+:.*?Private-Lines:\s*\d+\s*\n(?:[A-Za-z0-9+/=]+\n?)+",
-             "putty-user-key", flags=re.S),
-    detector("private-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", "age-secret-key"),  # bech32 age identity
-    detector("private-key", r"LS0tLS1CRUdJTi[A-Za-z0-9+/=]{20,}", "ls0tls1crudjti"),  # base64 of "-----BEGIN"
+    detector(
+        "private-key",
+        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:.{0,20000}?-----END[ A-Z0-9]*"
+        r"PRIVATE KEY(?: BLOCK)?-----|(?:[^\n]*\n?){0,60}?(?:\n\s*\n|\Z))",
+        "private key",
+        check=pem_ok,
+        flags=re.S,
+    ),
+    detector(
+        "private-key",
+        r"PuTTY-User-Key-File-\d+:.*?Private-Lines:\s*\d+\s*\n(?:[A-Za-z0-9+/=]+\n?)+",
+        "putty-user-key",
+        flags=re.S,
+    ),
+    detector(
+        "private-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", "age-secret-key"
+    ),  # bech32 age identity
+    detector(
+        "private-key", r"LS0tLS1CRUdJTi[A-Za-z0-9+/=]{20,}", "ls0tls1crudjti"
+    ),  # base64 of "-----BEGIN"
     # crypt(3)-style password hashes ($2b$…, $6$…, $argon2id$…): crackable offline, so masked.
-    detector("password-hash", r"\$(?:1|2[abxy]?|5|6|8|9|apr1|y|argon2(?:id|i|d)|krb5\w+)\$[^\s'\"`,;]{8,}", "$"),
+    detector(
+        "password-hash",
+        r"\$(?:1|2[abxy]?|5|6|8|9|apr1|y|argon2(?:id|i|d)|krb5\w+)\$[^\s'\"`,;]{8,}",
+        "$",
+    ),
     # AWS key ids: a 4-letter type prefix and 16 base-32 characters (AKIA long-lived, ASIA session).
-    detector("aws-access-key", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)"
-             r"[A-Z0-9]{16}\b", ("a3t", "akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa", "anpa",
-                          "anva", "apka"), check=aws_key_id_ok, long_token=True),
+    detector(
+        "aws-access-key",
+        r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)"
+        r"[A-Z0-9]{16}\b",
+        (
+            "a3t",
+            "akia",
+            "asia",
+            "abia",
+            "acca",
+            "agpa",
+            "aida",
+            "aroa",
+            "aipa",
+            "anpa",
+            "anva",
+            "apka",
+        ),
+        check=aws_key_id_ok,
+        long_token=True,
+    ),
     # GitHub: gh{p,o,u,s,r}_ + 36 (checksummed), fine-grained github_pat_…
-    detector("github-token", r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255})",
-             ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), check=_github_ok, long_token=True),
-    detector("gitlab-token", r"\b(?:gl(?:pat|dt|rt|ptt|ft|imt|agent|oas|cbt|soat|ffct|sa|feed)-"
-             r"[A-Za-z0-9_\-]{20,}|GR1348941[A-Za-z0-9_\-]{20,})", ("gl", "gr1348941"), check=token_ok, long_token=True),
-    detector("slack-token", r"\bxox[abposre]-[A-Za-z0-9\-]{10,}|\bxapp-[A-Za-z0-9\-/]{10,}", ("xox", "xapp-"),
-             check=slack_ok, long_token=True),
-    detector("slack-webhook", r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]+",
-             "hooks.slack.com", check=lambda v: not is_masked(v.rsplit("/", 1)[-1])),
+    detector(
+        "github-token",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{30,255})",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        check=_github_ok,
+        long_token=True,
+    ),
+    detector(
+        "gitlab-token",
+        r"\b(?:gl(?:pat|dt|rt|ptt|ft|imt|agent|oas|cbt|soat|ffct|sa|feed)-"
+        r"[A-Za-z0-9_\-]{20,}|GR1348941[A-Za-z0-9_\-]{20,})",
+        ("gl", "gr1348941"),
+        check=token_ok,
+        long_token=True,
+    ),
+    detector(
+        "slack-token",
+        r"\bxox[abposre]-[A-Za-z0-9\-]{10,}|\bxapp-[A-Za-z0-9\-/]{10,}",
+        ("xox", "xapp-"),
+        check=slack_ok,
+        long_token=True,
+    ),
+    detector(
+        "slack-webhook",
+        r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]+",
+        "hooks.slack.com",
+        check=lambda v: not is_masked(v.rsplit("/", 1)[-1]),
+    ),
     # Incoming-webhook URLs carry their credential in the path.
-    detector("webhook-url", r"https?://(?:discord(?:app)?\.com/api/webhooks|outlook\.office(?:365)?\.com/webhook"
-             r"|[\w\-]+\.webhook\.office\.com/webhookb2|hooks\.zapier\.com/hooks/catch"
-             r"|[\w\-.]+/(?:[\w\-.]+/)*webhooks?)/[^\s'\"<>]*[A-Za-z0-9]{12,}[^\s'\"<>]*", "hook",
-             check=lambda v: not is_masked(v)),
+    detector(
+        "webhook-url",
+        r"https?://(?:discord(?:app)?\.com/api/webhooks|outlook\.office(?:365)?\.com/webhook"
+        r"|[\w\-]+\.webhook\.office\.com/webhookb2|hooks\.zapier\.com/hooks/catch"
+        r"|[\w\-.]+/(?:[\w\-.]+/)*webhooks?)/[^\s'\"<>]*[A-Za-z0-9]{12,}[^\s'\"<>]*",
+        "hook",
+        check=lambda v: not is_masked(v),
+    ),
     # Stripe secret and restricted keys (publishable pk_ keys are meant to be public), webhook secrets.
-    detector("stripe-key", r"\b[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}",
-             ("_live_", "_test_", "_prod_", "whsec_"), check=token_ok, long_token=True),
-    detector("anthropic-key", r"\bsk-ant-[a-z]+\d*-[A-Za-z0-9_\-]{20,}", "sk-ant-", check=token_ok, long_token=True),
+    detector(
+        "stripe-key",
+        r"\b[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{20,}",
+        ("_live_", "_test_", "_prod_", "whsec_"),
+        check=token_ok,
+        long_token=True,
+    ),
+    detector(
+        "anthropic-key",
+        r"\bsk-ant-[a-z]+\d*-[A-Za-z0-9_\-]{20,}",
+        "sk-ant-",
+        check=token_ok,
+        long_token=True,
+    ),
     # OpenAI: T3BlbkFJ is base64 of "OpenAI", embedded in every legacy and project key.
-    detector("openai-key", r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]*T3BlbkFJ[A-Za-z0-9_\-]+"
-             r"|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}|\bsk-[A-Za-z0-9]{32,}", "sk-", check=token_ok, long_token=True),
-    detector("google-api-key", r"\bAIza[0-9A-Za-z_\-]{35}(?![\w\-])", "aiza", check=token_ok, long_token=True),
-    detector("google-oauth", r"\bya29\.[0-9A-Za-z_\-]{20,}|\bGOCSPX-[A-Za-z0-9_\-]{20,}|\b1//0[A-Za-z0-9_\-]{30,}",
-             ("ya29.", "gocspx-", "1//0"), check=token_ok, long_token=True),
-    detector("jwt", r"\bey[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{8,}(?:\.[A-Za-z0-9_\-]*)?", "ey", check=jwt_ok, long_token=True),
-    detector("provider-token", rf"(?<![A-Za-z0-9_\-])(?:{_PROVIDER_TOKENS})(?![A-Za-z0-9_])", _PROVIDER_NEEDLES,
-             check=token_ok, long_token=True),
+    detector(
+        "openai-key",
+        r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]*T3BlbkFJ[A-Za-z0-9_\-]+"
+        r"|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{20,}|\bsk-[A-Za-z0-9]{32,}",
+        "sk-",
+        check=token_ok,
+        long_token=True,
+    ),
+    detector(
+        "google-api-key",
+        r"\bAIza[0-9A-Za-z_\-]{35}(?![\w\-])",
+        "aiza",
+        check=token_ok,
+        long_token=True,
+    ),
+    detector(
+        "google-oauth",
+        r"\bya29\.[0-9A-Za-z_\-]{20,}|\bGOCSPX-[A-Za-z0-9_\-]{20,}|\b1//0[A-Za-z0-9_\-]{30,}",
+        ("ya29.", "gocspx-", "1//0"),
+        check=token_ok,
+        long_token=True,
+    ),
+    detector(
+        "jwt",
+        r"\bey[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{8,}(?:\.[A-Za-z0-9_\-]*)?",
+        "ey",
+        check=jwt_ok,
+        long_token=True,
+    ),
+    detector(
+        "provider-token",
+        rf"(?<![A-Za-z0-9_\-])(?:{_PROVIDER_TOKENS})(?![A-Za-z0-9_])",
+        _PROVIDER_NEEDLES,
+        check=token_ok,
+        long_token=True,
+    ),
 )

@@ -61,13 +61,17 @@ class RedactionResult:
 # Nothing to look at: no secret word, no key-block header, no flag, no URL, no long token.
 # Matched on the lower-cased text; literal alternatives only, so the engine skips ahead by first
 # character. "pass" only as password/passwd/passphrase/passcode or on its own, not "passed".
-_PREFILTER = re.compile(r"pass(?:w|ph|c|\b|_)|pwd|pw\b|secret|token|key|auth|cred|bearer|login|begin|"
-                        r"\s-[up]|--user|://|@|\$\w+\$|==|!=")
+_PREFILTER = re.compile(
+    r"pass(?:w|ph|c|\b|_)|pwd|pw\b|secret|token|key|auth|cred|bearer|login|begin|"
+    r"\s-[up]|--user|://|@|\$\w+\$|==|!="
+)
 # A token cut short or masked right after the match (`xoxp-…-####`, `ops_eyJ…`): not usable.
 _TRUNCATED = re.compile(r"\.\.|…|\*\*|##|(?i:xx)")
 # Where these words start. Non-overlapping is enough: a word inside another (pw in pwd, pass in
 # password) starts at the same place, and glued names (authtoken, passkey) are matched piece by piece.
-_SECRET_WORDS = re.compile(r"pwd?|secret|token|cred|key|sas|pat|auth|bearer|login|access|private|license|pass")
+_SECRET_WORDS = re.compile(
+    r"pwd?|secret|token|cred|key|sas|pat|auth|bearer|login|access|private|license|pass"
+)
 _ASSIGNMENT_WORDS = re.compile(r"pwd?|secret|token|cred|key|sas|pat|auth|bearer|login|pass")
 
 
@@ -75,7 +79,10 @@ def _matches(detector: Detector, text: str, lowered: str, runs: list[tuple[int, 
     if detector.anchored:  # the pattern starts with a needle: try it where the gate found one
         end = -1
         for hit in detector.gate.finditer(lowered):
-            if hit.start() >= end and (match := detector.pattern.match(text, hit.start())) is not None:
+            if (
+                hit.start() >= end
+                and (match := detector.pattern.match(text, hit.start())) is not None
+            ):
                 end = match.end()
                 yield match
     elif runs is None:
@@ -85,8 +92,9 @@ def _matches(detector: Detector, text: str, lowered: str, runs: list[tuple[int, 
             yield from detector.pattern.finditer(text, start, end)
 
 
-def _detector_spans(detector: Detector, text: str, lowered: str,
-                    runs: list[tuple[int, int]] | None) -> list[tuple[int, int]]:
+def _detector_spans(
+    detector: Detector, text: str, lowered: str, runs: list[tuple[int, int]] | None
+) -> list[tuple[int, int]]:
     spans = []
     for match in _matches(detector, text, lowered, runs):
         group = next((g for g in detector.groups if match.group(g) is not None), None)
@@ -141,21 +149,29 @@ def _context_finders(lowered: str) -> list[tuple[str, Finder]]:
     finders: list[tuple[str, Finder]] = []
     if "==" in lowered or "!=" in lowered:
         finders.append(("secret-assignment", _plain(reversed_comparisons)))
-    if "(" in lowered and any(w in lowered for w in ("credential", "directoryentry", "basicauth", "login",
-                                                     "authenticate", "auth")):
+    if "(" in lowered and any(
+        w in lowered
+        for w in ("credential", "directoryentry", "basicauth", "login", "authenticate", "auth")
+    ):
         finders.append(("secret-assignment", _plain(credential_calls)))
     if "kind:" in lowered and "secret" in lowered:
         finders.append(("secret-assignment", _plain(k8s_secret_data)))
     if any(w in lowered for w in ("pass", "pwd", "secret", "token", "key")):
         finders.append(("secret-assignment", _plain(config_lines)))
-    finders.append(("secret-assignment", lambda t, low: assignments(t, _word_starts(low, _ASSIGNMENT_WORDS))))
-    finders.append(("secret-near-keyword", lambda t, low: nearby(t, _word_starts(low, _SECRET_WORDS))))
+    finders.append(
+        ("secret-assignment", lambda t, low: assignments(t, _word_starts(low, _ASSIGNMENT_WORDS)))
+    )
+    finders.append(
+        ("secret-near-keyword", lambda t, low: nearby(t, _word_starts(low, _SECRET_WORDS)))
+    )
     if "aws-access-key" in lowered:
         finders.append(("aws-secret-key", _plain(aws_secret_pairs)))
     return finders
 
 
-def _merge_findings(findings: list[tuple[str, tuple[int, int]]]) -> list[tuple[str, tuple[int, int]]]:
+def _merge_findings(
+    findings: list[tuple[str, tuple[int, int]]],
+) -> list[tuple[str, tuple[int, int]]]:
     """Overlapping findings of several rules become one span, named by the one that starts first."""
     merged: list[tuple[str, tuple[int, int]]] = []
     for kind, (start, end) in sorted(findings, key=lambda f: (f[1][0], -f[1][1])):
@@ -228,7 +244,10 @@ def _own_layer(text: str, lowered: str, kinds: list[str]) -> tuple[str, int]:
             continue
         if gate_open(detector, lowered):
             before = count
-            apply(detector.kind, _detector_spans(detector, text, lowered, runs if detector.long_token else None))
+            apply(
+                detector.kind,
+                _detector_spans(detector, text, lowered, runs if detector.long_token else None),
+            )
             if count != before:  # the text moved: find the runs again
                 runs = [m.span() for m in LONG_CANDIDATE.finditer(text)]
     for kind, finder in _context_finders(lowered):

@@ -31,7 +31,17 @@ _LEAD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 class Rule:
     """One gitleaks rule; its regexes are compiled on first use."""
 
-    __slots__ = ("id", "kind", "source", "keywords", "floor", "group", "lead", "allowlists", "_pattern")
+    __slots__ = (
+        "id",
+        "kind",
+        "source",
+        "keywords",
+        "floor",
+        "group",
+        "lead",
+        "allowlists",
+        "_pattern",
+    )
 
     def __init__(self, spec: dict) -> None:
         self.id, self.kind, self.source = spec["id"], spec["kind"], spec["regex"]
@@ -63,7 +73,7 @@ class Rule:
         floor = max(0, start - self.lead)
         while start > floor and text[start - 1] in _LEAD_CHARS:
             start -= 1
-        return text[start:match.end()].strip("\n")
+        return text[start : match.end()].strip("\n")
 
 
 class Allowlist:
@@ -95,17 +105,23 @@ _GLOBAL_FLAGS = re.compile(r"^\(\?([a-zA-Z]+)\)")
 def _scoped(source: str) -> str:
     """One alternative of a joined pattern: a leading `(?i)` becomes `(?i:…)`, as it must there."""
     flags = _GLOBAL_FLAGS.match(source)
-    return f"(?{flags.group(1)}:{source[flags.end():]})" if flags else f"(?:{source})"
+    return f"(?{flags.group(1)}:{source[flags.end() :]})" if flags else f"(?:{source})"
 
 
 class RuleSet:
     def __init__(self, document: dict) -> None:
         self.commit: str = document["commit"]
         self.sha256: str = document["sha256"]
-        self.rules = [Rule(spec) for spec in document["rules"] if not spec["id"].endswith(POLICY_EXCLUDED)]
-        self.excluded = [spec["id"] for spec in document["rules"] if spec["id"].endswith(POLICY_EXCLUDED)]
+        self.rules = [
+            Rule(spec) for spec in document["rules"] if not spec["id"].endswith(POLICY_EXCLUDED)
+        ]
+        self.excluded = [
+            spec["id"] for spec in document["rules"] if spec["id"].endswith(POLICY_EXCLUDED)
+        ]
         self.dropped: list[dict] = document["dropped"]
-        self.global_allowlist = Allowlist({"condition": "OR", "target": "secret", **document["global_allowlist"]})
+        self.global_allowlist = Allowlist(
+            {"condition": "OR", "target": "secret", **document["global_allowlist"]}
+        )
         self.by_keyword: dict[str, list[Rule]] = {}
         self.always: list[Rule] = []
         for rule in self.rules:
@@ -193,7 +209,7 @@ def ruleset_version() -> str:
 
 
 def _line(text: str, start: int, end: int) -> str:
-    return text[text.rfind("\n", 0, start) + 1:(text.find("\n", end) + 1 or len(text) + 1) - 1]
+    return text[text.rfind("\n", 0, start) + 1 : (text.find("\n", end) + 1 or len(text) + 1) - 1]
 
 
 def rule_findings(text: str, woken: list[Rule], *, generic: bool) -> list[tuple[str, Span]]:
@@ -215,9 +231,12 @@ def rule_findings(text: str, woken: list[Rule], *, generic: bool) -> list[tuple[
                 continue
             match_text, line = rule.match_text(text, match), _line(text, match.start(), match.end())
             if loaded.global_allowlist.allows(secret, match_text, line) or any(
-                    allow.allows(secret, match_text, line) for allow in rule.allowlists):
+                allow.allows(secret, match_text, line) for allow in rule.allowlists
+            ):
                 continue
-            if is_placeholder(secret, lone_word_ok=True) or not POLICY_CHECKS.get(rule.id, _any)(secret):
+            if is_placeholder(secret, lone_word_ok=True) or not POLICY_CHECKS.get(rule.id, _any)(
+                secret
+            ):
                 continue
             found.append((rule.kind, (start, end)))
     return found

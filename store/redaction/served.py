@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 # The free-text fields of served documents (records.py to_json, recall, context packs).
-TEXT_FIELDS = frozenset({"statement", "usage_boundary", "boundary", "excerpt", "supersedes_hint", "preview",
-                         "subject"})
+TEXT_FIELDS = frozenset(
+    {"statement", "usage_boundary", "boundary", "excerpt", "supersedes_hint", "preview", "subject"}
+)
 
 
 def recheck(text: str | None) -> str | None:
@@ -23,8 +24,12 @@ def recheck(text: str | None) -> str | None:
 def rechecked(document: Any) -> Any:
     """`document` (dicts and lists of JSON values) with every free-text field re-redacted."""
     if isinstance(document, dict):
-        return {key: recheck(value) if key in TEXT_FIELDS and isinstance(value, str) else rechecked(value)
-                for key, value in document.items()}
+        return {
+            key: recheck(value)
+            if key in TEXT_FIELDS and isinstance(value, str)
+            else rechecked(value)
+            for key, value in document.items()
+        }
     if isinstance(document, list):
         return [rechecked(value) for value in document]
     return document

@@ -23,23 +23,31 @@ def entropy(value: str) -> float:
 
 def char_classes(value: str) -> int:
     """How many of lower case, upper case, digits the value uses (0-3)."""
-    return (any(c.islower() for c in value) + any(c.isupper() for c in value)
-            + any(c.isdigit() for c in value))
+    return (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+    )
 
 
 # --- placeholders ------------------------------------------------------------------------------
 
 # The whole value is a reference or template, not a literal: ${VAR}, $VAR, $(cmd), #{ruby},
 # %VAR%, {{jinja}}, <your-token>, [PASSWORD], {braced}, @TOKEN@, %s, ****.
-_TEMPLATE = re.compile(r"""\\?\$\{?[\w.\-]+\}? | \$\(.*\) | \#\{.*\} | %[\w.]+%? | \{\{.*\}\} | <.*>
-                          | &lt;.*&gt; | \[[^\[\]]*\] | \{[^{}]*\} | @\w+@ | %[sdr] | \*+""", re.VERBOSE)
+_TEMPLATE = re.compile(
+    r"""\\?\$\{?[\w.\-]+\}? | \$\(.*\) | \#\{.*\} | %[\w.]+%? | \{\{.*\}\} | <.*>
+                          | &lt;.*&gt; | \[[^\[\]]*\] | \{[^{}]*\} | @\w+@ | %[sdr] | \*+""",
+    re.VERBOSE,
+)
 # Anywhere in the value, a sign that it was masked, cut short, or written as an example:
 # runs of x, *, #, dots, dashes or underscores; an ellipsis; a long run of zeros; <angle>;
 # a word such as EXAMPLE, dummy, placeholder, redacted, changeme, your_api_key.
 # (Matched on the lower-cased value, without (?i), so the regex engine can skip ahead by first
 # character; the words are plain substring tests.)
-_MASK = re.compile(r"xxxx|\*\*\*|###|\.\.\.|…|____|----|00000000|<[^<>\s]+>|your[_\-\s]?(?:api|key|token|secret|pass)"
-                   r"|123e4567-e89b-12d3")  # the last: RFC 4122's example UUID, every doc's placeholder
+_MASK = re.compile(
+    r"xxxx|\*\*\*|###|\.\.\.|…|____|----|00000000|<[^<>\s]+>|your[_\-\s]?(?:api|key|token|secret|pass)"
+    r"|123e4567-e89b-12d3"
+)  # the last: RFC 4122's example UUID, every doc's placeholder
 _MASK_WORDS = ("example", "sample", "dummy", "placeholder", "redacted", "changeme")
 # Template fragments inside a value ("${USER}-${PASS}", "{{ vault_pw }}x"): a placeholder when
 # almost nothing literal is left once they are removed.
@@ -49,17 +57,21 @@ _EMBEDDED_TEMPLATE = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}|\$\([^)]*\)|%\w+%|\$
 # "notapassword", "ACCESS_TOKEN"). Kept to self-description on purpose: "hunter" or "falcon" are
 # not in it. Such a value is a placeholder when it also says it is not real (a word from _FAKE),
 # is one generic word ("secret", "token"), or is written as a CONSTANT_NAME (a reference).
-_SELF_DESCRIBING = frozenset("""
+_SELF_DESCRIBING = frozenset(
+    """
     a an the my your our some any this that it is here me not no none null nil empty undefined unset
     default new old real fake dummy mock stub test testing sample example demo placeholder redacted
     hidden masked secret secrets password passwords passwd pass pwd passphrase token tokens key keys
     api apikey access auth credential credentials value values string str text insert put enter
     replace change changeme set goes xxx foo bar baz qux todo tbd fixme private public client user
     username name id app service account dev prod local too short long valid invalid random
-    generated do dont use with for of to and or in on bearer basic""".split())
-_FAKE = frozenset("""fake dummy mock stub test testing sample example demo placeholder redacted not no none
+    generated do dont use with for of to and or in on bearer basic""".split()
+)
+_FAKE = frozenset(
+    """fake dummy mock stub test testing sample example demo placeholder redacted not no none
     null nil empty undefined unset insert enter replace changeme your xxx foo bar baz qux todo tbd fixme
-    invalid dont""".split())
+    invalid dont""".split()
+)
 
 
 _WORDS_AND_SEPARATORS = re.compile(r"[A-Za-z][A-Za-z_\-. ]*")
@@ -116,12 +128,16 @@ def is_typed_pattern(value: str) -> bool:
     letters = "".join(c for c in value.lower() if c.isalpha())
     digits = "".join(c for c in value if c.isdigit())
     for part, longest in ((value, 8), (letters, 6), (digits, 6)):
-        if len(part) >= longest and (part is value or len(value) >= 16):  # short passwords: raw only
+        if len(part) >= longest and (
+            part is value or len(value) >= 16
+        ):  # short passwords: raw only
             runs = _run_lengths(part)
-            if max(runs) >= longest or (len(part) >= 16 and sum(r for r in runs if r >= 4) * 2 >= len(part)):
+            if max(runs) >= longest or (
+                len(part) >= 16 and sum(r for r in runs if r >= 4) * 2 >= len(part)
+            ):
                 return True
     if len(value) >= 12:
-        grams = [value[i:i + 4] for i in range(len(value) - 3)]
+        grams = [value[i : i + 4] for i in range(len(value) - 3)]
         if len(set(grams)) * 2 < len(grams):
             return True
     return len(value) >= 4 and max(_run_lengths(value)) == len(value)  # "1234", "aaaa", "dcba"
@@ -131,7 +147,11 @@ def is_masked(value: str) -> bool:
     """Shown masked, truncated or as an example, or one character repeated (aaaa…end, 0000…aa):
     not the secret itself, whatever its shape."""
     lowered = value.lower()
-    if _MASK.search(lowered) or len(set(value)) <= 2 or any(word in lowered for word in _MASK_WORDS):
+    if (
+        _MASK.search(lowered)
+        or len(set(value)) <= 2
+        or any(word in lowered for word in _MASK_WORDS)
+    ):
         return True
     return len(value) >= 8 and max(map(value.count, set(value[:256]))) * 5 >= len(value) * 3
 
@@ -145,8 +165,11 @@ def is_placeholder(value: str, *, lone_word_ok: bool = False) -> bool:
     stripped = value.strip().strip("'\"`")
     if not stripped or not any(c.isalnum() for c in stripped):
         return True
-    if (_TEMPLATE.fullmatch(stripped) or is_masked(stripped)
-            or is_self_describing(stripped, lone_word_ok=lone_word_ok)):
+    if (
+        _TEMPLATE.fullmatch(stripped)
+        or is_masked(stripped)
+        or is_self_describing(stripped, lone_word_ok=lone_word_ok)
+    ):
         return True
     if not any(mark in stripped for mark in ("$", "{{", "%", "<")):
         return False
@@ -172,14 +195,23 @@ def is_camel_identifier(segment: str) -> bool:
     """`getMasterUserPassword`, `SecurityIdentifier`, `rememberMeLabel`: made of whole words."""
     parts = _CAMEL_PART.findall(segment)
     words = [p for p in parts if not p.isdigit()]
-    return (len(words) >= 2 and "".join(parts) == segment and len(parts) - len(words) <= 1
-            and max(map(len, words)) <= 15 and _CAMEL_BOUNDARY.search(segment) is not None)
+    return (
+        len(words) >= 2
+        and "".join(parts) == segment
+        and len(parts) - len(words) <= 1
+        and max(map(len, words)) <= 15
+        and _CAMEL_BOUNDARY.search(segment) is not None
+    )
 
 
 def _is_wordy(segment: str) -> bool:
     base = segment.split(".")[0]
-    return (bool(base) and (_WORDY_SEGMENT.fullmatch(base) is not None or is_camel_identifier(base))
-            and sum(c.isdigit() for c in base) * 3 <= len(base) and _THREE_LETTERS.search(base) is not None)
+    return (
+        bool(base)
+        and (_WORDY_SEGMENT.fullmatch(base) is not None or is_camel_identifier(base))
+        and sum(c.isdigit() for c in base) * 3 <= len(base)
+        and _THREE_LETTERS.search(base) is not None
+    )
 
 
 def is_pathlike(value: str) -> bool:
@@ -202,8 +234,11 @@ def is_identifier_like(value: str) -> bool:
     segments = _NAME_SPLIT.split(value)
     if len(segments) == 1:
         return is_camel_identifier(value)
-    named = [s for s in segments if (_NAME_SEGMENT.fullmatch(s) or is_camel_identifier(s))
-             and not _HEXISH.fullmatch(s)]
+    named = [
+        s
+        for s in segments
+        if (_NAME_SEGMENT.fullmatch(s) or is_camel_identifier(s)) and not _HEXISH.fullmatch(s)
+    ]
     return len(named) >= 2 and sum(map(len, named)) * 2 >= len(value)
 
 
@@ -213,8 +248,11 @@ _VOWELS = frozenset("aeiouyAEIOUY")
 
 def word_coverage(value: str) -> float:
     """Share of the value spelled by pronounceable word runs: high for names, low for key material."""
-    covered = sum(len(run) for run in _WORD_RUN.findall(value)
-                  if sum(c in _VOWELS for c in run) * 10 >= len(run) * 3)
+    covered = sum(
+        len(run)
+        for run in _WORD_RUN.findall(value)
+        if sum(c in _VOWELS for c in run) * 10 >= len(run) * 3
+    )
     return covered / len(value) if value else 0.0
 
 

@@ -15,10 +15,31 @@ SEP = "\x1f"
 GENESIS = "0" * 64
 
 
-def _hash(prev: str, team_id: str, seq: int, at: str, actor: str, action: str,
-          entity_type: str, entity_id: str, key_version: int) -> str:
-    body = SEP.join(("memvet/team-audit/v1", prev, team_id, str(seq), at, actor, action,
-                     entity_type, entity_id, str(key_version)))
+def _hash(
+    prev: str,
+    team_id: str,
+    seq: int,
+    at: str,
+    actor: str,
+    action: str,
+    entity_type: str,
+    entity_id: str,
+    key_version: int,
+) -> str:
+    body = SEP.join(
+        (
+            "memvet/team-audit/v1",
+            prev,
+            team_id,
+            str(seq),
+            at,
+            actor,
+            action,
+            entity_type,
+            entity_id,
+            str(key_version),
+        )
+    )
     return hashlib.sha256(body.encode()).hexdigest()
 
 
@@ -29,18 +50,31 @@ def _mac(audit_key: bytes, digest: str) -> str:
 def append(session: TeamSession, action: str, entity_type: str, entity_id: str) -> None:
     """Inside `session.write()` (the team lock makes the chain's order the commit order)."""
     conn, team = session.conn, session.team_id
-    last = conn.execute("SELECT seq, hash FROM team_audit WHERE team_id = %s ORDER BY seq DESC "
-                        "LIMIT 1", (team,)).fetchone()
+    last = conn.execute(
+        "SELECT seq, hash FROM team_audit WHERE team_id = %s ORDER BY seq DESC LIMIT 1", (team,)
+    ).fetchone()
     seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
     at = now().isoformat()
     version = session.key_version
-    digest = _hash(prev, team, seq, at, session.member_id, action, entity_type, entity_id,
-                   version)
-    conn.execute("INSERT INTO team_audit (team_id, seq, at, actor, action, entity_type, "
-                 "entity_id, key_version, prev_hash, hash, mac) VALUES "
-                 "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                 (team, seq, at, session.member_id, action, entity_type, entity_id, version,
-                  prev, digest, _mac(session.cipher(version).audit_key, digest)))
+    digest = _hash(prev, team, seq, at, session.member_id, action, entity_type, entity_id, version)
+    conn.execute(
+        "INSERT INTO team_audit (team_id, seq, at, actor, action, entity_type, "
+        "entity_id, key_version, prev_hash, hash, mac) VALUES "
+        "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        (
+            team,
+            seq,
+            at,
+            session.member_id,
+            action,
+            entity_type,
+            entity_id,
+            version,
+            prev,
+            digest,
+            _mac(session.cipher(version).audit_key, digest),
+        ),
+    )
 
 
 def verify(session: TeamSession) -> dict[str, object]:
@@ -48,7 +82,9 @@ def verify(session: TeamSession) -> dict[str, object]:
     session.cipher()  # loads the key chain (exit 3 without the team key)
     rows = session.conn.execute(
         "SELECT seq, at, actor, action, entity_type, entity_id, key_version, prev_hash, hash, "
-        "mac FROM team_audit WHERE team_id = %s ORDER BY seq", (session.team_id,)).fetchall()
+        "mac FROM team_audit WHERE team_id = %s ORDER BY seq",
+        (session.team_id,),
+    ).fetchall()
     prev, expected_seq = GENESIS, 1
     for seq, at, actor, action, etype, eid, version, prev_hash, digest, mac in rows:
         reason = None
@@ -56,8 +92,7 @@ def verify(session: TeamSession) -> dict[str, object]:
             reason = f"event {expected_seq} is missing"
         elif prev_hash != prev:
             reason = "it does not link to the event before it"
-        elif _hash(prev, session.team_id, seq, at, actor, action, etype, eid,
-                   version) != digest:
+        elif _hash(prev, session.team_id, seq, at, actor, action, etype, eid, version) != digest:
             reason = "its contents do not match its hash"
         else:
             try:

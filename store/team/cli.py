@@ -19,8 +19,11 @@ def _lazy(name: str):  # noqa: ANN202
 
 def add_team_flag(parser: argparse.ArgumentParser, name: str) -> None:
     """`--team` on a local command: the team's twin of it runs instead."""
-    parser.add_argument("--team", action="store_true",
-                        help="the team store's (docs/team.md) instead of this machine's")
+    parser.add_argument(
+        "--team",
+        action="store_true",
+        help="the team store's (docs/team.md) instead of this machine's",
+    )
     local, team = parser.get_default("handler"), _lazy(name)
     parser.set_defaults(handler=lambda args: team(args) if args.team else local(args))
 
@@ -33,22 +36,35 @@ def add_share(memories: argparse._SubParsersAction) -> None:
 
 
 def register_team(sub: argparse._SubParsersAction) -> None:
-    team = sub.add_parser("team", help="the team store on PostgreSQL (docs/team.md)").add_subparsers(
-        dest="team_command", metavar="ACTION", required=True)
-    for name, text in (("create", "set up a team on a PostgreSQL server; you are its admin"),
-                       ("join", "register this machine to join a team; an admin admits it")):
+    team = sub.add_parser(
+        "team", help="the team store on PostgreSQL (docs/team.md)"
+    ).add_subparsers(dest="team_command", metavar="ACTION", required=True)
+    for name, text in (
+        ("create", "set up a team on a PostgreSQL server; you are its admin"),
+        ("join", "register this machine to join a team; an admin admits it"),
+    ):
         p = team.add_parser(name, help=text)
         p.add_argument("url", metavar="URL", help="postgresql://USER[:PASSWORD]@HOST:PORT/DB")
         p.add_argument("--name", required=True, help="how the team sees you")
         if name == "create":
-            p.add_argument("--personal", action="store_true",
-                           help="a team of your own machines: your memories and tombstones sync")
+            p.add_argument(
+                "--personal",
+                action="store_true",
+                help="a team of your own machines: your memories and tombstones sync",
+            )
             p.add_argument("--approvals-required", type=int, default=1)
-            p.add_argument("--self-approval", action="store_true",
-                           help="let a member approve its own proposals")
+            p.add_argument(
+                "--self-approval",
+                action="store_true",
+                help="let a member approve its own proposals",
+            )
         else:
-            p.add_argument("--team", dest="team_id", metavar="ID",
-                           help="which team, when the server holds several")
+            p.add_argument(
+                "--team",
+                dest="team_id",
+                metavar="ID",
+                help="which team, when the server holds several",
+            )
         add_json_flag(p)
         p.set_defaults(handler=_lazy(f"team_{name}"))
     p = team.add_parser("members", help="members, roles, status and key versions")
@@ -66,14 +82,17 @@ def register_team(sub: argparse._SubParsersAction) -> None:
     p = team.add_parser("status", help="server, lag, outbox size, last sync, key version")
     add_json_flag(p)
     p.set_defaults(handler=_lazy("team_status"))
-    for name, text in (("approve", "approve team candidates (needs the approver role)"),
-                       ("reject", "reject team candidates and tombstone them for the team")):
+    for name, text in (
+        ("approve", "approve team candidates (needs the approver role)"),
+        ("reject", "reject team candidates and tombstone them for the team"),
+    ):
         p = team.add_parser(name, help=text)
         p.add_argument("ids", nargs="+", metavar="ID")
         add_json_flag(p)
         p.set_defaults(handler=_lazy(f"team_{name}"))
     audit = team.add_parser("audit", help="the team's audit chain").add_subparsers(
-        dest="team_audit_command", metavar="ACTION", required=True)
+        dest="team_audit_command", metavar="ACTION", required=True
+    )
     p = audit.add_parser("verify", help="walk the chain; exit 1 naming the first bad event")
     add_json_flag(p)
     p.set_defaults(handler=_lazy("team_audit_verify"))

@@ -17,6 +17,7 @@ from memvet.store.records import iso
 
 def _lines(lines: Iterable[str]) -> Callable[[], None]:
     """The human form of a list: one line each."""
+
     def human() -> None:
         for line in lines:
             print(line)
@@ -51,20 +52,35 @@ def team_create(args: argparse.Namespace) -> int:
     from memvet.store.team.members import create_team, fingerprint
 
     _store().close()  # the local store first: a team home is a memvet home
-    session = create_team(memvet_home(), args.url, args.name, personal=args.personal,
-                          approvals_required=args.approvals_required,
-                          self_approval=True if args.self_approval else None)
+    session = create_team(
+        memvet_home(),
+        args.url,
+        args.name,
+        personal=args.personal,
+        approvals_required=args.approvals_required,
+        self_approval=True if args.self_approval else None,
+    )
     try:
         from memvet.store.team.wrapping import public_of
 
-        payload = {"team": session.team_id, "member": session.member_id, "role": "admin",
-                   "server": session.config.where(), "personal": args.personal,
-                   "fingerprint": fingerprint(public_of(session.private_key()))}
+        payload = {
+            "team": session.team_id,
+            "member": session.member_id,
+            "role": "admin",
+            "server": session.config.where(),
+            "personal": args.personal,
+            "fingerprint": fingerprint(public_of(session.private_key())),
+        }
     finally:
         session.close()
-    emit(args, payload, lambda: print(
-        f"team {payload['team']} created on {payload['server']}; you are {payload['member']} "
-        f"(admin). Others join with `memvet team join URL --name NAME`."))
+    emit(
+        args,
+        payload,
+        lambda: print(
+            f"team {payload['team']} created on {payload['server']}; you are {payload['member']} "
+            f"(admin). Others join with `memvet team join URL --name NAME`."
+        ),
+    )
     return 0
 
 
@@ -73,9 +89,14 @@ def team_join(args: argparse.Namespace) -> int:
 
     _store().close()
     payload = join_team(memvet_home(), args.url, args.name, team_id=args.team_id)
-    emit(args, payload, lambda: print(
-        f"registered as {payload['member']} (pending). Ask an admin to compare the fingerprint "
-        f"{payload['fingerprint']} and run `memvet team admit {payload['member']}`."))
+    emit(
+        args,
+        payload,
+        lambda: print(
+            f"registered as {payload['member']} (pending). Ask an admin to compare the fingerprint "
+            f"{payload['fingerprint']} and run `memvet team admit {payload['member']}`."
+        ),
+    )
     return 0
 
 
@@ -84,9 +105,15 @@ def team_members(args: argparse.Namespace) -> int:
 
     with _session() as session:
         listed = members(session)
-    emit(args, {"members": listed}, _lines(
-        f"{m['id']}  {m['status']:<8} {m['role']:<8} key v{m['key_version'] or '-'}  "
-        f"{m['fingerprint']}  {m['name'] or '?'}" for m in listed))
+    emit(
+        args,
+        {"members": listed},
+        _lines(
+            f"{m['id']}  {m['status']:<8} {m['role']:<8} key v{m['key_version'] or '-'}  "
+            f"{m['fingerprint']}  {m['name'] or '?'}"
+            for m in listed
+        ),
+    )
     return 0
 
 
@@ -104,8 +131,14 @@ def team_remove(args: argparse.Namespace) -> int:
 
     with _session() as session:
         result = remove(session, args.member)
-    emit(args, result, lambda: print(f"removed {args.member}; the team key is now version "
-                                     f"{result['key_version']} (every row re-encrypted)"))
+    emit(
+        args,
+        result,
+        lambda: print(
+            f"removed {args.member}; the team key is now version "
+            f"{result['key_version']} (every row re-encrypted)"
+        ),
+    )
     return 0
 
 
@@ -116,17 +149,26 @@ def _decide(args: argparse.Namespace, action: str) -> int:
     with _session() as session:
         for cid in args.ids:
             try:
-                results.append(items.approve(session, cid) if action == "approve"
-                               else tombstones.reject(session, cid))
+                results.append(
+                    items.approve(session, cid)
+                    if action == "approve"
+                    else tombstones.reject(session, cid)
+                )
             except MemvetError as exc:
                 if exc.exit_code == 3:
                     raise
                 failed = True
-                results.append({"id": cid, "status": "failed", "error": exc.message,
-                                "code": exc.code})
-    emit(args, {"results": results}, _lines(
-        f"{r['id']}: {r['status']}" + (f" ({r['error']})" if r.get("error") else "")
-        for r in results))
+                results.append(
+                    {"id": cid, "status": "failed", "error": exc.message, "code": exc.code}
+                )
+    emit(
+        args,
+        {"results": results},
+        _lines(
+            f"{r['id']}: {r['status']}" + (f" ({r['error']})" if r.get("error") else "")
+            for r in results
+        ),
+    )
     return 1 if failed else 0
 
 
@@ -144,9 +186,15 @@ def team_audit_verify(args: argparse.Namespace) -> int:
     with _session() as session:
         result = verify(session)
     bad: Any = result["first_bad"]
-    emit(args, result, lambda: print(
-        f"team audit chain intact ({result['events']} events)" if result["ok"] else
-        f"team audit event {bad['seq']} is bad: {bad['reason']}"))
+    emit(
+        args,
+        result,
+        lambda: print(
+            f"team audit chain intact ({result['events']} events)"
+            if result["ok"]
+            else f"team audit event {bad['seq']} is bad: {bad['reason']}"
+        ),
+    )
     return 0 if result["ok"] else 1
 
 
@@ -155,9 +203,14 @@ def team_migrate(args: argparse.Namespace) -> int:
 
     with _session(check_schema=False) as session:
         applied = migrate_server(session.conn)
-    emit(args, {"applied": applied, "version": TEAM_SCHEMA_VERSION},
-         lambda: print(f"server schema at version {TEAM_SCHEMA_VERSION}"
-                       + (f" (applied {', '.join(applied)})" if applied else " (nothing to do)")))
+    emit(
+        args,
+        {"applied": applied, "version": TEAM_SCHEMA_VERSION},
+        lambda: print(
+            f"server schema at version {TEAM_SCHEMA_VERSION}"
+            + (f" (applied {', '.join(applied)})" if applied else " (nothing to do)")
+        ),
+    )
     return 0
 
 
@@ -181,10 +234,15 @@ def sync(args: argparse.Namespace) -> int:
         report = run_sync(store, memvet_home(), once=args.once)
     finally:
         store.close()
-    emit(args, report, lambda: print(
-        f"sent {report['sent']}, applied {report['applied']}, retired {report['retired']}, "
-        f"waiting {report['waiting']}" + (f", refused {len(report['refused'])}"
-                                          if report["refused"] else "")))
+    emit(
+        args,
+        report,
+        lambda: print(
+            f"sent {report['sent']}, applied {report['applied']}, retired {report['retired']}, "
+            f"waiting {report['waiting']}"
+            + (f", refused {len(report['refused'])}" if report["refused"] else "")
+        ),
+    )
     return 0
 
 
@@ -195,8 +253,9 @@ def propose(args: argparse.Namespace) -> int:
     config = load_config(memvet_home())
     store = _store()
     try:
-        item_id = propose_team(store, config.team_id, args.statement.strip(), args.kind,
-                               _workspace(args))
+        item_id = propose_team(
+            store, config.team_id, args.statement.strip(), args.kind, _workspace(args)
+        )
         report = _try_send(store)
     finally:
         store.close()
@@ -204,13 +263,19 @@ def propose(args: argparse.Namespace) -> int:
     if refused:
         from memvet.store.team.errors import TeamRefusedError
 
-        raise TeamRefusedError("the team rejected this statement before (team tombstone); it "
-                               "is not offered again", code="tombstoned")
+        raise TeamRefusedError(
+            "the team rejected this statement before (team tombstone); it is not offered again",
+            code="tombstoned",
+        )
     status = "queued_offline" if report.get("offline") else "pending"
-    emit(args, {"id": item_id, "status": status, "team": config.team_id},
-         lambda: print(f"offered to the team as {item_id}"
-                       + (" (server unreachable: it waits in the outbox)"
-                          if report.get("offline") else "")))
+    emit(
+        args,
+        {"id": item_id, "status": status, "team": config.team_id},
+        lambda: print(
+            f"offered to the team as {item_id}"
+            + (" (server unreachable: it waits in the outbox)" if report.get("offline") else "")
+        ),
+    )
     return 0
 
 
@@ -232,8 +297,11 @@ def memories_share(args: argparse.Namespace) -> int:
         report = _try_send(store)
     finally:
         store.close()
-    emit(args, {"id": item_id, "memory_id": args.id, "offline": bool(report.get("offline"))},
-         lambda: print(f"offered {args.id} to the team as {item_id}"))
+    emit(
+        args,
+        {"id": item_id, "memory_id": args.id, "offline": bool(report.get("offline"))},
+        lambda: print(f"offered {args.id} to the team as {item_id}"),
+    )
     return 0
 
 
@@ -243,14 +311,32 @@ def queue_list(args: argparse.Namespace) -> int:
     statuses = tuple(args.status or ("pending",))
     with _session() as session:
         found = reads.candidates(session, statuses)
-    records = [{"id": c["id"], "status": c["status"], "statement": c["statement"],
-                "kind": c["kind"], "source_type": "operator", "origin": "team", "host": None,
-                "scope": {"user": None, "workspace": c["remote"], "agent": None, "session": None},
-                "confidence": 1.0, "evidence_count": 1, "created_at": iso(c["created_at"]),
-                "proposed_by": c["proposed_by"]} for c in found]
-    emit(args, {"candidates": records}, _lines(
-        f"{r['id']}  {r['status']:<9} {r['kind']:<10} {r['scope']['workspace'] or 'team-wide'}"
-        f"  {r['statement']}" for r in records))
+    records = [
+        {
+            "id": c["id"],
+            "status": c["status"],
+            "statement": c["statement"],
+            "kind": c["kind"],
+            "source_type": "operator",
+            "origin": "team",
+            "host": None,
+            "scope": {"user": None, "workspace": c["remote"], "agent": None, "session": None},
+            "confidence": 1.0,
+            "evidence_count": 1,
+            "created_at": iso(c["created_at"]),
+            "proposed_by": c["proposed_by"],
+        }
+        for c in found
+    ]
+    emit(
+        args,
+        {"candidates": records},
+        _lines(
+            f"{r['id']}  {r['status']:<9} {r['kind']:<10} {r['scope']['workspace'] or 'team-wide'}"
+            f"  {r['statement']}"
+            for r in records
+        ),
+    )
     return 0
 
 
@@ -262,9 +348,28 @@ def memories_list(args: argparse.Namespace) -> int:
         memories = team_memories(store)
     finally:
         store.close()
-    records = [{k: m[k] for k in ("id", "statement", "kind", "status", "scope", "source_type",
-                                  "candidate_id", "valid_from", "valid_to", "recorded_at")}
-               | {"team_item_id": m["team_item_id"]} for m in memories]
-    emit(args, {"memories": records}, _lines(
-        f"{r['id']}  {r['status']:<8} {r['kind']:<10} {r['statement']}" for r in records))
+    records = [
+        {
+            k: m[k]
+            for k in (
+                "id",
+                "statement",
+                "kind",
+                "status",
+                "scope",
+                "source_type",
+                "candidate_id",
+                "valid_from",
+                "valid_to",
+                "recorded_at",
+            )
+        }
+        | {"team_item_id": m["team_item_id"]}
+        for m in memories
+    ]
+    emit(
+        args,
+        {"memories": records},
+        _lines(f"{r['id']}  {r['status']:<8} {r['kind']:<10} {r['statement']}" for r in records),
+    )
     return 0

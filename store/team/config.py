@@ -35,8 +35,9 @@ def split_password(url: str) -> tuple[str, str | None]:
     if parts.scheme not in ("postgresql", "postgres"):
         from memvet.store.errors import UsageError
 
-        raise UsageError("a team server URL starts with postgresql:// "
-                         "(postgresql://USER@HOST:PORT/DATABASE)")
+        raise UsageError(
+            "a team server URL starts with postgresql:// (postgresql://USER@HOST:PORT/DATABASE)"
+        )
     if parts.password is None:
         return url, None
     netloc = parts.netloc.rsplit("@", 1)
@@ -104,7 +105,9 @@ class Secrets:
                 raise KeyringLockedError(
                     f"the OS keyring holds this home's team {what} but cannot be read "
                     f"({type(exc).__name__}); unlock it (log in to the desktop session) and "
-                    "try again", provider="keyring") from None
+                    "try again",
+                    provider="keyring",
+                ) from None
             return None if value is None else base64.b64decode(value)
         try:
             return base64.b64decode(self._file(what).read_bytes().strip())

@@ -13,13 +13,48 @@ from memvet.store.team.errors import TeamRefusedError
 from memvet.store.team.members import APPROVER_ROLES, policy
 from memvet.store.team.session import TeamSession, check_seal, row_seal
 
-CAND_COLS = ("id", "status", "kind", "polarity", "statement_key", "workspace_bidx",
-             "proposed_by", "decided_by", "memory_id", "statement_ct", "workspace_ct", "row_mac",
-             "seq", "created_at")
-MEM_COLS = ("id", "candidate_id", "status", "kind", "polarity", "statement_key",
-            "workspace_bidx", "approved_by", "statement_ct", "workspace_ct", "row_mac", "seq")
-TOMB_COLS = ("id", "statement_key", "workspace_bidx", "reason", "source_id", "created_by",
-             "statement_ct", "workspace_ct", "row_mac", "seq")
+CAND_COLS = (
+    "id",
+    "status",
+    "kind",
+    "polarity",
+    "statement_key",
+    "workspace_bidx",
+    "proposed_by",
+    "decided_by",
+    "memory_id",
+    "statement_ct",
+    "workspace_ct",
+    "row_mac",
+    "seq",
+    "created_at",
+)
+MEM_COLS = (
+    "id",
+    "candidate_id",
+    "status",
+    "kind",
+    "polarity",
+    "statement_key",
+    "workspace_bidx",
+    "approved_by",
+    "statement_ct",
+    "workspace_ct",
+    "row_mac",
+    "seq",
+)
+TOMB_COLS = (
+    "id",
+    "statement_key",
+    "workspace_bidx",
+    "reason",
+    "source_id",
+    "created_by",
+    "statement_ct",
+    "workspace_ct",
+    "row_mac",
+    "seq",
+)
 NEXT = "nextval('team_change_seq')"
 
 
@@ -33,9 +68,10 @@ def memory_id_of(candidate_id: str) -> str:
 
 
 def _role(session: TeamSession) -> str | None:
-    row = session.conn.execute("SELECT role FROM team_members WHERE team_id = %s AND id = %s AND "
-                               "status = 'admitted'", (session.team_id, session.member_id)
-                               ).fetchone()
+    row = session.conn.execute(
+        "SELECT role FROM team_members WHERE team_id = %s AND id = %s AND status = 'admitted'",
+        (session.team_id, session.member_id),
+    ).fetchone()
     return row[0] if row else None
 
 
@@ -47,12 +83,14 @@ def blocking_tombstone(session: TeamSession, statement: str, remote: str | None)
     row = session.conn.execute(
         "SELECT id FROM team_tombstones WHERE team_id = %s AND statement_key = %s AND "
         "(workspace_bidx IS NULL OR %s::text IS NULL OR workspace_bidx = %s) LIMIT 1",
-        (session.team_id, c.statement_key("team", statement), ws, ws)).fetchone()
+        (session.team_id, c.statement_key("team", statement), ws, ws),
+    ).fetchone()
     return row[0] if row else None
 
 
-def propose(session: TeamSession, item_id: str, statement: str, kind: str, polarity: str,
-            remote: str | None) -> dict:
+def propose(
+    session: TeamSession, item_id: str, statement: str, kind: str, polarity: str, remote: str | None
+) -> dict:
     """A team candidate (or, in a personal team, a memory at once: its owner approved it on
     one machine already). Idempotent by item_id; refused over a team tombstone."""
     c = session.cipher()
@@ -61,47 +99,70 @@ def propose(session: TeamSession, item_id: str, statement: str, kind: str, polar
         c = session.cipher()
         table = "team_memories" if personal else "team_candidates"
         rid = memory_id_of(item_id) if personal else item_id
-        done = conn.execute(f"SELECT status FROM {table} WHERE team_id = %s AND id = %s",
-                            (session.team_id, rid)).fetchone()
+        done = conn.execute(
+            f"SELECT status FROM {table} WHERE team_id = %s AND id = %s", (session.team_id, rid)
+        ).fetchone()
         if done:
             return {"id": rid, "status": done[0], "replayed": True}
         hit = blocking_tombstone(session, statement, remote)
         if hit:
-            raise TeamRefusedError("the team rejected this statement before (team tombstone "
-                                   f"{hit}); it is not offered again", code="tombstoned")
-        row = {"status": "active" if personal else "pending", "kind": kind, "polarity": polarity,
-               "statement_key": c.statement_key("team", statement),
-               "workspace_bidx": c.blind_index("workspace", remote),
-               "proposed_by": session.member_id, "decided_by": None, "memory_id": None,
-               "candidate_id": item_id, "approved_by": session.member_id}
-        values = {**row, "id": rid, "team_id": session.team_id,
-                  "statement_ct": c.encrypt(table, "statement", rid, statement),
-                  "workspace_ct": c.encrypt(table, "workspace", rid, remote),
-                  "row_mac": row_seal(c, table, rid, row)}
+            raise TeamRefusedError(
+                "the team rejected this statement before (team tombstone "
+                f"{hit}); it is not offered again",
+                code="tombstoned",
+            )
+        row = {
+            "status": "active" if personal else "pending",
+            "kind": kind,
+            "polarity": polarity,
+            "statement_key": c.statement_key("team", statement),
+            "workspace_bidx": c.blind_index("workspace", remote),
+            "proposed_by": session.member_id,
+            "decided_by": None,
+            "memory_id": None,
+            "candidate_id": item_id,
+            "approved_by": session.member_id,
+        }
+        values = {
+            **row,
+            "id": rid,
+            "team_id": session.team_id,
+            "statement_ct": c.encrypt(table, "statement", rid, statement),
+            "workspace_ct": c.encrypt(table, "workspace", rid, remote),
+            "row_mac": row_seal(c, table, rid, row),
+        }
         if personal:
-            conn.execute(f"INSERT INTO team_memories (team_id, id, seq, candidate_id, status, "
-                         f"kind, polarity, statement_key, workspace_bidx, statement_ct, "
-                         f"workspace_ct, approved_by, created_at, updated_at, row_mac) VALUES "
-                         f"(%(team_id)s, %(id)s, {NEXT}, %(candidate_id)s, %(status)s, %(kind)s, "
-                         "%(polarity)s, %(statement_key)s, %(workspace_bidx)s, %(statement_ct)s, "
-                         "%(workspace_ct)s, %(approved_by)s, now(), now(), %(row_mac)s)", values)
+            conn.execute(
+                f"INSERT INTO team_memories (team_id, id, seq, candidate_id, status, "
+                f"kind, polarity, statement_key, workspace_bidx, statement_ct, "
+                f"workspace_ct, approved_by, created_at, updated_at, row_mac) VALUES "
+                f"(%(team_id)s, %(id)s, {NEXT}, %(candidate_id)s, %(status)s, %(kind)s, "
+                "%(polarity)s, %(statement_key)s, %(workspace_bidx)s, %(statement_ct)s, "
+                "%(workspace_ct)s, %(approved_by)s, now(), now(), %(row_mac)s)",
+                values,
+            )
             audit.append(session, "memory.shared", "memory", rid)
         else:
-            conn.execute(f"INSERT INTO team_candidates (team_id, id, seq, status, kind, polarity, "
-                         "statement_key, workspace_bidx, statement_ct, workspace_ct, proposed_by, "
-                         "created_at, updated_at, row_mac) VALUES (%(team_id)s, %(id)s, "
-                         f"{NEXT}, %(status)s, %(kind)s, %(polarity)s, %(statement_key)s, "
-                         "%(workspace_bidx)s, %(statement_ct)s, %(workspace_ct)s, "
-                         "%(proposed_by)s, now(), now(), %(row_mac)s)", values)
+            conn.execute(
+                f"INSERT INTO team_candidates (team_id, id, seq, status, kind, polarity, "
+                "statement_key, workspace_bidx, statement_ct, workspace_ct, proposed_by, "
+                "created_at, updated_at, row_mac) VALUES (%(team_id)s, %(id)s, "
+                f"{NEXT}, %(status)s, %(kind)s, %(polarity)s, %(statement_key)s, "
+                "%(workspace_bidx)s, %(statement_ct)s, %(workspace_ct)s, "
+                "%(proposed_by)s, now(), now(), %(row_mac)s)",
+                values,
+            )
             audit.append(session, "candidate.proposed", "candidate", rid)
         session.notify()
     return {"id": rid, "status": row["status"], "replayed": False}
 
 
 def _locked_candidate(session: TeamSession, candidate_id: str) -> dict:
-    row = session.conn.execute(f"SELECT {', '.join(CAND_COLS)} FROM team_candidates WHERE "
-                               "team_id = %s AND id = %s FOR UPDATE",
-                               (session.team_id, candidate_id)).fetchone()
+    row = session.conn.execute(
+        f"SELECT {', '.join(CAND_COLS)} FROM team_candidates WHERE "
+        "team_id = %s AND id = %s FOR UPDATE",
+        (session.team_id, candidate_id),
+    ).fetchone()
     if row is None:
         raise NotFoundError(f"no team candidate {candidate_id}")
     cand = dict(zip(CAND_COLS, row, strict=True))
@@ -112,41 +173,65 @@ def _locked_candidate(session: TeamSession, candidate_id: str) -> dict:
 def _decide(session: TeamSession, cand: dict, status: str, memory_id: str | None) -> None:
     c = session.cipher()
     cand = {**cand, "status": status, "decided_by": session.member_id, "memory_id": memory_id}
-    session.conn.execute(f"UPDATE team_candidates SET status = %s, decided_by = %s, memory_id = "
-                         f"%s, seq = {NEXT}, updated_at = now(), row_mac = %s WHERE team_id = %s "
-                         "AND id = %s AND status = 'pending'",
-                         (status, session.member_id, memory_id,
-                          row_seal(c, "team_candidates", cand["id"], cand), session.team_id,
-                          cand["id"]))
+    session.conn.execute(
+        f"UPDATE team_candidates SET status = %s, decided_by = %s, memory_id = "
+        f"%s, seq = {NEXT}, updated_at = now(), row_mac = %s WHERE team_id = %s "
+        "AND id = %s AND status = 'pending'",
+        (
+            status,
+            session.member_id,
+            memory_id,
+            row_seal(c, "team_candidates", cand["id"], cand),
+            session.team_id,
+            cand["id"],
+        ),
+    )
 
 
 def approve(session: TeamSession, candidate_id: str) -> dict:
     rules = policy(session)
     with session.write() as conn:
         if _role(session) not in APPROVER_ROLES:
-            raise TeamRefusedError("approving team candidates needs the approver role (an admin "
-                                   "grants it: `memvet team admit MEMBER --role approver`)",
-                                   code="team_not_approver")
+            raise TeamRefusedError(
+                "approving team candidates needs the approver role (an admin "
+                "grants it: `memvet team admit MEMBER --role approver`)",
+                code="team_not_approver",
+            )
         cand = _locked_candidate(session, candidate_id)
         if cand["status"] != "pending":
             mine = cand["decided_by"] == session.member_id and cand["status"] == "committed"
             if mine:  # a replay of this member's own approval
                 return {"id": candidate_id, "status": "committed", "memory_id": cand["memory_id"]}
-            raise TeamRefusedError(f"team candidate {candidate_id} is already {cand['status']} "
-                                   f"(by member {cand['decided_by']})", code="already_decided",
-                                   holder=cand["decided_by"])
+            raise TeamRefusedError(
+                f"team candidate {candidate_id} is already {cand['status']} "
+                f"(by member {cand['decided_by']})",
+                code="already_decided",
+                holder=cand["decided_by"],
+            )
         if cand["proposed_by"] == session.member_id and not rules["self_approval"]:
-            raise TeamRefusedError("the team policy does not let a member approve its own "
-                                   "proposal (self_approval is false)", code="self_approval")
-        conn.execute("INSERT INTO team_approvals (team_id, candidate_id, member_id, at) VALUES "
-                     "(%s, %s, %s, now()) ON CONFLICT DO NOTHING",
-                     (session.team_id, candidate_id, session.member_id))
-        count = conn.execute("SELECT count(*) FROM team_approvals WHERE team_id = %s AND "
-                             "candidate_id = %s", (session.team_id, candidate_id)).fetchone()[0]
+            raise TeamRefusedError(
+                "the team policy does not let a member approve its own "
+                "proposal (self_approval is false)",
+                code="self_approval",
+            )
+        conn.execute(
+            "INSERT INTO team_approvals (team_id, candidate_id, member_id, at) VALUES "
+            "(%s, %s, %s, now()) ON CONFLICT DO NOTHING",
+            (session.team_id, candidate_id, session.member_id),
+        )
+        count = conn.execute(
+            "SELECT count(*) FROM team_approvals WHERE team_id = %s AND candidate_id = %s",
+            (session.team_id, candidate_id),
+        ).fetchone()[0]
         audit.append(session, "candidate.approved", "candidate", candidate_id)
         if count < rules["approvals_required"]:
-            return {"id": candidate_id, "status": "pending", "memory_id": None,
-                    "approvals": count, "approvals_required": rules["approvals_required"]}
+            return {
+                "id": candidate_id,
+                "status": "pending",
+                "memory_id": None,
+                "approvals": count,
+                "approvals_required": rules["approvals_required"],
+            }
         mid = memory_id_of(candidate_id)
         _commit_memory(session, cand, mid)
         _decide(session, cand, "committed", mid)
@@ -159,16 +244,32 @@ def _commit_memory(session: TeamSession, cand: dict, mid: str) -> None:
     c = session.cipher()
     statement = c.decrypt("team_candidates", "statement", cand["id"], cand["statement_ct"])
     remote = c.decrypt("team_candidates", "workspace", cand["id"], cand["workspace_ct"])
-    row = {"candidate_id": cand["id"], "status": "active", "kind": cand["kind"],
-           "polarity": cand["polarity"], "statement_key": cand["statement_key"],
-           "workspace_bidx": cand["workspace_bidx"], "approved_by": session.member_id}
+    row = {
+        "candidate_id": cand["id"],
+        "status": "active",
+        "kind": cand["kind"],
+        "polarity": cand["polarity"],
+        "statement_key": cand["statement_key"],
+        "workspace_bidx": cand["workspace_bidx"],
+        "approved_by": session.member_id,
+    }
     session.conn.execute(
         f"INSERT INTO team_memories (team_id, id, seq, candidate_id, status, kind, polarity, "
         f"statement_key, workspace_bidx, statement_ct, workspace_ct, approved_by, created_at, "
         f"updated_at, row_mac) VALUES (%s, %s, {NEXT}, %s, %s, %s, %s, %s, %s, %s, %s, %s, now(), "
         "now(), %s) ON CONFLICT DO NOTHING",
-        (session.team_id, mid, cand["id"], "active", cand["kind"], cand["polarity"],
-         cand["statement_key"], cand["workspace_bidx"],
-         c.encrypt("team_memories", "statement", mid, statement),
-         c.encrypt("team_memories", "workspace", mid, remote), session.member_id,
-         row_seal(c, "team_memories", mid, row)))
+        (
+            session.team_id,
+            mid,
+            cand["id"],
+            "active",
+            cand["kind"],
+            cand["polarity"],
+            cand["statement_key"],
+            cand["workspace_bidx"],
+            c.encrypt("team_memories", "statement", mid, statement),
+            c.encrypt("team_memories", "workspace", mid, remote),
+            session.member_id,
+            row_seal(c, "team_memories", mid, row),
+        ),
+    )

@@ -69,8 +69,14 @@ def run_sync(store, home: Path, *, once: bool) -> dict:  # noqa: ANN001
     return {"sent": 0, "applied": 0, "retired": 0, "waiting": 0, "refused": [], "stopped": True}
 
 
-def serve(store, home: Path, stop: threading.Event, *, catch_up_s: float = CATCH_UP_S,  # noqa: ANN001
-          on_pass=None) -> None:  # noqa: ANN001
+def serve(
+    store,
+    home: Path,
+    stop: threading.Event,
+    *,
+    catch_up_s: float = CATCH_UP_S,  # noqa: ANN001
+    on_pass=None,
+) -> None:  # noqa: ANN001
     """Until `stop` is set: sync on every NOTIFY for this team, at least every catch_up_s, and
     reconnect with backoff (1 s doubling to 60 s) while the server is away. A key or schema
     problem (exit 3 that no retry cures) ends the loop with that error."""

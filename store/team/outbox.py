@@ -23,16 +23,26 @@ def enqueue(store, op: str, item_id: str, payload: dict) -> None:  # noqa: ANN00
     with store._write() as conn:
         if conn.execute(sa.select(OUTBOX.c.seq).where(OUTBOX.c.item_id == item_id)).first():
             return
-        conn.execute(OUTBOX.insert().values(op=op, item_id=item_id, payload_ct=blob,
-                                            created_at=store.now(), attempts=0))
+        conn.execute(
+            OUTBOX.insert().values(
+                op=op, item_id=item_id, payload_ct=blob, created_at=store.now(), attempts=0
+            )
+        )
         store._audit(conn, "team", f"team.queued_{op}", "team_item", item_id)
 
 
 def pending(store) -> list[tuple[int, str, str, dict]]:  # noqa: ANN001
     with store._read() as conn:
         rows = conn.execute(sa.select(OUTBOX).order_by(OUTBOX.c.seq)).fetchall()
-    return [(r.seq, r.op, r.item_id, json.loads(store.cipher.decrypt(
-        "team_outbox", "payload", r.item_id, r.payload_ct))) for r in rows]
+    return [
+        (
+            r.seq,
+            r.op,
+            r.item_id,
+            json.loads(store.cipher.decrypt("team_outbox", "payload", r.item_id, r.payload_ct)),
+        )
+        for r in rows
+    ]
 
 
 def done(store, seq: int, item_id: str, outcome: str) -> None:  # noqa: ANN001
@@ -43,8 +53,11 @@ def done(store, seq: int, item_id: str, outcome: str) -> None:  # noqa: ANN001
 
 def failed(store, seq: int, code: str) -> None:  # noqa: ANN001
     with store._write() as conn:
-        conn.execute(OUTBOX.update().where(OUTBOX.c.seq == seq).values(
-            attempts=OUTBOX.c.attempts + 1, last_error=code[:64]))
+        conn.execute(
+            OUTBOX.update()
+            .where(OUTBOX.c.seq == seq)
+            .values(attempts=OUTBOX.c.attempts + 1, last_error=code[:64])
+        )
 
 
 def size(store) -> int:  # noqa: ANN001
@@ -75,9 +88,13 @@ def note_workspace(store, path: str | None) -> str | None:  # noqa: ANN001
         return remote  # known already: no write
     with store._write() as conn:
         conn.execute(WORKSPACES.delete().where(WORKSPACES.c.remote_bidx == key))
-        conn.execute(WORKSPACES.insert().values(
-            remote_bidx=key, remote_ct=c.encrypt("team_workspaces", "remote", key, remote),
-            path_ct=c.encrypt("team_workspaces", "path", key, path)))
+        conn.execute(
+            WORKSPACES.insert().values(
+                remote_bidx=key,
+                remote_ct=c.encrypt("team_workspaces", "remote", key, remote),
+                path_ct=c.encrypt("team_workspaces", "path", key, path),
+            )
+        )
     return remote
 
 
@@ -88,8 +105,11 @@ def discover_workspaces(store) -> None:  # noqa: ANN001
     known: set[str] = set()
     with store._read() as conn:
         for table in (MemoryRow.__table__, CandidateRow.__table__):
-            rows = conn.execute(sa.select(table.c.id, table.c.workspace_ct).where(
-                table.c.workspace_bidx.is_not(None)).group_by(table.c.workspace_bidx)).fetchall()
+            rows = conn.execute(
+                sa.select(table.c.id, table.c.workspace_ct)
+                .where(table.c.workspace_bidx.is_not(None))
+                .group_by(table.c.workspace_bidx)
+            ).fetchall()
             for row in rows:
                 name = "memories" if table is MemoryRow.__table__ else "candidates"
                 try:
@@ -104,5 +124,6 @@ def workspace_of(store, remote: str) -> str | None:  # noqa: ANN001
     key = store.cipher.blind_index("team-remote", remote)
     with store._read() as conn:
         row = conn.execute(sa.select(WORKSPACES).where(WORKSPACES.c.remote_bidx == key)).first()
-    return None if row is None else store.cipher.decrypt("team_workspaces", "path", key,
-                                                          row.path_ct)
+    return (
+        None if row is None else store.cipher.decrypt("team_workspaces", "path", key, row.path_ct)
+    )

@@ -23,7 +23,9 @@ def changes(session: TeamSession, table: str, after: int, limit: int = 2000) -> 
     """Rows of `table` changed after change number `after`, oldest first; (rows, unreadable)."""
     rows = session.conn.execute(
         f"SELECT {', '.join(TABLES[table])} FROM {table} WHERE team_id = %s AND seq > %s "
-        "ORDER BY seq LIMIT %s", (session.team_id, after, limit)).fetchall()
+        "ORDER BY seq LIMIT %s",
+        (session.team_id, after, limit),
+    ).fetchall()
     out, bad = [], 0
     for row in rows:
         try:
@@ -38,7 +40,9 @@ def candidates(session: TeamSession, statuses: tuple[str, ...] = ("pending",)) -
     session.cipher()
     rows = session.conn.execute(
         f"SELECT {', '.join(CAND_COLS)} FROM team_candidates WHERE team_id = %s AND "
-        "status = ANY(%s) ORDER BY created_at", (session.team_id, list(statuses))).fetchall()
+        "status = ANY(%s) ORDER BY created_at",
+        (session.team_id, list(statuses)),
+    ).fetchall()
     out = []
     for row in rows:
         try:

@@ -57,7 +57,8 @@ def remote_of(workspace: str | None) -> str | None:
         parser.read(git_dir / "config", encoding="utf-8")
     except configparser.Error:
         return None
-    remotes = [s for s in parser.sections() if s.startswith('remote "') and
-               parser.has_option(s, "url")]
+    remotes = [
+        s for s in parser.sections() if s.startswith('remote "') and parser.has_option(s, "url")
+    ]
     remotes.sort(key=lambda s: s != 'remote "origin"')
     return normalise_remote(parser.get(remotes[0], "url")) if remotes else None

@@ -23,13 +23,44 @@ from memvet.store.team.wrapping import (
 )
 
 ROW_TABLES = {  # table -> its columns read for re-encryption
-    "team_candidates": ("id", "status", "kind", "polarity", "statement_key", "workspace_bidx",
-                        "proposed_by", "decided_by", "memory_id", "statement_ct", "workspace_ct",
-                        "row_mac"),
-    "team_memories": ("id", "candidate_id", "status", "kind", "polarity", "statement_key",
-                      "workspace_bidx", "approved_by", "statement_ct", "workspace_ct", "row_mac"),
-    "team_tombstones": ("id", "statement_key", "workspace_bidx", "reason", "source_id",
-                        "created_by", "statement_ct", "workspace_ct", "row_mac"),
+    "team_candidates": (
+        "id",
+        "status",
+        "kind",
+        "polarity",
+        "statement_key",
+        "workspace_bidx",
+        "proposed_by",
+        "decided_by",
+        "memory_id",
+        "statement_ct",
+        "workspace_ct",
+        "row_mac",
+    ),
+    "team_memories": (
+        "id",
+        "candidate_id",
+        "status",
+        "kind",
+        "polarity",
+        "statement_key",
+        "workspace_bidx",
+        "approved_by",
+        "statement_ct",
+        "workspace_ct",
+        "row_mac",
+    ),
+    "team_tombstones": (
+        "id",
+        "statement_key",
+        "workspace_bidx",
+        "reason",
+        "source_id",
+        "created_by",
+        "statement_ct",
+        "workspace_ct",
+        "row_mac",
+    ),
 }
 
 
@@ -39,10 +70,13 @@ def rekey_row(old: FieldCipher, new: FieldCipher, table: str, row: dict) -> dict
     check_seal(old, table, rid, row)  # never launder a row someone changed without the key
     statement = old.decrypt(table, "statement", rid, row["statement_ct"]) or ""
     workspace = old.decrypt(table, "workspace", rid, row["workspace_ct"])
-    out = {**row, "statement_ct": new.encrypt(table, "statement", rid, statement),
-           "workspace_ct": new.encrypt(table, "workspace", rid, workspace),
-           "statement_key": new.statement_key("team", statement),
-           "workspace_bidx": new.blind_index("workspace", workspace)}
+    out = {
+        **row,
+        "statement_ct": new.encrypt(table, "statement", rid, statement),
+        "workspace_ct": new.encrypt(table, "workspace", rid, workspace),
+        "statement_key": new.statement_key("team", statement),
+        "workspace_bidx": new.blind_index("workspace", workspace),
+    }
     out["row_mac"] = row_seal(new, table, rid, out)
     return out
 
@@ -52,19 +86,23 @@ def rotate(session: TeamSession) -> int:
     old_version = session.key_version
     old = session.cipher()
     old_key = session.keys[old_version]
-    team_row = conn.execute("SELECT policy_ct, join_private_ct FROM teams WHERE id = %s",
-                            (team,)).fetchone()
+    team_row = conn.execute(
+        "SELECT policy_ct, join_private_ct FROM teams WHERE id = %s", (team,)
+    ).fetchone()
     policy = old.decrypt("teams", "policy", team, team_row[0])
     old_join = base64.b64decode(old.decrypt("teams", "join_private", team, team_row[1]) or "")
     new_version, key, key_id = old_version + 1, new_key(), secrets.token_hex(4)
-    conn.execute("INSERT INTO team_key_chain (team_id, key_version, key_id, wrapped_by_next) "
-                 "VALUES (%s, %s, %s, %s)", (team, old_version, old.dek_id,
-                                             wrap_dek(key, old_key, old.dek_id)))
+    conn.execute(
+        "INSERT INTO team_key_chain (team_id, key_version, key_id, wrapped_by_next) "
+        "VALUES (%s, %s, %s, %s)",
+        (team, old_version, old.dek_id, wrap_dek(key, old_key, old.dek_id)),
+    )
     session.adopt_key(new_version, key, key_id)
     new = session.cipher(new_version)
     for table, columns in ROW_TABLES.items():
-        rows = conn.execute(f"SELECT {', '.join(columns)} FROM {table} WHERE team_id = %s",
-                            (team,)).fetchall()
+        rows = conn.execute(
+            f"SELECT {', '.join(columns)} FROM {table} WHERE team_id = %s", (team,)
+        ).fetchall()
         updates = [rekey_row(old, new, table, dict(zip(columns, r, strict=True))) for r in rows]
         if updates:
             with conn.cursor() as cur:
@@ -72,28 +110,42 @@ def rotate(session: TeamSession) -> int:
                     f"UPDATE {table} SET statement_ct = %(statement_ct)s, workspace_ct = "
                     "%(workspace_ct)s, statement_key = %(statement_key)s, workspace_bidx = "
                     f"%(workspace_bidx)s, row_mac = %(row_mac)s WHERE team_id = '{team}' AND "
-                    "id = %(id)s", updates)
+                    "id = %(id)s",
+                    updates,
+                )
     join = new_private_key()
-    for member_id, sealed in conn.execute("SELECT id, name_sealed FROM team_members WHERE "
-                                          "team_id = %s", (team,)).fetchall():
+    for member_id, sealed in conn.execute(
+        "SELECT id, name_sealed FROM team_members WHERE team_id = %s", (team,)
+    ).fetchall():
         name = open_sealed(old_join, sealed, name_context(team, member_id)) or b""
-        conn.execute("UPDATE team_members SET name_sealed = %s WHERE team_id = %s AND id = %s",
-                     (seal_to(public_of(join), name, name_context(team, member_id)), team,
-                      member_id))
+        conn.execute(
+            "UPDATE team_members SET name_sealed = %s WHERE team_id = %s AND id = %s",
+            (seal_to(public_of(join), name, name_context(team, member_id)), team, member_id),
+        )
     personal = conn.execute("SELECT personal FROM teams WHERE id = %s", (team,)).fetchone()[0]
     values = {"key_version": new_version, "key_id": key_id, "personal": personal}
-    conn.execute("UPDATE teams SET key_version = %s, key_id = %s, policy_ct = %s, join_public = "
-                 "%s, join_private_ct = %s, row_mac = %s WHERE id = %s",
-                 (new_version, key_id, new.encrypt("teams", "policy", team, policy),
-                  public_of(join), new.encrypt("teams", "join_private", team,
-                                               base64.b64encode(join).decode()),
-                  row_seal(new, "teams", team, values), team))
+    conn.execute(
+        "UPDATE teams SET key_version = %s, key_id = %s, policy_ct = %s, join_public = "
+        "%s, join_private_ct = %s, row_mac = %s WHERE id = %s",
+        (
+            new_version,
+            key_id,
+            new.encrypt("teams", "policy", team, policy),
+            public_of(join),
+            new.encrypt("teams", "join_private", team, base64.b64encode(join).decode()),
+            row_seal(new, "teams", team, values),
+            team,
+        ),
+    )
     from memvet.store.team.members import _wrap_for
 
-    for member_id, public in conn.execute("SELECT id, public_key FROM team_members WHERE "
-                                          "team_id = %s AND status = 'admitted'", (team,)):
+    for member_id, public in conn.execute(
+        "SELECT id, public_key FROM team_members WHERE team_id = %s AND status = 'admitted'",
+        (team,),
+    ):
         _wrap_for(conn, session, member_id, public)
-    conn.execute("DELETE FROM team_key_wraps WHERE team_id = %s AND key_version < %s",
-                 (team, new_version))
+    conn.execute(
+        "DELETE FROM team_key_wraps WHERE team_id = %s AND key_version < %s", (team, new_version)
+    )
     audit.append(session, "key.rotated", "team", f"v{new_version}")
     return new_version

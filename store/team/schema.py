@@ -88,8 +88,11 @@ def migrate_server(conn, *, empty_only: bool = False) -> list[str]:  # noqa: ANN
             if number <= version:
                 continue
             conn.execute(sql)
-            conn.execute("INSERT INTO team_meta (key, value) VALUES ('schema_version', %s) "
-                         "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", (str(number),))
+            conn.execute(
+                "INSERT INTO team_meta (key, value) VALUES ('schema_version', %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                (str(number),),
+            )
             applied.append(name)
     return applied
 

@@ -16,8 +16,11 @@ def connect(url: str, password: str | None = None, *, autocommit: bool = True): 
     import psycopg
 
     where = server_label(url)
-    kwargs = {"connect_timeout": CONNECT_TIMEOUT_S, "autocommit": autocommit,
-              "application_name": "memvet"}
+    kwargs = {
+        "connect_timeout": CONNECT_TIMEOUT_S,
+        "autocommit": autocommit,
+        "application_name": "memvet",
+    }
     if password is not None:
         kwargs["password"] = password
     try:
@@ -31,8 +34,11 @@ def classify(exc: Exception, where: str) -> Exception:
     message may quote the connection string)."""
     state = getattr(exc, "sqlstate", None)
     text = str(exc).lower()
-    if state in AUTH_STATES or "password authentication failed" in text or (
-            "no password supplied" in text):
+    if (
+        state in AUTH_STATES
+        or "password authentication failed" in text
+        or ("no password supplied" in text)
+    ):
         return auth_failed(where)
     return unreachable(where)
 

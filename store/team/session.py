@@ -24,10 +24,25 @@ NOTIFY_CHANNEL = "memvet_team"
 # table -> sealed columns, in MAC order (the team's own row MACs, under the team key)
 SEALED = {
     "teams": ("key_version", "key_id", "personal"),
-    "team_candidates": ("status", "kind", "polarity", "statement_key", "workspace_bidx",
-                        "proposed_by", "decided_by", "memory_id"),
-    "team_memories": ("candidate_id", "status", "kind", "polarity", "statement_key",
-                      "workspace_bidx", "approved_by"),
+    "team_candidates": (
+        "status",
+        "kind",
+        "polarity",
+        "statement_key",
+        "workspace_bidx",
+        "proposed_by",
+        "decided_by",
+        "memory_id",
+    ),
+    "team_memories": (
+        "candidate_id",
+        "status",
+        "kind",
+        "polarity",
+        "statement_key",
+        "workspace_bidx",
+        "approved_by",
+    ),
     "team_tombstones": ("statement_key", "workspace_bidx", "reason", "source_id", "created_by"),
 }
 
@@ -42,8 +57,10 @@ def row_seal(cipher: FieldCipher, table: str, row_id: str, row: dict) -> str:
 
 def check_seal(cipher: FieldCipher, table: str, row_id: str, row: dict) -> None:
     if row.get("row_mac") != row_seal(cipher, table, row_id, row):
-        raise IntegrityError(f"{table} row {row_id} failed its team MAC: changed without the "
-                             "team key (or by a removed member)")
+        raise IntegrityError(
+            f"{table} row {row_id} failed its team MAC: changed without the "
+            "team key (or by a removed member)"
+        )
 
 
 class TeamSession:
@@ -81,16 +98,26 @@ class TeamSession:
         return found
 
     def _load_keys(self) -> None:
-        team = self.conn.execute("SELECT key_version, key_id FROM teams WHERE id = %s",
-                                 (self.team_id,)).fetchone()
-        member = self.conn.execute("SELECT status FROM team_members WHERE team_id = %s AND id = %s",
-                                   (self.team_id, self.member_id)).fetchone()
+        team = self.conn.execute(
+            "SELECT key_version, key_id FROM teams WHERE id = %s", (self.team_id,)
+        ).fetchone()
+        member = self.conn.execute(
+            "SELECT status FROM team_members WHERE team_id = %s AND id = %s",
+            (self.team_id, self.member_id),
+        ).fetchone()
         status = member[0] if member else "removed"
         wrap = self.conn.execute(
             "SELECT wrapped FROM team_key_wraps WHERE team_id = %s AND member_id = %s AND "
-            "key_version = %s", (self.team_id, self.member_id, team[0])).fetchone()
-        key = None if wrap is None else open_sealed(
-            self.private_key(), wrap[0], wrap_context(self.team_id, self.member_id, team[0]))
+            "key_version = %s",
+            (self.team_id, self.member_id, team[0]),
+        ).fetchone()
+        key = (
+            None
+            if wrap is None
+            else open_sealed(
+                self.private_key(), wrap[0], wrap_context(self.team_id, self.member_id, team[0])
+            )
+        )
         if key is None or status != "admitted":
             raise no_team_key(self.member_id, status)
         self.key_version = team[0]
@@ -98,7 +125,9 @@ class TeamSession:
         self._ciphers = {team[0]: FieldCipher(key, team[1])}
         chain = self.conn.execute(
             "SELECT key_version, key_id, wrapped_by_next FROM team_key_chain WHERE team_id = %s "
-            "ORDER BY key_version DESC", (self.team_id,)).fetchall()
+            "ORDER BY key_version DESC",
+            (self.team_id,),
+        ).fetchall()
         for version, key_id, wrapped in chain:  # each older key, wrapped by the next one
             self.keys[version] = unwrap_dek(self.keys[version + 1], wrapped, key_id)
             self._ciphers[version] = FieldCipher(self.keys[version], key_id)
@@ -118,8 +147,9 @@ class TeamSession:
         """One transaction holding the team's row lock; reloads the keys if a rotation
         committed while this member was away."""
         with self.conn.transaction():
-            version = self.conn.execute("SELECT key_version FROM teams WHERE id = %s FOR UPDATE",
-                                        (self.team_id,)).fetchone()[0]
+            version = self.conn.execute(
+                "SELECT key_version FROM teams WHERE id = %s FOR UPDATE", (self.team_id,)
+            ).fetchone()[0]
             if version != self.key_version:
                 self.forget_keys()
             yield self.conn

@@ -25,17 +25,33 @@ def _remote(store, workspace: str | None) -> str | None:  # noqa: ANN001
     if remote is None:
         from memvet.store.errors import UsageError
 
-        raise UsageError(f"{workspace} has no git remote: a team workspace is named by its "
-                         "remote (add one, or offer it --global)")
+        raise UsageError(
+            f"{workspace} has no git remote: a team workspace is named by its "
+            "remote (add one, or offer it --global)"
+        )
     return remote
 
 
-def propose_team(store, team_id: str, statement: str, kind: str, workspace: str | None,  # noqa: ANN001
-                 polarity: str = "assert") -> str:
+def propose_team(
+    store,
+    team_id: str,
+    statement: str,
+    kind: str,
+    workspace: str | None,  # noqa: ANN001
+    polarity: str = "assert",
+) -> str:
     item_id = new_item_id()
-    outbox.enqueue(store, "propose", item_id, {"statement": statement, "kind": kind,
-                                               "polarity": polarity,
-                                               "remote": _remote(store, workspace)})
+    outbox.enqueue(
+        store,
+        "propose",
+        item_id,
+        {
+            "statement": statement,
+            "kind": kind,
+            "polarity": polarity,
+            "remote": _remote(store, workspace),
+        },
+    )
     return item_id
 
 
@@ -44,17 +60,34 @@ def share_memory(store, team_id: str, memory_id: str) -> str:  # noqa: ANN001
     if memory.status != "active":
         from memvet.store.team.errors import TeamRefusedError
 
-        raise TeamRefusedError(f"memory {memory_id} is {memory.status}; only an active memory "
-                               "is offered to the team", code="not_active")
+        raise TeamRefusedError(
+            f"memory {memory_id} is {memory.status}; only an active memory is offered to the team",
+            code="not_active",
+        )
     item_id = _derived_id(team_id, memory_id)
-    outbox.enqueue(store, "propose", item_id, {
-        "statement": memory.statement, "kind": memory.kind, "polarity": memory.polarity,
-        "remote": _remote(store, memory.scope.workspace)})
+    outbox.enqueue(
+        store,
+        "propose",
+        item_id,
+        {
+            "statement": memory.statement,
+            "kind": memory.kind,
+            "polarity": memory.polarity,
+            "remote": _remote(store, memory.scope.workspace),
+        },
+    )
     with store._write() as conn:
         conn.execute(LINKS.delete().where(LINKS.c.team_item_id == memory_id_of(item_id)))
-        conn.execute(LINKS.insert().values(team_item_id=memory_id_of(item_id), team_id=team_id,
-                                           kind="memory", state="pushed",
-                                           local_memory_id=memory_id, updated_at=store.now()))
+        conn.execute(
+            LINKS.insert().values(
+                team_item_id=memory_id_of(item_id),
+                team_id=team_id,
+                kind="memory",
+                state="pushed",
+                local_memory_id=memory_id,
+                updated_at=store.now(),
+            )
+        )
     return item_id
 
 
@@ -64,8 +97,12 @@ def push_personal(store, session) -> int:  # noqa: ANN001
 
     with store._read() as conn:
         linked = sa.select(LINKS.c.local_memory_id).where(LINKS.c.local_memory_id.is_not(None))
-        ids = [r.id for r in conn.execute(sa.select(MEM.c.id).where(
-            MEM.c.status == "active", MEM.c.id.not_in(linked)))]
+        ids = [
+            r.id
+            for r in conn.execute(
+                sa.select(MEM.c.id).where(MEM.c.status == "active", MEM.c.id.not_in(linked))
+            )
+        ]
     count = _push_rejections(store, session)
     for memory_id in ids:
         memory = store.get_memory(memory_id)
@@ -92,15 +129,24 @@ def _push_rejections(store, session) -> int:  # noqa: ANN001
         if item_id in known or (row.decided_by or "").startswith("team:"):
             continue
         cand = store.candidate_from_row(row)
-        remote = None if cand.scope.workspace is None else outbox.note_workspace(
-            store, cand.scope.workspace)
+        remote = (
+            None
+            if cand.scope.workspace is None
+            else outbox.note_workspace(store, cand.scope.workspace)
+        )
         if cand.scope.workspace is not None and remote is None:
             continue  # a folder without a remote: this machine's own
-        outbox.enqueue(store, "tombstone", item_id, {"statement": cand.statement,
-                                                     "remote": remote})
+        outbox.enqueue(store, "tombstone", item_id, {"statement": cand.statement, "remote": remote})
         with store._write() as conn:
-            conn.execute(LINKS.insert().values(team_item_id=item_id, team_id=session.team_id,
-                                               kind="tombstone", state="pushed",
-                                               local_memory_id=None, updated_at=store.now()))
+            conn.execute(
+                LINKS.insert().values(
+                    team_item_id=item_id,
+                    team_id=session.team_id,
+                    kind="tombstone",
+                    state="pushed",
+                    local_memory_id=None,
+                    updated_at=store.now(),
+                )
+            )
         count += 1
     return count

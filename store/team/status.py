@@ -13,11 +13,19 @@ from memvet.store.team.outbox import LINKS
 
 def team_status(store, home: Path) -> dict:  # noqa: ANN001
     config = load_config(home)
-    payload = {"team": config.team_id, "member": config.member_id, "name": config.name,
-               "personal": config.personal, "server": config.where(),
-               "outbox": outbox.size(store),
-               "last_sync": outbox.get_state(store, f"last_sync:{config.team_id}", "") or None,
-               "reachable": False, "key_version": None, "lag": None, "member_status": None}
+    payload = {
+        "team": config.team_id,
+        "member": config.member_id,
+        "name": config.name,
+        "personal": config.personal,
+        "server": config.where(),
+        "outbox": outbox.size(store),
+        "last_sync": outbox.get_state(store, f"last_sync:{config.team_id}", "") or None,
+        "reachable": False,
+        "key_version": None,
+        "lag": None,
+        "member_status": None,
+    }
     from memvet.store.errors import MemvetError
     from memvet.store.team.session import open_session
 
@@ -27,16 +35,21 @@ def team_status(store, home: Path) -> dict:  # noqa: ANN001
         return {**payload, "error": {"code": exc.code, "message": exc.message}}
     try:
         payload["reachable"] = True
-        row = session.conn.execute("SELECT status FROM team_members WHERE team_id = %s AND "
-                                   "id = %s", (config.team_id, config.member_id)).fetchone()
+        row = session.conn.execute(
+            "SELECT status FROM team_members WHERE team_id = %s AND id = %s",
+            (config.team_id, config.member_id),
+        ).fetchone()
         payload["member_status"] = row[0] if row else "removed"
         payload["key_version"] = session.conn.execute(
-            "SELECT key_version FROM teams WHERE id = %s", (config.team_id,)).fetchone()[0]
+            "SELECT key_version FROM teams WHERE id = %s", (config.team_id,)
+        ).fetchone()[0]
         lag = 0
         for table in ("team_memories", "team_tombstones"):
             cursor = int(outbox.get_state(store, f"cursor:{config.team_id}:{table}"))
-            lag += session.conn.execute(f"SELECT count(*) FROM {table} WHERE team_id = %s AND "
-                                        "seq > %s", (config.team_id, cursor)).fetchone()[0]
+            lag += session.conn.execute(
+                f"SELECT count(*) FROM {table} WHERE team_id = %s AND seq > %s",
+                (config.team_id, cursor),
+            ).fetchone()[0]
         payload["lag"] = lag  # team changes this home has not applied yet
     finally:
         session.close()
@@ -46,9 +59,11 @@ def team_status(store, home: Path) -> dict:  # noqa: ANN001
 def team_memories(store) -> list[dict]:  # noqa: ANN001
     """Local memories that came from (or went to) the team."""
     with store._read() as conn:
-        links = conn.execute(sa.select(LINKS.c.team_item_id, LINKS.c.local_memory_id).where(
-            LINKS.c.local_memory_id.is_not(None), LINKS.c.state.in_(("applied", "pushed"))
-        )).fetchall()
+        links = conn.execute(
+            sa.select(LINKS.c.team_item_id, LINKS.c.local_memory_id).where(
+                LINKS.c.local_memory_id.is_not(None), LINKS.c.state.in_(("applied", "pushed"))
+            )
+        ).fetchall()
     out = []
     for team_item_id, memory_id in links:
         try:

@@ -35,16 +35,28 @@ class SyncReport:
     unreadable: int = 0
 
     def to_json(self) -> dict:
-        return {"sent": self.sent, "refused": self.refused, "applied": self.applied,
-                "retired": self.retired, "waiting": self.waiting, "unreadable": self.unreadable}
+        return {
+            "sent": self.sent,
+            "refused": self.refused,
+            "applied": self.applied,
+            "retired": self.retired,
+            "waiting": self.waiting,
+            "unreadable": self.unreadable,
+        }
 
 
 def push(store, session: TeamSession, report: SyncReport) -> None:  # noqa: ANN001
     for seq, op, item_id, payload in outbox.pending(store):
         try:
             if op == "propose":
-                items.propose(session, item_id, payload["statement"], payload["kind"],
-                              payload["polarity"], payload["remote"])
+                items.propose(
+                    session,
+                    item_id,
+                    payload["statement"],
+                    payload["kind"],
+                    payload["polarity"],
+                    payload["remote"],
+                )
             elif op == "false_write":
                 false_write(session, payload["team_memory_id"])
             elif op == "tombstone":
@@ -61,19 +73,42 @@ def push(store, session: TeamSession, report: SyncReport) -> None:  # noqa: ANN0
 
 def _links(store, ids: list[str]) -> dict[str, sa.Row]:  # noqa: ANN001
     with store._read() as conn:
-        return {r.team_item_id: r for r in conn.execute(sa.select(LINKS).where(
-            LINKS.c.team_item_id.in_(ids)))} if ids else {}
+        return (
+            {
+                r.team_item_id: r
+                for r in conn.execute(sa.select(LINKS).where(LINKS.c.team_item_id.in_(ids)))
+            }
+            if ids
+            else {}
+        )
 
 
-def _link(store, item_id: str, session: TeamSession, state: str, memory_id: str | None,  # noqa: ANN001
-          payload: dict | None = None) -> None:
-    blob = None if payload is None else store.cipher.encrypt(
-        "team_links", "payload", item_id, json.dumps(payload))
+def _link(
+    store,
+    item_id: str,
+    session: TeamSession,
+    state: str,
+    memory_id: str | None,  # noqa: ANN001
+    payload: dict | None = None,
+) -> None:
+    blob = (
+        None
+        if payload is None
+        else store.cipher.encrypt("team_links", "payload", item_id, json.dumps(payload))
+    )
     with store._write() as conn:
         conn.execute(LINKS.delete().where(LINKS.c.team_item_id == item_id))
-        conn.execute(LINKS.insert().values(team_item_id=item_id, team_id=session.team_id,
-                                           kind="memory", state=state, local_memory_id=memory_id,
-                                           payload_ct=blob, updated_at=store.now()))
+        conn.execute(
+            LINKS.insert().values(
+                team_item_id=item_id,
+                team_id=session.team_id,
+                kind="memory",
+                state=state,
+                local_memory_id=memory_id,
+                payload_ct=blob,
+                updated_at=store.now(),
+            )
+        )
 
 
 def _apply_memories(store, session: TeamSession, found: list[dict]) -> tuple[int, int]:  # noqa: ANN001
@@ -91,10 +126,20 @@ def _apply_memories(store, session: TeamSession, found: list[dict]) -> tuple[int
             if workspace is None:
                 waiting.append(item)
                 continue
-        ready.append((item, CandidateDraft(
-            statement=item["statement"], kind=item["kind"], source_type="import",
-            scope=Scope(user=store.user, workspace=workspace), polarity=item["polarity"],
-            confidence=1.0, reasons=(TEAM_REASON,))))
+        ready.append(
+            (
+                item,
+                CandidateDraft(
+                    statement=item["statement"],
+                    kind=item["kind"],
+                    source_type="import",
+                    scope=Scope(user=store.user, workspace=workspace),
+                    polarity=item["polarity"],
+                    confidence=1.0,
+                    reasons=(TEAM_REASON,),
+                ),
+            )
+        )
     by_actor: dict[str, list[CandidateDraft]] = {}
     for item, draft in ready:
         by_actor.setdefault(f"team:{item['approved_by']}", []).append(draft)
@@ -102,9 +147,14 @@ def _apply_memories(store, session: TeamSession, found: list[dict]) -> tuple[int
         store.import_memories(drafts, actor=actor)
     keys = {id(d): store.content_key_of(d) for _, d in ready}
     with store._read() as conn:  # the local memory of each (new, or there already)
-        local = {r.content_key: r.id for r in conn.execute(
-            sa.select(MEM.c.content_key, MEM.c.id).where(
-                MEM.c.content_key.in_(sorted(set(keys.values())))).order_by(MEM.c.recorded_at))}
+        local = {
+            r.content_key: r.id
+            for r in conn.execute(
+                sa.select(MEM.c.content_key, MEM.c.id)
+                .where(MEM.c.content_key.in_(sorted(set(keys.values()))))
+                .order_by(MEM.c.recorded_at)
+            )
+        }
     links = [(item["id"], "applied", local.get(keys[id(d)], ""), None) for item, d in ready]
     links += [(item["id"], "waiting", None, item) for item in waiting]
     _link_many(store, session, links)
@@ -115,14 +165,24 @@ def _link_many(store, session: TeamSession, links: list[tuple]) -> None:  # noqa
     if not links:
         return
     now, c = store.now(), store.cipher
-    rows = [dict(team_item_id=item_id, team_id=session.team_id, kind="memory", state=state,
-                 local_memory_id=memory_id, updated_at=now,
-                 payload_ct=None if payload is None else c.encrypt(
-                     "team_links", "payload", item_id, json.dumps(payload)))
-            for item_id, state, memory_id, payload in links]
+    rows = [
+        dict(
+            team_item_id=item_id,
+            team_id=session.team_id,
+            kind="memory",
+            state=state,
+            local_memory_id=memory_id,
+            updated_at=now,
+            payload_ct=None
+            if payload is None
+            else c.encrypt("team_links", "payload", item_id, json.dumps(payload)),
+        )
+        for item_id, state, memory_id, payload in links
+    ]
     with store._write() as conn:
-        conn.execute(LINKS.delete().where(LINKS.c.team_item_id.in_([r["team_item_id"]
-                                                                     for r in rows])))
+        conn.execute(
+            LINKS.delete().where(LINKS.c.team_item_id.in_([r["team_item_id"] for r in rows]))
+        )
         conn.execute(LINKS.insert(), rows)
 
 
@@ -178,8 +238,7 @@ def _local_tombstone(store, session: TeamSession, item: dict) -> None:  # noqa: 
     (a local tombstone, audited, with the team's source id)."""
     workspace = None if item["remote"] is None else outbox.workspace_of(store, item["remote"])
     scope = Scope(user=store.user, workspace=workspace)
-    key = store.cipher.content_key(store.user, workspace, None, "team-tombstone",
-                                   item["statement"])
+    key = store.cipher.content_key(store.user, workspace, None, "team-tombstone", item["statement"])
     with store._write() as conn:
         store._tombstone(conn, key, "team", item["source_id"], item["statement"], scope)
     _link(store, item["source_id"], session, "applied", None)
@@ -204,10 +263,13 @@ def _apply_memory_page(store, session: TeamSession, page: list[dict], report: Sy
 
 def _retry_waiting(store, session: TeamSession, report: SyncReport) -> None:  # noqa: ANN001
     with store._read() as conn:
-        rows = conn.execute(sa.select(LINKS).where(LINKS.c.state == "waiting",
-                                                   LINKS.c.team_id == session.team_id)).fetchall()
-    found = [json.loads(store.cipher.decrypt("team_links", "payload", row.team_item_id,
-                                             row.payload_ct)) for row in rows]
+        rows = conn.execute(
+            sa.select(LINKS).where(LINKS.c.state == "waiting", LINKS.c.team_id == session.team_id)
+        ).fetchall()
+    found = [
+        json.loads(store.cipher.decrypt("team_links", "payload", row.team_item_id, row.payload_ct))
+        for row in rows
+    ]
     ready = [item for item in found if outbox.workspace_of(store, item["remote"]) is not None]
     report.applied += _apply_memories(store, session, ready)[0]
 
@@ -218,11 +280,11 @@ def queue_local_changes(store, session: TeamSession) -> None:  # noqa: ANN001
     from memvet.store.core import MEM
 
     with store._read() as conn:
-        rows = conn.execute(sa.select(LINKS.c.team_item_id, MEM.c.status, MEM.c.retired_reason,
-                                      MEM.c.id)
-                            .join(MEM, MEM.c.id == LINKS.c.local_memory_id)
-                            .where(LINKS.c.state.in_(("applied", "pushed")),
-                                   LINKS.c.team_id == session.team_id)).fetchall()
+        rows = conn.execute(
+            sa.select(LINKS.c.team_item_id, MEM.c.status, MEM.c.retired_reason, MEM.c.id)
+            .join(MEM, MEM.c.id == LINKS.c.local_memory_id)
+            .where(LINKS.c.state.in_(("applied", "pushed")), LINKS.c.team_id == session.team_id)
+        ).fetchall()
     for item_id, status, reason, memory_id in rows:
         if status == "retired" and reason in ("false_write", "forget"):
             outbox.enqueue(store, "false_write", "fw" + item_id[2:], {"team_memory_id": item_id})

@@ -25,19 +25,34 @@ def _write_tombstone(session: TeamSession, table: str, source: dict, reason: str
     statement = c.decrypt(table, "statement", source["id"], source["statement_ct"])
     remote = c.decrypt(table, "workspace", source["id"], source["workspace_ct"])
     tid = "tt" + source["id"][2:]  # one tombstone per source: a replay writes none
-    if session.conn.execute("SELECT 1 FROM team_tombstones WHERE team_id = %s AND id = %s",
-                            (session.team_id, tid)).fetchone():
+    if session.conn.execute(
+        "SELECT 1 FROM team_tombstones WHERE team_id = %s AND id = %s", (session.team_id, tid)
+    ).fetchone():
         return tid
-    row = {"statement_key": source["statement_key"], "workspace_bidx": source["workspace_bidx"],
-           "reason": reason, "source_id": source["id"], "created_by": session.member_id}
+    row = {
+        "statement_key": source["statement_key"],
+        "workspace_bidx": source["workspace_bidx"],
+        "reason": reason,
+        "source_id": source["id"],
+        "created_by": session.member_id,
+    }
     session.conn.execute(
         f"INSERT INTO team_tombstones (team_id, id, seq, statement_key, workspace_bidx, "
         f"statement_ct, workspace_ct, reason, source_id, created_by, created_at, row_mac) VALUES "
         f"(%s, %s, {NEXT}, %s, %s, %s, %s, %s, %s, %s, now(), %s)",
-        (session.team_id, tid, row["statement_key"], row["workspace_bidx"],
-         c.encrypt("team_tombstones", "statement", tid, statement),
-         c.encrypt("team_tombstones", "workspace", tid, remote), reason, source["id"],
-         session.member_id, row_seal(c, "team_tombstones", tid, row)))
+        (
+            session.team_id,
+            tid,
+            row["statement_key"],
+            row["workspace_bidx"],
+            c.encrypt("team_tombstones", "statement", tid, statement),
+            c.encrypt("team_tombstones", "workspace", tid, remote),
+            reason,
+            source["id"],
+            session.member_id,
+            row_seal(c, "team_tombstones", tid, row),
+        ),
+    )
     audit.append(session, "tombstone.written", "tombstone", tid)
     return tid
 
@@ -58,8 +73,11 @@ def reject(session: TeamSession, candidate_id: str, reason: str = "rejected") ->
         if cand["status"] != "pending":
             if cand["status"] == "rejected":
                 return {"id": candidate_id, "status": "rejected"}
-            raise TeamRefusedError(f"team candidate {candidate_id} is already {cand['status']}",
-                                   code="already_decided", holder=cand["decided_by"])
+            raise TeamRefusedError(
+                f"team candidate {candidate_id} is already {cand['status']}",
+                code="already_decided",
+                holder=cand["decided_by"],
+            )
         _decide(session, cand, "rejected", None)
         audit.append(session, "candidate.rejected", "candidate", candidate_id)
         _write_tombstone(session, "team_candidates", cand, "rejected")
@@ -72,8 +90,11 @@ def false_write(session: TeamSession, memory_id: str, reason: str = "false_write
     session.cipher()
     with session.write() as conn:
         _require_approver(session, "retiring a team memory")
-        found = conn.execute(f"SELECT {', '.join(MEM_COLS)} FROM team_memories WHERE team_id = %s "
-                             "AND id = %s FOR UPDATE", (session.team_id, memory_id)).fetchone()
+        found = conn.execute(
+            f"SELECT {', '.join(MEM_COLS)} FROM team_memories WHERE team_id = %s "
+            "AND id = %s FOR UPDATE",
+            (session.team_id, memory_id),
+        ).fetchone()
         if found is None:
             raise NotFoundError(f"no team memory {memory_id}")
         mem = dict(zip(MEM_COLS, found, strict=True))
@@ -81,10 +102,11 @@ def false_write(session: TeamSession, memory_id: str, reason: str = "false_write
         check_seal(c, "team_memories", memory_id, mem)
         if mem["status"] != "retired":
             mem["status"] = "retired"
-            conn.execute(f"UPDATE team_memories SET status = 'retired', seq = {NEXT}, updated_at "
-                         "= now(), row_mac = %s WHERE team_id = %s AND id = %s",
-                         (row_seal(c, "team_memories", memory_id, mem), session.team_id,
-                          memory_id))
+            conn.execute(
+                f"UPDATE team_memories SET status = 'retired', seq = {NEXT}, updated_at "
+                "= now(), row_mac = %s WHERE team_id = %s AND id = %s",
+                (row_seal(c, "team_memories", memory_id, mem), session.team_id, memory_id),
+            )
             audit.append(session, "memory.false_write", "memory", memory_id)
         tid = _write_tombstone(session, "team_memories", mem, reason)
         session.notify()
@@ -98,10 +120,13 @@ def publish(session: TeamSession, item_id: str, statement: str, remote: str | No
     with session.write():
         _require_approver(session, "tombstoning a statement")
         c = session.cipher()
-        source = {"id": item_id, "statement_key": c.statement_key("team", statement),
-                  "workspace_bidx": c.blind_index("workspace", remote),
-                  "statement_ct": c.encrypt("team_candidates", "statement", item_id, statement),
-                  "workspace_ct": c.encrypt("team_candidates", "workspace", item_id, remote)}
+        source = {
+            "id": item_id,
+            "statement_key": c.statement_key("team", statement),
+            "workspace_bidx": c.blind_index("workspace", remote),
+            "statement_ct": c.encrypt("team_candidates", "statement", item_id, statement),
+            "workspace_ct": c.encrypt("team_candidates", "workspace", item_id, remote),
+        }
         tid = _write_tombstone(session, "team_candidates", source, "rejected")
         session.notify()
     return {"id": tid, "status": "tombstoned"}

@@ -22,17 +22,25 @@ RAW = serialization.Encoding.Raw
 
 def new_private_key() -> bytes:
     return X25519PrivateKey.generate().private_bytes(
-        RAW, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+        RAW, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
 
 
 def public_of(private: bytes) -> bytes:
-    return X25519PrivateKey.from_private_bytes(private).public_key().public_bytes(
-        RAW, serialization.PublicFormat.Raw)
+    return (
+        X25519PrivateKey.from_private_bytes(private)
+        .public_key()
+        .public_bytes(RAW, serialization.PublicFormat.Raw)
+    )
 
 
 def _kek(shared: bytes, ephemeral_public: bytes, recipient: bytes) -> bytes:
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=ephemeral_public + recipient,
-                info=b"memvet/team-seal/v1").derive(shared)
+    return HKDF(
+        algorithm=hashes.SHA256(),
+        length=32,
+        salt=ephemeral_public + recipient,
+        info=b"memvet/team-seal/v1",
+    ).derive(shared)
 
 
 def seal_to(public: bytes, plaintext: bytes, context: str) -> bytes:

@@ -33,8 +33,10 @@ def detect(a: tuple[str, str, str], b: tuple[str, str, str]) -> tuple[bool, bool
     same = normalise_subject(subjects[0]) == normalise_subject(subjects[1])
     if not same:
         return False, False
-    claims = [claim_of(s, polarity, subject) for (s, _, polarity), subject in zip(
-        (a, b), subjects, strict=True)]
+    claims = [
+        claim_of(s, polarity, subject)
+        for (s, _, polarity), subject in zip((a, b), subjects, strict=True)
+    ]
     return True, rivalry(claims[0], claims[1], a[1], b[1]) is not None
 
 
@@ -59,18 +61,22 @@ def score(chosen: list[tuple[str, tuple]]) -> dict:
             false.append(f"{pid}: {a[0]} | {b[0]}")
     rival, compatible = totals["rival"], totals["compatible"]
     figures = {
-        "pairs": len(chosen), "rival_pairs": rival[2], "compatible_pairs": compatible[2],
+        "pairs": len(chosen),
+        "rival_pairs": rival[2],
+        "compatible_pairs": compatible[2],
         "rival_recall": ratio(rival[0], rival[2]),
         "false_conflict_rate": ratio(compatible[0], compatible[2]),
         "baseline_same_subject_recall": ratio(rival[1], rival[2]),
         "baseline_same_subject_false_rate": ratio(compatible[1], compatible[2]),
         "flagged_share_per_category": {c: ratio(f, n) for c, (f, n) in sorted(found.items())},
-        "missed_rivals": missed, "false_conflicts": false,
+        "missed_rivals": missed,
+        "false_conflicts": false,
     }
     figures["targets_met"] = {
         "rival_recall": (figures["rival_recall"] or 0) >= TARGETS["rival_recall"][1],
         "false_conflict_rate": (figures["false_conflict_rate"] or 0)
-        <= TARGETS["false_conflict_rate"][1]}
+        <= TARGETS["false_conflict_rate"][1],
+    }
     return figures
 
 
@@ -78,21 +84,37 @@ def main() -> None:
     import pairs
 
     split = pairs.draw_split()
-    by_part = {part: [(pairs.pair_id(i), p) for i, p in enumerate(pairs.PAIRS)
-                      if split[pairs.pair_id(i)] == part] for part in ("dev", "test")}
-    figures = {"dev": score(by_part["dev"]), "test": score(by_part["test"]),
-               "all": score([(pairs.pair_id(i), p) for i, p in enumerate(pairs.PAIRS)])}
-    write_result("conflicts", figures,
-                 budgets={f"target_{k}": f"{op} {t}" for k, (op, t) in TARGETS.items()},
-                 notes=("Pairs: tests/eval/pairs/pairs.py (dev split and frozen test split, "
-                        "reported apart; 'all' is both). Detector: store/slots.py "
-                        "(derive_subject, normalise_subject, claim_of, rivalry). Baseline: "
-                        "every same-subject pair flagged."))
+    by_part = {
+        part: [
+            (pairs.pair_id(i), p)
+            for i, p in enumerate(pairs.PAIRS)
+            if split[pairs.pair_id(i)] == part
+        ]
+        for part in ("dev", "test")
+    }
+    figures = {
+        "dev": score(by_part["dev"]),
+        "test": score(by_part["test"]),
+        "all": score([(pairs.pair_id(i), p) for i, p in enumerate(pairs.PAIRS)]),
+    }
+    write_result(
+        "conflicts",
+        figures,
+        budgets={f"target_{k}": f"{op} {t}" for k, (op, t) in TARGETS.items()},
+        notes=(
+            "Pairs: tests/eval/pairs/pairs.py (dev split and frozen test split, "
+            "reported apart; 'all' is both). Detector: store/slots.py "
+            "(derive_subject, normalise_subject, claim_of, rivalry). Baseline: "
+            "every same-subject pair flagged."
+        ),
+    )
     for part in ("dev", "test"):
         f = figures[part]
-        print(f"{part}: recall {f['rival_recall']} false {f['false_conflict_rate']} "
-              f"(baseline {f['baseline_same_subject_recall']} / "
-              f"{f['baseline_same_subject_false_rate']})")
+        print(
+            f"{part}: recall {f['rival_recall']} false {f['false_conflict_rate']} "
+            f"(baseline {f['baseline_same_subject_recall']} / "
+            f"{f['baseline_same_subject_false_rate']})"
+        )
 
 
 if __name__ == "__main__":

@@ -35,39 +35,87 @@ from memvet.daemon.pipeline import FilePipeline, load_rules  # noqa: E402
 MEMORYCODE = SHARED / "benchdata" / "memorycode"
 DEVMEMBENCH = SHARED / "benchdata" / "devmembench"
 FIXTURES = SHARED / "fixtures" / "transcripts"
-POSITIVE_TYPES = ("instruction-add", "instruction-update", "filler-instruction-add", "filler-instruction-update")
-STOP = frozenset("""a an the to of in on for with and or as at by from is are be it its this that these those
+POSITIVE_TYPES = (
+    "instruction-add",
+    "instruction-update",
+    "filler-instruction-add",
+    "filler-instruction-update",
+)
+STOP = frozenset(
+    """a an the to of in on for with and or as at by from is are be it its this that these those
 all any every each your my our their always never use using used when even if not no do does make sure
-should must please you we i also just so into than then there here which who what how can will would""".split())
+should must please you we i also just so into than then there here which who what how can will would""".split()
+)
 
 
 # --- transcripts in both host formats ---------------------------------------------------------
+
 
 def claude_lines(session_id: str, cwd: str, turns: list[tuple[str, str]]) -> list[bytes]:
     out = []
     for n, (role, text) in enumerate(turns, start=1):
         stamp = f"2026-01-01T00:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
-        base = {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": cwd,
-                "sessionId": session_id, "version": "2.1.50", "uuid": f"{session_id}-{n}", "timestamp": stamp}
+        base = {
+            "parentUuid": None,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": cwd,
+            "sessionId": session_id,
+            "version": "2.1.50",
+            "uuid": f"{session_id}-{n}",
+            "timestamp": stamp,
+        }
         if role == "user":
             out.append({**base, "type": "user", "message": {"role": "user", "content": text}})
         else:
-            out.append({**base, "type": "assistant", "requestId": f"req-{n}", "message": {
-                "id": f"msg_{session_id[:8]}{n}", "type": "message", "role": "assistant", "model": "m",
-                "content": [{"type": "text", "text": text}]}})
+            out.append(
+                {
+                    **base,
+                    "type": "assistant",
+                    "requestId": f"req-{n}",
+                    "message": {
+                        "id": f"msg_{session_id[:8]}{n}",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": "m",
+                        "content": [{"type": "text", "text": text}],
+                    },
+                }
+            )
     return [json.dumps(line).encode() for line in out]
 
 
 def codex_lines(session_id: str, cwd: str, turns: list[tuple[str, str]]) -> list[bytes]:
-    out = [{"timestamp": "2026-01-01T00:00:00.000Z", "type": "session_meta",
-            "payload": {"id": session_id, "cwd": cwd, "cli_version": "0.125.0", "originator": "codex-tui"}}]
+    out = [
+        {
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "type": "session_meta",
+            "payload": {
+                "id": session_id,
+                "cwd": cwd,
+                "cli_version": "0.125.0",
+                "originator": "codex-tui",
+            },
+        }
+    ]
     for n, (role, text) in enumerate(turns, start=1):
         stamp = f"2026-01-01T00:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
         block = "input_text" if role == "user" else "output_text"
-        out.append({"timestamp": stamp, "type": "response_item",
-                    "payload": {"type": "message", "role": role, "content": [{"type": block, "text": text}]}})
+        out.append(
+            {
+                "timestamp": stamp,
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": role,
+                    "content": [{"type": block, "text": text}],
+                },
+            }
+        )
         kind = "user_message" if role == "user" else "agent_message"
-        out.append({"timestamp": stamp, "type": "event_msg", "payload": {"type": kind, "message": text}})
+        out.append(
+            {"timestamp": stamp, "type": "event_msg", "payload": {"type": kind, "message": text}}
+        )
     return [json.dumps(line).encode() for line in out]
 
 
@@ -81,6 +129,7 @@ def run_session(host: str, session_id: str, turns: list[tuple[str, str]], rules)
 
 
 # --- matching -----------------------------------------------------------------------------------
+
 
 def _stem(word: str) -> str:
     """Crude but symmetric: "naming"/"names"/"name" and "attributes"/"attribute" meet."""
@@ -118,6 +167,7 @@ def naive_sentences(text: str) -> list[str]:
 
 # --- MemoryCode -----------------------------------------------------------------------------------
 
+
 def memorycode_turns(session: dict, mentor: str) -> list[tuple[str, str]]:
     turns = []
     for block in re.split(r"\n\s*\n", session["text"]):
@@ -131,7 +181,9 @@ def bench_memorycode(rules, max_dialogues: int | None) -> dict:
     with gzip.open(MEMORYCODE / "memorycode_dialogues.jsonl.gz", "rt") as fh:
         dialogues = [json.loads(line) for line in fh][:max_dialogues]
     # Held-out dialogues only (the corpus's third-party split; MemoryCode is never trained on).
-    dialogues = [d for d in dialogues if third_party_split("memorycode", d["source_file"]) == "test"]
+    dialogues = [
+        d for d in dialogues if third_party_split("memorycode", d["source_file"]) == "test"
+    ]
     recall = {kind: [0, 0] for kind in POSITIVE_TYPES}
     update_hint = [0, 0]
     ours = {"tp": 0, "fp": 0}
@@ -146,8 +198,11 @@ def bench_memorycode(rules, max_dialogues: int | None) -> dict:
             sessions += 1
             host = "claude-code" if (d_index + s_index) % 2 == 0 else "codex"
             turns = memorycode_turns(session, mentor)
-            positives = [(t, kind) for t, kind in zip(session["topic"], session["type"], strict=False)
-                         if kind in POSITIVE_TYPES]
+            positives = [
+                (t, kind)
+                for t, kind in zip(session["topic"], session["type"], strict=False)
+                if kind in POSITIVE_TYPES
+            ]
             history += [t for t, _ in positives]
             drafts = run_session(host, f"mc{d_index:03d}-{s_index:03d}", turns, rules)
             for topic, kind in positives:
@@ -177,20 +232,32 @@ def bench_memorycode(rules, max_dialogues: int | None) -> dict:
     precision = ours["tp"] / max(1, ours["tp"] + ours["fp"])
     naive_precision = naive["tp"] / max(1, naive["tp"] + naive["fp"])
     return {
-        "third_party": True, "source": "Cohere-Labs-Community/MemoryCode (Apache-2.0)",
-        "dialogues": len(dialogues), "sessions": sessions, "positive_topics": positives_total,
-        "ours": {"drafts": ours["tp"] + ours["fp"], "precision": round(precision, 4),
-                 "recall": round(found_total / max(1, positives_total), 4)},
+        "third_party": True,
+        "source": "Cohere-Labs-Community/MemoryCode (Apache-2.0)",
+        "dialogues": len(dialogues),
+        "sessions": sessions,
+        "positive_topics": positives_total,
+        "ours": {
+            "drafts": ours["tp"] + ours["fp"],
+            "precision": round(precision, 4),
+            "recall": round(found_total / max(1, positives_total), 4),
+        },
         "baseline_every_user_sentence": {
-            "drafts": naive["tp"] + naive["fp"], "precision": round(naive_precision, 4),
-            "recall": round(naive["recalled"] / max(1, positives_total), 4)},
+            "drafts": naive["tp"] + naive["fp"],
+            "precision": round(naive_precision, 4),
+            "recall": round(naive["recalled"] / max(1, positives_total), 4),
+        },
         "precision_vs_baseline": round(precision / max(1e-9, naive_precision), 2),
         "recall_per_label": {k: round(v[1] / max(1, v[0]), 4) for k, v in recall.items()},
         "labels": {k: v[0] for k, v in recall.items()},
-        "precision_per_predicted_kind": {k: {"drafts": v[1], "precision": round(v[0] / max(1, v[1]), 4)}
-                                         for k, v in sorted(per_kind.items())},
-        "precision_per_host_format": {k: {"sessions": v[2], "drafts": v[1], "precision": round(v[0] / max(1, v[1]), 4)}
-                                      for k, v in sorted(per_host.items())},
+        "precision_per_predicted_kind": {
+            k: {"drafts": v[1], "precision": round(v[0] / max(1, v[1]), 4)}
+            for k, v in sorted(per_kind.items())
+        },
+        "precision_per_host_format": {
+            k: {"sessions": v[2], "drafts": v[1], "precision": round(v[0] / max(1, v[1]), 4)}
+            for k, v in sorted(per_host.items())
+        },
         "updates_flagged_as_corrections": round(update_hint[1] / max(1, update_hint[0]), 4),
         "drafts_per_filler_only_session": round(filler_drafts / max(1, filler_sessions), 3),
     }
@@ -198,15 +265,22 @@ def bench_memorycode(rules, max_dialogues: int | None) -> dict:
 
 # --- DevMemBench ----------------------------------------------------------------------------------
 
+
 def bench_devmembench(rules) -> dict:
     sessions = {s["sessionId"]: s for s in json.loads((DEVMEMBENCH / "sessions.json").read_text())}
-    questions = [q for q in json.loads((DEVMEMBENCH / "questions.json").read_text()) if q["haystackSessionIds"]]
+    questions = [
+        q
+        for q in json.loads((DEVMEMBENCH / "questions.json").read_text())
+        if q["haystackSessionIds"]
+    ]
     drafts_by_session, user_text = {}, {}
     for index, (sid, session) in enumerate(sessions.items()):
         turns = [(m["role"], m["content"]) for m in session["messages"]]
         host = "claude-code" if index % 2 == 0 else "codex"
         drafts_by_session[sid] = run_session(host, f"dmb-{sid}", turns, rules)
-        user_text[sid] = [s for role, text in turns if role == "user" for s in naive_sentences(text)]
+        user_text[sid] = [
+            s for role, text in turns if role == "user" for s in naive_sentences(text)
+        ]
     per_type: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # user-stated, ours, baseline
     stated = 0
     for q in questions:
@@ -216,9 +290,16 @@ def bench_devmembench(rules) -> dict:
         stated += 1
         row = per_type[q["questionType"]]
         row[0] += 1
-        row[1] += any(matches(d.statement, q["groundTruth"], 0.5)
-                      for sid in q["haystackSessionIds"] for d in drafts_by_session[sid])
-        row[2] += any(matches(s, q["groundTruth"], 0.5) for sid in q["haystackSessionIds"] for s in user_text[sid])
+        row[1] += any(
+            matches(d.statement, q["groundTruth"], 0.5)
+            for sid in q["haystackSessionIds"]
+            for d in drafts_by_session[sid]
+        )
+        row[2] += any(
+            matches(s, q["groundTruth"], 0.5)
+            for sid in q["haystackSessionIds"]
+            for s in user_text[sid]
+        )
 
     def precision(items: dict[str, list]) -> tuple[float, int, dict[str, list[int]]]:
         good, kinds = 0, defaultdict(lambda: [0, 0])
@@ -240,22 +321,33 @@ def bench_devmembench(rules) -> dict:
     ours_r = sum(v[1] for v in per_type.values()) / max(1, stated)
     base_r = sum(v[2] for v in per_type.values()) / max(1, stated)
     return {
-        "third_party": True, "source": "prosperitypirate/opencode-memory DevMemBench (MIT)",
-        "sessions": len(sessions), "questions_with_evidence": len(questions),
+        "third_party": True,
+        "source": "prosperitypirate/opencode-memory DevMemBench (MIT)",
+        "sessions": len(sessions),
+        "questions_with_evidence": len(questions),
         "questions_answerable_from_user_text": stated,
         "ours": {"drafts": ours_n, "precision": round(ours_p, 4), "recall": round(ours_r, 4)},
-        "baseline_every_user_sentence": {"drafts": base_n, "precision": round(base_p, 4), "recall": round(base_r, 4)},
+        "baseline_every_user_sentence": {
+            "drafts": base_n,
+            "precision": round(base_p, 4),
+            "recall": round(base_r, 4),
+        },
         "precision_vs_baseline": round(ours_p / max(1e-9, base_p), 2),
-        "recall_per_question_type": {k: {"questions": v[0], "ours": round(v[1] / v[0], 4), "baseline": round(v[2] / v[0], 4)}
-                                     for k, v in sorted(per_type.items())},
-        "precision_per_predicted_kind": {k: {"drafts": v[1], "precision": round(v[0] / max(1, v[1]), 4)}
-                                         for k, v in sorted(kinds.items())},
+        "recall_per_question_type": {
+            k: {"questions": v[0], "ours": round(v[1] / v[0], 4), "baseline": round(v[2] / v[0], 4)}
+            for k, v in sorted(per_type.items())
+        },
+        "precision_per_predicted_kind": {
+            k: {"drafts": v[1], "precision": round(v[0] / max(1, v[1]), 4)}
+            for k, v in sorted(kinds.items())
+        },
         "note": "precision counts a draft as correct only when it matches the ground truth of a question about its "
-                "session; the questions do not cover every fact, so this is a lower bound for both columns",
+        "session; the questions do not cover every fact, so this is a lower bound for both columns",
     }
 
 
 # --- the project's own gold cases (NOT third-party; written by the team) ---------------------------
+
 
 def bench_gold_cases(rules) -> dict:
     """Turn-level view of tests/eval/cases: does a turn that holds a gold memory yield a draft, and
@@ -267,9 +359,17 @@ def bench_gold_cases(rules) -> dict:
     memory_turns = memory_hits = negative_turns = negative_hits = 0
     for path in sorted((Path(__file__).resolve().parents[1] / "eval" / "cases").glob("*.json")):
         for case in json.loads(path.read_text())["cases"]:
-            turns = {f"s{i}:{t['id']}": (s["host"], t["text"]) for i, s in enumerate(case["sessions"])
-                     for t in s["turns"] if t["role"] == "user"}
-            wanted = {m["from_turn"] for m in case["memories"] if m.get("from_turn") and m.get("status_after") != "rejected"}
+            turns = {
+                f"s{i}:{t['id']}": (s["host"], t["text"])
+                for i, s in enumerate(case["sessions"])
+                for t in s["turns"]
+                if t["role"] == "user"
+            }
+            wanted = {
+                m["from_turn"]
+                for m in case["memories"]
+                if m.get("from_turn") and m.get("status_after") != "rejected"
+            }
             negatives = {h["from_turn"] for h in case.get("hard_negatives", [])} - wanted
             for turn_id, (host, text) in turns.items():
                 kept = rules.filters.apply(text, host)
@@ -280,18 +380,25 @@ def bench_gold_cases(rules) -> dict:
                 elif turn_id in negatives:
                     negative_turns += 1
                     negative_hits += bool(drafts)
-    return {"third_party": False, "source": "tests/eval/cases (hand-written by the project)",
-            "turns_with_a_gold_memory": memory_turns,
-            "share_with_a_draft": round(memory_hits / max(1, memory_turns), 4),
-            "hard_negative_user_turns": negative_turns,
-            "share_of_hard_negatives_with_a_draft": round(negative_hits / max(1, negative_turns), 4)}
+    return {
+        "third_party": False,
+        "source": "tests/eval/cases (hand-written by the project)",
+        "turns_with_a_gold_memory": memory_turns,
+        "share_with_a_draft": round(memory_hits / max(1, memory_turns), 4),
+        "hard_negative_user_turns": negative_turns,
+        "share_of_hard_negatives_with_a_draft": round(negative_hits / max(1, negative_turns), 4),
+    }
 
 
 # --- ingest throughput ----------------------------------------------------------------------------
 
+
 def fixture_corpus() -> list[tuple[str, str, list[bytes]]]:
     """The real host transcripts: mostly tool calls and output, a few prompts (a typical day)."""
-    files = [(("claude-code" if "claude-code" in str(p) else "codex"), p) for p in sorted(FIXTURES.rglob("*.jsonl"))]
+    files = [
+        (("claude-code" if "claude-code" in str(p) else "codex"), p)
+        for p in sorted(FIXTURES.rglob("*.jsonl"))
+    ]
     return [(host, str(path), path.read_bytes().splitlines()) for host, path in files]
 
 
@@ -301,10 +408,16 @@ def prompt_heavy_corpus() -> list[tuple[str, str, list[bytes]]]:
         dialogues = [json.loads(line) for _, line in zip(range(40), fh, strict=False)]
     corpus = []
     for index, dialogue in enumerate(dialogues):
-        turns = [t for s in dialogue["sessions"] for t in memorycode_turns(s, dialogue["context"]["mentor"])]
+        turns = [
+            t
+            for s in dialogue["sessions"]
+            for t in memorycode_turns(s, dialogue["context"]["mentor"])
+        ]
         host = "claude-code" if index % 2 == 0 else "codex"
         build = claude_lines if host == "claude-code" else codex_lines
-        corpus.append((host, f"/bench/heavy-{index}.jsonl", build(f"heavy-{index}", "/bench/repo", turns)))
+        corpus.append(
+            (host, f"/bench/heavy-{index}.jsonl", build(f"heavy-{index}", "/bench/repo", turns))
+        )
     return corpus
 
 
@@ -326,10 +439,14 @@ def bench_throughput(rules, data: list[tuple[str, str, list[bytes]]]) -> dict:
     for name, fn in (("json_loads", loads_loop), ("pipeline", pipeline_loop)):
         best = min(_timed(fn) for _ in range(5))
         timings[name] = best
-    return {"files": len(data), "lines": sum(len(lines) for _, _, lines in data), "bytes": total_bytes,
-            "json_loads_mb_per_s": round(total_bytes / timings["json_loads"] / 1e6, 1),
-            "pipeline_mb_per_s": round(total_bytes / timings["pipeline"] / 1e6, 1),
-            "pipeline_vs_json_loads": round(timings["json_loads"] / timings["pipeline"], 2)}
+    return {
+        "files": len(data),
+        "lines": sum(len(lines) for _, _, lines in data),
+        "bytes": total_bytes,
+        "json_loads_mb_per_s": round(total_bytes / timings["json_loads"] / 1e6, 1),
+        "pipeline_mb_per_s": round(total_bytes / timings["pipeline"] / 1e6, 1),
+        "pipeline_vs_json_loads": round(timings["json_loads"] / timings["pipeline"], 2),
+    }
 
 
 def _timed(fn) -> float:
@@ -340,7 +457,9 @@ def _timed(fn) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--max-dialogues", type=int, default=None, help="MemoryCode dialogues to use (default all)")
+    parser.add_argument(
+        "--max-dialogues", type=int, default=None, help="MemoryCode dialogues to use (default all)"
+    )
     args = parser.parse_args()
     for folder in (MEMORYCODE, DEVMEMBENCH, FIXTURES):
         if not folder.is_dir():
@@ -351,27 +470,37 @@ def main() -> int:
     memorycode = bench_memorycode(rules, args.max_dialogues)
     devmembench = bench_devmembench(rules)
     corpus = bench_corpus_test(rules, {"claude-code": claude_lines, "codex": codex_lines})
-    figures = {"corpus_test_split": corpus, "memorycode": memorycode, "devmembench": devmembench, "own_gold_cases": bench_gold_cases(rules),
-               "ingest_throughput": bench_throughput(rules, fixture_corpus()),
-               "ingest_throughput_prompt_heavy": bench_throughput(rules, prompt_heavy_corpus()),
-               "seconds": round(time.perf_counter() - start, 1)}
+    figures = {
+        "corpus_test_split": corpus,
+        "memorycode": memorycode,
+        "devmembench": devmembench,
+        "own_gold_cases": bench_gold_cases(rules),
+        "ingest_throughput": bench_throughput(rules, fixture_corpus()),
+        "ingest_throughput_prompt_heavy": bench_throughput(rules, prompt_heavy_corpus()),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
     previous = ROOT_OUT / "extraction.json"  # bench_learning.py writes this key: keep it
     if previous.is_file():
         learned = json.loads(previous.read_text()).get("figures", {}).get("reviewer_learning")
         if learned is not None:
             figures["reviewer_learning"] = learned
-    write_result("extraction", figures,
-                 budgets={"ingest": "pipeline_vs_json_loads >= 0.5 (architecture.md; whole daemon incl. admission)"},
-                 notes="corpus_test_split: the frozen test split of tests/corpus/extraction, measured on data "
-                       "not used for tuning (training on train, thresholds and model family on dev). "
-                       "MemoryCode: held-out dialogues only (its own dialogue-level split). Third-party labels (MemoryCode, DevMemBench), matched lexically; baseline = every user "
-                       "sentence is a candidate. Per-kind precision is per predicted kind: neither dataset labels "
-                       "our five kinds. MemoryCode is synthetic mentor/mentee office dialogue, not agent sessions: "
-                       "its unlabelled company facts ('we use Discord', 'PACE is a data-driven company') count "
-                       "as false positives, which is most of the low fact precision there. own_gold_cases is the "
-                       "project's hand-written set, not third-party, reported for contrast. The prompt-heavy "
-                       "throughput is a worst case (every other line a long prompt); real transcripts are mostly "
-                       "tool output, see ingest_throughput.")
+    write_result(
+        "extraction",
+        figures,
+        budgets={
+            "ingest": "pipeline_vs_json_loads >= 0.5 (architecture.md; whole daemon incl. admission)"
+        },
+        notes="corpus_test_split: the frozen test split of tests/corpus/extraction, measured on data "
+        "not used for tuning (training on train, thresholds and model family on dev). "
+        "MemoryCode: held-out dialogues only (its own dialogue-level split). Third-party labels (MemoryCode, DevMemBench), matched lexically; baseline = every user "
+        "sentence is a candidate. Per-kind precision is per predicted kind: neither dataset labels "
+        "our five kinds. MemoryCode is synthetic mentor/mentee office dialogue, not agent sessions: "
+        "its unlabelled company facts ('we use Discord', 'PACE is a data-driven company') count "
+        "as false positives, which is most of the low fact precision there. own_gold_cases is the "
+        "project's hand-written set, not third-party, reported for contrast. The prompt-heavy "
+        "throughput is a worst case (every other line a long prompt); real transcripts are mostly "
+        "tool output, see ingest_throughput.",
+    )
     return 0
 
 

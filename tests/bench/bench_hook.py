@@ -34,8 +34,25 @@ from wheel_venv import WheelVenv  # noqa: E402
 
 KINDS = ("preference", "constraint", "decision", "fact", "procedure")
 SOURCES = ("explicit_user", "explicit_user", "operator", "model_inference", "import")
-TOPICS = ("ruff", "pytest", "uv", "docker", "postgres", "redis", "terraform", "grpc", "react",
-          "celery", "nginx", "kafka", "sentry", "github actions", "make", "poetry", "alembic")
+TOPICS = (
+    "ruff",
+    "pytest",
+    "uv",
+    "docker",
+    "postgres",
+    "redis",
+    "terraform",
+    "grpc",
+    "react",
+    "celery",
+    "nginx",
+    "kafka",
+    "sentry",
+    "github actions",
+    "make",
+    "poetry",
+    "alembic",
+)
 
 
 def _statement(i: int) -> str:
@@ -53,9 +70,17 @@ def seed(home: Path, workspace: str, n: int) -> None:
     batch = []
     for i in range(n):
         scope = Scope(user=store.user, workspace=workspace if i % 10 < 7 else None)
-        batch.append(CandidateDraft(statement=_statement(i), kind=KINDS[i % 5],
-                                    source_type=SOURCES[i % 5], scope=scope, host="claude-code",
-                                    importance=i % 3, confidence=0.8))
+        batch.append(
+            CandidateDraft(
+                statement=_statement(i),
+                kind=KINDS[i % 5],
+                source_type=SOURCES[i % 5],
+                scope=scope,
+                host="claude-code",
+                importance=i % 3,
+                confidence=0.8,
+            )
+        )
         if len(batch) == 1000:
             store.import_memories(batch, actor="bench")
             batch = []
@@ -105,21 +130,50 @@ def main() -> None:
     # The hook as a user runs it: memvet's wheel in a venv of its own (no editable finder).
     venv = WheelVenv.build(tmp / "wheel")
     memvet = str(venv.memvet)
-    payload = json.dumps({"session_id": "bench", "transcript_path": "/tmp/t.jsonl",
-                          "cwd": str(workspace), "hook_event_name": "SessionStart",
-                          "source": "startup"}).encode()
-    prompt = json.dumps({"session_id": "bench-p", "cwd": str(workspace),
-                         "hook_event_name": "UserPromptSubmit",
-                         "prompt": "set up celery with redis for module m42"}).encode()
+    payload = json.dumps(
+        {
+            "session_id": "bench",
+            "transcript_path": "/tmp/t.jsonl",
+            "cwd": str(workspace),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        }
+    ).encode()
+    prompt = json.dumps(
+        {
+            "session_id": "bench-p",
+            "cwd": str(workspace),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "set up celery with redis for module m42",
+        }
+    ).encode()
     base_env = {k: v for k, v in os.environ.items() if k != "MEMVET_HOME"}
-    env = {"served": {**base_env, "MEMVET_HOME": str(served)},
-           "direct": {**base_env, "MEMVET_HOME": str(direct)}}
+    env = {
+        "served": {**base_env, "MEMVET_HOME": str(served)},
+        "direct": {**base_env, "MEMVET_HOME": str(direct)},
+    }
     commands = {
         "python_c_pass": ([str(venv.python), "-c", "pass"], base_env, b""),
-        "hook_with_daemon": ([memvet, "hook", "claude-code", "session-start"], env["served"], payload),
-        "hook_without_daemon": ([memvet, "hook", "claude-code", "session-start"], env["direct"], payload),
-        "prompt_with_daemon": ([memvet, "hook", "claude-code", "user-prompt-submit"], env["served"], prompt),
-        "prompt_without_daemon": ([memvet, "hook", "claude-code", "user-prompt-submit"], env["direct"], prompt),
+        "hook_with_daemon": (
+            [memvet, "hook", "claude-code", "session-start"],
+            env["served"],
+            payload,
+        ),
+        "hook_without_daemon": (
+            [memvet, "hook", "claude-code", "session-start"],
+            env["direct"],
+            payload,
+        ),
+        "prompt_with_daemon": (
+            [memvet, "hook", "claude-code", "user-prompt-submit"],
+            env["served"],
+            prompt,
+        ),
+        "prompt_without_daemon": (
+            [memvet, "hook", "claude-code", "user-prompt-submit"],
+            env["direct"],
+            prompt,
+        ),
     }
     os.chdir(workspace)  # hosts run hooks in the session's project (the hook checks it)
     outputs = {name: timed(*cmd)[1] for name, cmd in commands.items()}  # warm-up: builds the pack
@@ -137,7 +191,8 @@ def main() -> None:
     base = med["python_c_pass"]
     context = json.loads(outputs["hook_with_daemon"])["hookSpecificOutput"]["additionalContext"]
     figures = {
-        "memories_in_scope": args.memories, "rounds": args.rounds,
+        "memories_in_scope": args.memories,
+        "rounds": args.rounds,
         "median_ms": {k: round(v, 1) for k, v in med.items()},
         "ratio_with_daemon": round(med["hook_with_daemon"] / base, 2),
         "ratio_without_daemon": round(med["hook_without_daemon"] / base, 2),
@@ -145,16 +200,23 @@ def main() -> None:
         "ratio_prompt_without_daemon": round(med["prompt_without_daemon"] / base, 2),
         "within_budget_with_daemon": med["hook_with_daemon"] <= 3 * base,
         "within_budget_without_daemon": med["hook_without_daemon"] <= 5 * base,
-        "context_lines": len(context.splitlines()), "context_bytes": len(context.encode()),
-        "load_average_1m_at_end": round(os.getloadavg()[0], 2), "seeding_s": round(seeding, 1),
+        "context_lines": len(context.splitlines()),
+        "context_bytes": len(context.encode()),
+        "load_average_1m_at_end": round(os.getloadavg()[0], 2),
+        "seeding_s": round(seeding, 1),
     }
-    write_result("hook", figures, budgets={
-        "ratio_with_daemon": "<= 3.0 (hook context at session start, daemon running)",
-        "ratio_without_daemon": "<= 5.0 (hook context at session start, no daemon)"},
+    write_result(
+        "hook",
+        figures,
+        budgets={
+            "ratio_with_daemon": "<= 3.0 (hook context at session start, daemon running)",
+            "ratio_without_daemon": "<= 5.0 (hook context at session start, no daemon)",
+        },
         notes="Whole-process wall time, medians of interleaved rounds, against `python -c pass` "
-              "of the venv the hook runs from (a non-editable wheel install, wheel_venv.py). "
-              "The prompt figures (user-prompt-submit) have no budget: without the daemon they "
-              "decrypt every memory in scope to judge relevance.")
+        "of the venv the hook runs from (a non-editable wheel install, wheel_venv.py). "
+        "The prompt figures (user-prompt-submit) have no budget: without the daemon they "
+        "decrypt every memory in scope to judge relevance.",
+    )
     os.chdir(ROOT)
     shutil.rmtree(tmp, ignore_errors=True)
 

@@ -68,8 +68,13 @@ def whole_ingest(home: Path) -> tuple[Timer, dict]:
 
     store = open_store(home, schema="upgrade")
     try:
-        daemon = Daemon(store, DaemonSettings(), load_policy(None), all_roots(),
-                        pipeline_factory=pipeline_factory(store.user))
+        daemon = Daemon(
+            store,
+            DaemonSettings(),
+            load_policy(None),
+            all_roots(),
+            pipeline_factory=pipeline_factory(store.user),
+        )
         daemon.ingestor.load()
         with Timer() as t:
             daemon.worker.scan_all()  # what run_once does, minus the sweeps
@@ -93,8 +98,11 @@ def prompt_heavy(repeat: int = 5) -> dict | None:
     extractor = Extractor(rules)
     prompts = [json.loads(line) for _, _, lines in data for line in lines]
     texts = [d["message"]["content"] for d in prompts if d.get("type") == "user"]
-    texts += [d["payload"]["content"][0]["text"] for d in prompts
-              if d.get("type") == "response_item" and d["payload"].get("role") == "user"]
+    texts += [
+        d["payload"]["content"][0]["text"]
+        for d in prompts
+        if d.get("type") == "response_item" and d["payload"].get("role") == "user"
+    ]
     sentences = sum(len(extractor.sentences(t)) for t in texts)
 
     def loads() -> None:
@@ -115,11 +123,16 @@ def prompt_heavy(repeat: int = 5) -> dict | None:
             fn()
             times.append(time.process_time() - start)
     size = sum(len(line) for _, _, lines in data for line in lines) / 1e6
-    return {"lines": sum(len(lines) for _, _, lines in data), "prompts": len(texts),
-            "prompt_sentences": sentences, "mb": round(size, 2),
-            "json_loads_mb_s": round(size / min(base), 1), "pipeline_mb_s": round(size / min(run), 2),
-            "cpu_ratio_pipeline_vs_json_loads": round(min(base) / min(run), 3),
-            "pipeline_us_per_prompt_sentence": round(min(run) / sentences * 1e6, 1)}
+    return {
+        "lines": sum(len(lines) for _, _, lines in data),
+        "prompts": len(texts),
+        "prompt_sentences": sentences,
+        "mb": round(size, 2),
+        "json_loads_mb_s": round(size / min(base), 1),
+        "pipeline_mb_s": round(size / min(run), 2),
+        "cpu_ratio_pipeline_vs_json_loads": round(min(base) / min(run), 3),
+        "pipeline_us_per_prompt_sentence": round(min(run) / sentences * 1e6, 1),
+    }
 
 
 def main() -> None:
@@ -128,9 +141,13 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="memvet-bench-ingest-") as tmp:
         root = Path(tmp)
-        os.environ.update(MEMVET_HOME=str(root / "home"), HOME=str(root),
-                          CLAUDE_CONFIG_DIR=str(root / ".claude"), CODEX_HOME=str(root / ".codex"),
-                          MEMVET_KEY_PROVIDER="file")
+        os.environ.update(
+            MEMVET_HOME=str(root / "home"),
+            HOME=str(root),
+            CLAUDE_CONFIG_DIR=str(root / ".claude"),
+            CODEX_HOME=str(root / ".codex"),
+            MEMVET_KEY_PROVIDER="file",
+        )
         files = generate(root / ".claude", root / ".codex", args.mb * 10**6, statement_rate=0.03)
         size = sum(p.stat().st_size for p in files)
         lines = sum(p.read_bytes().count(b"\n") for p in files)
@@ -148,11 +165,17 @@ def main() -> None:
     base_w, only_w, whole_w = (min(t.wall for t in ts) for ts in (bases, onlys, wholes))
     base_c, only_c, whole_c = (min(t.cpu for t in ts) for ts in (bases, onlys, wholes))
     figures = {
-        "corpus_mb": round(mb, 1), "files": len(files), "lines": lines, "drafts": drafts,
+        "corpus_mb": round(mb, 1),
+        "files": len(files),
+        "lines": lines,
+        "drafts": drafts,
         "outcomes": stats["outcomes"],
-        "json_loads_s": round(base_w, 3), "json_loads_mb_s": round(mb / base_w, 1),
-        "pipeline_only_s": round(only_w, 3), "pipeline_only_mb_s": round(mb / only_w, 1),
-        "whole_ingest_s": round(whole_w, 3), "whole_ingest_mb_s": round(mb / whole_w, 1),
+        "json_loads_s": round(base_w, 3),
+        "json_loads_mb_s": round(mb / base_w, 1),
+        "pipeline_only_s": round(only_w, 3),
+        "pipeline_only_mb_s": round(mb / only_w, 1),
+        "whole_ingest_s": round(whole_w, 3),
+        "whole_ingest_mb_s": round(mb / whole_w, 1),
         "ratio_whole_vs_json_loads": round(base_w / whole_w, 3),
         "ratio_pipeline_only_vs_json_loads": round(base_w / only_w, 3),
         "cpu_ratio_whole_vs_json_loads": round(base_c / whole_c, 3),
@@ -161,17 +184,21 @@ def main() -> None:
         "load_average_1m": os.getloadavg()[0],
         "worst_case_prompt_heavy": prompt_heavy(),
     }
-    write_result("ingest", figures, budgets={"ratio_whole_vs_json_loads": ">= 0.5"},
-                 notes="Generated corpus (tests/bench/corpus.py): both hosts, mostly tool calls "
-                       "and output, user statements in ~3% of prompts. Whole ingest = "
-                       "the daemon's scan in-process (walk roots, tail, pipeline, policy, "
-                       "store.ingest per batch; no sweeps). Baseline = bare json.loads loop. Each "
-                       "figure is the best of 5 interleaved runs, page cache warm. "
-                       "cpu_share_of_runtime = the part of the whole ingest's CPU time spent "
-                       "outside the pipeline (tailing, checkpoints, admission, store). "
-                       "worst_case_prompt_heavy is a separate, deliberately adverse figure (every "
-                       "other line a long MemoryCode prompt; pipeline only, CPU, best of 5; null "
-                       "when ../shared is absent): it is not what the budget is measured on.")
+    write_result(
+        "ingest",
+        figures,
+        budgets={"ratio_whole_vs_json_loads": ">= 0.5"},
+        notes="Generated corpus (tests/bench/corpus.py): both hosts, mostly tool calls "
+        "and output, user statements in ~3% of prompts. Whole ingest = "
+        "the daemon's scan in-process (walk roots, tail, pipeline, policy, "
+        "store.ingest per batch; no sweeps). Baseline = bare json.loads loop. Each "
+        "figure is the best of 5 interleaved runs, page cache warm. "
+        "cpu_share_of_runtime = the part of the whole ingest's CPU time spent "
+        "outside the pipeline (tailing, checkpoints, admission, store). "
+        "worst_case_prompt_heavy is a separate, deliberately adverse figure (every "
+        "other line a long MemoryCode prompt; pipeline only, CPU, best of 5; null "
+        "when ../shared is absent): it is not what the budget is measured on.",
+    )
 
 
 if __name__ == "__main__":

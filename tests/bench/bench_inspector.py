@@ -47,12 +47,25 @@ def drafts(user: str, start: int, count: int) -> list[CandidateDraft]:
         # memories approved during the run, and `a` would (rightly) ask supersede-or-keep-both.
         h = hashlib.sha1(str(i).encode()).hexdigest()
         text = f"Ticket {h[:6]} pins {h[6:12]}, {h[12:18]}, {h[18:24]} and {h[24:30]}"
-        out.append(CandidateDraft(
-            statement=text, kind=KINDS[i % 5], source_type="explicit_user",
-            scope=Scope(user, f"/home/bench/src/service-{i % 13}", HOSTS[i % 2], f"s{i % 31}"),
-            host=HOSTS[i % 2], confidence=0.5 + (i % 50) / 100, reasons=("bench",),
-            evidence=Evidence(f"/home/bench/.claude/projects/p/s{i % 31}.jsonl", i, f"m{i}",
-                              None, f"the user said: {text}", f"s{i % 31}")))
+        out.append(
+            CandidateDraft(
+                statement=text,
+                kind=KINDS[i % 5],
+                source_type="explicit_user",
+                scope=Scope(user, f"/home/bench/src/service-{i % 13}", HOSTS[i % 2], f"s{i % 31}"),
+                host=HOSTS[i % 2],
+                confidence=0.5 + (i % 50) / 100,
+                reasons=("bench",),
+                evidence=Evidence(
+                    f"/home/bench/.claude/projects/p/s{i % 31}.jsonl",
+                    i,
+                    f"m{i}",
+                    None,
+                    f"the user said: {text}",
+                    f"s{i % 31}",
+                ),
+            )
+        )
     return out
 
 
@@ -61,8 +74,10 @@ def seed(home: Path, count: int) -> None:
     started = time.perf_counter()
     for at in range(0, count, BATCH):
         n = min(BATCH, count - at)
-        store.ingest(Checkpoint(f"/bench/{at}", "claude-code", 0, at, "bench", 0, 0),
-                     drafts(store.user, at, n))
+        store.ingest(
+            Checkpoint(f"/bench/{at}", "claude-code", 0, at, "bench", 0, 0),
+            drafts(store.user, at, n),
+        )
         print(f"\rseeded {at + n:,}/{count:,}", end="", file=sys.stderr, flush=True)
     print(f" in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     store.close()
@@ -152,8 +167,12 @@ async def approve_once(app, screen) -> tuple[float, float]:  # noqa: ANN001
 
 def bare_approvals(home: Path, count: int) -> list[float]:
     store = open_store(home, schema="never")
-    ids = [c.id for c in store.list_candidates(store.reader_for(None, all_scopes=True),
-                                               limit=count, newest_first=True)]
+    ids = [
+        c.id
+        for c in store.list_candidates(
+            store.reader_for(None, all_scopes=True), limit=count, newest_first=True
+        )
+    ]
     times = []
     for cid in ids:
         started = time.perf_counter()
@@ -203,16 +222,22 @@ def main() -> int:
         "approve_confirmed_median_ms": ms(statistics.median(confirmed)),
         "approve_confirmed_p95_ms": ms(p95(confirmed)),
         "bare_store_approve_median_ms": ms(statistics.median(bare)),
-        "next_row_ready_vs_bare_approve": round(statistics.median(ready) /
-                                                statistics.median(bare), 2),
+        "next_row_ready_vs_bare_approve": round(
+            statistics.median(ready) / statistics.median(bare), 2
+        ),
         "approvals_measured": rounds,
         "within_budget": paint <= 1.5 and p95(ready) <= 0.100,
     }
-    write_result("inspector", figures,
-                 budgets={"first_paint_s": "<= 1.5", "approve_next_row_ready_p95_ms": "<= 100"},
-                 notes=("Pilot, 120x40, real encrypted SQLite store seeded through ingest; "
-                        "first paint includes open_store(schema='never'). " +
-                        ("--quick run. " if args.quick else "")))
+    write_result(
+        "inspector",
+        figures,
+        budgets={"first_paint_s": "<= 1.5", "approve_next_row_ready_p95_ms": "<= 100"},
+        notes=(
+            "Pilot, 120x40, real encrypted SQLite store seeded through ingest; "
+            "first paint includes open_store(schema='never'). "
+            + ("--quick run. " if args.quick else "")
+        ),
+    )
     return 0
 
 

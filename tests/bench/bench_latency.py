@@ -44,16 +44,28 @@ def statement(n: int) -> str:
     """A preference of its own per append, in made-up words: the store merges near-duplicate
     statements, and a merge adds no candidate row for the poll to see."""
     h = hashlib.sha256(str(n).encode()).hexdigest()
-    w = [h[i:i + 6].translate(PSEUDO) for i in range(0, 30, 6)]
+    w = [h[i : i + 6].translate(PSEUDO) for i in range(0, 30, 6)]
     return f"Always use {w[0]} {w[1]} to install {w[2]} packages, not {w[3]} {w[4]}."
 
 
 def user_line(text: str) -> bytes:
-    return json.dumps({
-        "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": CWD,
-        "sessionId": "bench-latency", "version": "2.1.38", "type": "user",
-        "message": {"role": "user", "content": text}, "uuid": str(uuid.uuid4()),
-        "timestamp": "2026-03-01T09:00:00.000Z"}).encode() + b"\n"
+    return (
+        json.dumps(
+            {
+                "parentUuid": None,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": CWD,
+                "sessionId": "bench-latency",
+                "version": "2.1.38",
+                "type": "user",
+                "message": {"role": "user", "content": text},
+                "uuid": str(uuid.uuid4()),
+                "timestamp": "2026-03-01T09:00:00.000Z",
+            }
+        ).encode()
+        + b"\n"
+    )
 
 
 def candidates(db: Path) -> int:
@@ -123,8 +135,9 @@ def committed(db: Path) -> int:
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
         try:
-            return int(conn.execute("SELECT coalesce(sum(offset), 0) FROM file_checkpoints")
-                       .fetchone()[0])
+            return int(
+                conn.execute("SELECT coalesce(sum(offset), 0) FROM file_checkpoints").fetchone()[0]
+            )
         finally:
             conn.close()
     except sqlite3.Error:
@@ -136,8 +149,9 @@ def read_up_to(db: Path, inode: int) -> int:
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
         try:
-            row = conn.execute('SELECT "offset" FROM file_checkpoints WHERE inode = ?',
-                               (inode,)).fetchone()
+            row = conn.execute(
+                'SELECT "offset" FROM file_checkpoints WHERE inode = ?', (inode,)
+            ).fetchone()
             return int(row[0]) if row else -1
         finally:
             conn.close()
@@ -145,24 +159,39 @@ def read_up_to(db: Path, inode: int) -> int:
         return -1
 
 
-def during_backfill(root: Path, env: dict[str, str], memvet: Path, backfill_mb: int,
-                    appends: int) -> dict[str, float]:
+def during_backfill(
+    root: Path, env: dict[str, str], memvet: Path, backfill_mb: int, appends: int
+) -> dict[str, float]:
     """Appends timed while a fresh daemon's first backfill of `backfill_mb` MB runs: from the
     write until the live file's checkpoint (committed with its candidates) passes the line —
     the candidate count alone would also grow with the backfill's own candidates. An append
     counts when the backfill was still under way as it was written."""
     home = root / "backfill-home"
-    env = dict(env, MEMVET_HOME=str(home), CLAUDE_CONFIG_DIR=str(root / "bf.claude"),
-               CODEX_HOME=str(root / "bf.codex"))
-    files = generate(root / "bf.claude", root / "bf.codex", backfill_mb * MB, seed=7,
-                     statement_rate=0.03, lines_per_session=4000)
+    env = dict(
+        env,
+        MEMVET_HOME=str(home),
+        CLAUDE_CONFIG_DIR=str(root / "bf.claude"),
+        CODEX_HOME=str(root / "bf.codex"),
+    )
+    files = generate(
+        root / "bf.claude",
+        root / "bf.codex",
+        backfill_mb * MB,
+        seed=7,
+        statement_rate=0.03,
+        lines_per_session=4000,
+    )
     history = sum(p.stat().st_size for p in files)
     project = root / "bf.claude" / "projects" / "-home-dana-src-app-live"
     project.mkdir(parents=True)
     transcript = project / "live.jsonl"
     db = home / "memvet.db"
-    proc = subprocess.Popen([str(memvet), "daemon", "run"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [str(memvet), "daemon", "run"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     latencies: list[float] = []
     try:
         wait(lambda: committed(db) > 0, timeout=120)  # the backfill is under way
@@ -184,11 +213,14 @@ def during_backfill(root: Path, env: dict[str, str], memvet: Path, backfill_mb: 
             proc.wait()
     if len(latencies) < 2:
         raise SystemExit("the backfill ended before two appends were timed: raise --backfill-mb")
-    return {"backfill_mb": round(history / MB, 1), "backfill_appends": len(latencies),
-            "backfill_latency_p50_s": round(statistics.median(latencies), 3),
-            "backfill_latency_p95_s": round(p95(latencies), 3),
-            "backfill_latency_max_s": round(max(latencies), 3),
-            "backfill_mb_left_at_end": round(backfill_left / MB, 1)}
+    return {
+        "backfill_mb": round(history / MB, 1),
+        "backfill_appends": len(latencies),
+        "backfill_latency_p50_s": round(statistics.median(latencies), 3),
+        "backfill_latency_p95_s": round(p95(latencies), 3),
+        "backfill_latency_max_s": round(max(latencies), 3),
+        "backfill_mb_left_at_end": round(backfill_left / MB, 1),
+    }
 
 
 def main() -> None:
@@ -202,17 +234,26 @@ def main() -> None:
         args.appends, args.idle, args.backfill_mb = 10, 2.0, 60
     with tempfile.TemporaryDirectory(prefix="memvet-bench-latency-") as tmp:
         root = Path(tmp)
-        env = dict(os.environ, MEMVET_HOME=str(root / "home"), HOME=str(root),
-                   CLAUDE_CONFIG_DIR=str(root / ".claude"), CODEX_HOME=str(root / ".codex"),
-                   MEMVET_KEY_PROVIDER="file")
+        env = dict(
+            os.environ,
+            MEMVET_HOME=str(root / "home"),
+            HOME=str(root),
+            CLAUDE_CONFIG_DIR=str(root / ".claude"),
+            CODEX_HOME=str(root / ".codex"),
+            MEMVET_KEY_PROVIDER="file",
+        )
         project = root / ".claude" / "projects" / "-home-dana-src-app"
         project.mkdir(parents=True)
         transcript = project / "bench-latency.jsonl"
         transcript.write_bytes(user_line("hello"))
         floor = watchdog_floor(project, args.appends)
         memvet = Path(sys.executable).parent / "memvet"
-        proc = subprocess.Popen([str(memvet), "daemon", "run"], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [str(memvet), "daemon", "run"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         db = root / "home" / "memvet.db"
         latencies = []
         try:
@@ -247,18 +288,25 @@ def main() -> None:
         "idle_cpu_percent": round(100 * idle_cpu / args.idle, 3),
         "sigterm_exit_code": exit_code,
         **backfill,
-        "ratio_backfill_p95_vs_idle_p95": round(backfill["backfill_latency_p95_s"]
-                                                / p95(latencies), 2),
+        "ratio_backfill_p95_vs_idle_p95": round(
+            backfill["backfill_latency_p95_s"] / p95(latencies), 2
+        ),
     }
-    write_result("latency", figures,
-                 budgets={"latency_p95_s": "<= 1.0", "idle_cpu_percent": "~ 0",
-                          "backfill_latency_p95_s": "<= 1.0"},
-                 notes="Real `memvet daemon run` subprocess (inotify); latency = append of one "
-                       "user statement line until `SELECT count(*) FROM candidates` grows, "
-                       "polled every 2 ms from another connection. Includes the 150 ms debounce "
-                       "window. Floor = a bare watchdog Observer's event for the same append. "
-                       "backfill_*: the same appends while a fresh daemon's first backfill of "
-                       "backfill_mb MB runs (only appends answered before it finished).")
+    write_result(
+        "latency",
+        figures,
+        budgets={
+            "latency_p95_s": "<= 1.0",
+            "idle_cpu_percent": "~ 0",
+            "backfill_latency_p95_s": "<= 1.0",
+        },
+        notes="Real `memvet daemon run` subprocess (inotify); latency = append of one "
+        "user statement line until `SELECT count(*) FROM candidates` grows, "
+        "polled every 2 ms from another connection. Includes the 150 ms debounce "
+        "window. Floor = a bare watchdog Observer's event for the same append. "
+        "backfill_*: the same appends while a fresh daemon's first backfill of "
+        "backfill_mb MB runs (only appends answered before it finished).",
+    )
 
 
 if __name__ == "__main__":

@@ -36,12 +36,15 @@ BUILD = {"claude-code": claude_lines, "codex": codex_lines}
 def _drafts(message: dict, rules, scorer) -> list:  # noqa: ANN001
     from memvet.daemon.pipeline import FilePipeline
 
-    turns = ([("assistant", message["previous_assistant"])] if message["previous_assistant"] else [])
+    turns = [("assistant", message["previous_assistant"])] if message["previous_assistant"] else []
     turns.append(("user", message["text"]))
-    pipeline = FilePipeline(message["host"], f"/bench/{message['id']}.jsonl", rules=rules, user="bench",
-                            scorer=scorer)
+    pipeline = FilePipeline(
+        message["host"], f"/bench/{message['id']}.jsonl", rules=rules, user="bench", scorer=scorer
+    )
     drafts = []
-    for n, line in enumerate(BUILD[message["host"]](message["id"], f"/bench/{message['workspace']}", turns), 1):
+    for n, line in enumerate(
+        BUILD[message["host"]](message["id"], f"/bench/{message['workspace']}", turns), 1
+    ):
         drafts.extend(pipeline.feed(line, n))
     return drafts
 
@@ -53,7 +56,9 @@ def _tally(messages: list[dict], rules, scorer) -> list[int]:  # noqa: ANN001
         matched: set[int] = set()
         for draft in _drafts(message, rules, scorer):
             drafts += 1
-            hit = next((i for i, lab in enumerate(message["labels"]) if _holds(draft.statement, lab)), None)
+            hit = next(
+                (i for i, lab in enumerate(message["labels"]) if _holds(draft.statement, lab)), None
+            )
             kept += hit is not None
             if hit is not None:
                 matched.add(hit)
@@ -64,11 +69,18 @@ def _tally(messages: list[dict], rules, scorer) -> list[int]:  # noqa: ANN001
 
 def _figures(counts: list[int]) -> dict:
     drafts, kept, labels, found = counts
-    return {"drafts": drafts, "precision": round(kept / max(1, drafts), 4), "precision_95ci": wilson(kept, drafts),
-            "recall": round(found / max(1, labels), 4), "recall_95ci": wilson(found, labels)}
+    return {
+        "drafts": drafts,
+        "precision": round(kept / max(1, drafts), 4),
+        "precision_95ci": wilson(kept, drafts),
+        "recall": round(found / max(1, labels), 4),
+        "recall_95ci": wilson(found, labels),
+    }
 
 
-def _fold(stream: list[dict], held_out: list[dict], rules, base) -> tuple[dict[int, list[int]], int]:  # noqa: ANN001
+def _fold(
+    stream: list[dict], held_out: list[dict], rules, base
+) -> tuple[dict[int, list[int]], int]:  # noqa: ANN001
     """Review `stream` in order; tally `held_out` at each checkpoint (the last one with what
     was made, if the stream ran out first)."""
     from memvet.daemon.extraction.reviewer import AdaptedScorer, ReviewerModel
@@ -78,16 +90,24 @@ def _fold(stream: list[dict], held_out: list[dict], rules, base) -> tuple[dict[i
     todo = list(CHECKPOINTS)
     for message in stream:
         while todo and decisions >= todo[0]:
-            tallies[todo.pop(0)] = _tally(held_out, rules, AdaptedScorer(base, model) if model.weights else None)
+            tallies[todo.pop(0)] = _tally(
+                held_out, rules, AdaptedScorer(base, model) if model.weights else None
+            )
         if not todo:
             break
         scorer = AdaptedScorer(base, model) if model.weights else None
         for draft in _drafts(message, rules, scorer):
-            model.learn(base, draft.statement, draft.reasons,
-                        any(_holds(draft.statement, lab) for lab in message["labels"]))
+            model.learn(
+                base,
+                draft.statement,
+                draft.reasons,
+                any(_holds(draft.statement, lab) for lab in message["labels"]),
+            )
             decisions += 1
     for left in todo:
-        tallies[left] = _tally(held_out, rules, AdaptedScorer(base, model) if model.weights else None)
+        tallies[left] = _tally(
+            held_out, rules, AdaptedScorer(base, model) if model.weights else None
+        )
     return tallies, decisions
 
 
@@ -112,12 +132,19 @@ def bench_reviewer_learning(split: str = "test") -> dict:
             pooled[checkpoint] = [a + b for a, b in zip(pooled[checkpoint], counts, strict=True)]
     after = {str(c): _figures(pooled[c]) for c in CHECKPOINTS}
     first, last = after["0"], after[str(CHECKPOINTS[-1])]
-    return {"split": split, "messages": len(messages), "folds": FOLDS, "step": STEP, "shrink": SHRINK,
-            "decisions_per_fold_min": min(made), "decisions_per_fold_max": max(made),
-            "precision_after_decisions": {k: v["precision"] for k, v in after.items()},
-            "held_out_after_decisions": after,
-            "precision_ratio_200_vs_0": round(last["precision"] / max(1e-9, first["precision"]), 3),
-            "recall_ratio_200_vs_0": round(last["recall"] / max(1e-9, first["recall"]), 3)}
+    return {
+        "split": split,
+        "messages": len(messages),
+        "folds": FOLDS,
+        "step": STEP,
+        "shrink": SHRINK,
+        "decisions_per_fold_min": min(made),
+        "decisions_per_fold_max": max(made),
+        "precision_after_decisions": {k: v["precision"] for k, v in after.items()},
+        "held_out_after_decisions": after,
+        "precision_ratio_200_vs_0": round(last["precision"] / max(1e-9, first["precision"]), 3),
+        "recall_ratio_200_vs_0": round(last["recall"] / max(1e-9, first["recall"]), 3),
+    }
 
 
 def _merge_into_extraction(figures: dict) -> None:
@@ -140,12 +167,15 @@ def main() -> int:
     if args.split == "dev":  # tuning runs are printed, never written
         print(json.dumps(figures, indent=2))
         return 0
-    write_result("learning", figures,
-                 notes="Simulated reviewer on the frozen test split of tests/corpus/extraction, ten folds: nine "
-                       "are reviewed in order (approve = the draft holds a labelled rule), the tenth is held out "
-                       "and measured after 0, 50 and 200 decisions; held-out counts pooled over the folds. Step and shrinkage were "
-                       "chosen on the dev split. The reviewer is the corpus's labels, one 'user' for the "
-                       "whole split: a real user's decisions are noisier and narrower.")
+    write_result(
+        "learning",
+        figures,
+        notes="Simulated reviewer on the frozen test split of tests/corpus/extraction, ten folds: nine "
+        "are reviewed in order (approve = the draft holds a labelled rule), the tenth is held out "
+        "and measured after 0, 50 and 200 decisions; held-out counts pooled over the folds. Step and shrinkage were "
+        "chosen on the dev split. The reviewer is the corpus's labels, one 'user' for the "
+        "whole split: a real user's decisions are noisier and narrower.",
+    )
     _merge_into_extraction(figures)
     return 0
 

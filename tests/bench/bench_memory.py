@@ -34,8 +34,9 @@ def committed(db: Path) -> int:
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
         try:
-            return int(conn.execute("SELECT coalesce(sum(offset), 0) FROM file_checkpoints")
-                       .fetchone()[0])
+            return int(
+                conn.execute("SELECT coalesce(sum(offset), 0) FROM file_checkpoints").fetchone()[0]
+            )
         finally:
             conn.close()
     except sqlite3.Error:
@@ -52,15 +53,24 @@ def rss_kib(pid: int) -> tuple[int, int]:
     return values.get("VmRSS", 0), values.get("VmHWM", 0)
 
 
-def repeated_backfills(root: Path, env: dict[str, str], memvet: Path, backfills: int,
-                       backfill_mb: int) -> dict[str, object]:
+def repeated_backfills(
+    root: Path, env: dict[str, str], memvet: Path, backfills: int, backfill_mb: int
+) -> dict[str, object]:
     """RSS of one running daemon after each of `backfills` histories of `backfill_mb` MB."""
-    env = dict(env, MEMVET_HOME=str(root / "rb-home"), CLAUDE_CONFIG_DIR=str(root / "rb.claude"),
-               CODEX_HOME=str(root / "rb.codex"))
+    env = dict(
+        env,
+        MEMVET_HOME=str(root / "rb-home"),
+        CLAUDE_CONFIG_DIR=str(root / "rb.claude"),
+        CODEX_HOME=str(root / "rb.codex"),
+    )
     (root / "rb.claude" / "projects").mkdir(parents=True)
     db = root / "rb-home" / "memvet.db"
-    proc = subprocess.Popen([str(memvet), "daemon", "run"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [str(memvet), "daemon", "run"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     rss_after: list[float] = []
     try:
         deadline = time.monotonic() + 60
@@ -71,8 +81,14 @@ def repeated_backfills(root: Path, env: dict[str, str], memvet: Path, backfills:
         total = 0
         for n in range(backfills):
             staging = root / "rb-staging" / f"b{n}"
-            files = generate(staging / "claude", staging / "codex", int(backfill_mb * MB * 1.8),
-                             seed=20 + n, statement_rate=0.03, lines_per_session=4000)
+            files = generate(
+                staging / "claude",
+                staging / "codex",
+                int(backfill_mb * MB * 1.8),
+                seed=20 + n,
+                statement_rate=0.03,
+                lines_per_session=4000,
+            )
             moved = 0  # only the Claude Code sessions, moved into the watched projects folder
             for path in (p for p in files if (staging / "claude") in p.parents):
                 if moved >= backfill_mb * MB:
@@ -96,8 +112,12 @@ def repeated_backfills(root: Path, env: dict[str, str], memvet: Path, backfills:
             proc.kill()
             proc.wait()
     ratio = round(rss_after[-1] / rss_after[0], 3)
-    return {"backfills": backfills, "backfill_mb": round(total / backfills / MB, 1),
-            "rss_after_each_backfill_mib": rss_after, "ratio_rss_last_vs_first_backfill": ratio}
+    return {
+        "backfills": backfills,
+        "backfill_mb": round(total / backfills / MB, 1),
+        "rss_after_each_backfill_mib": rss_after,
+        "ratio_rss_last_vs_first_backfill": ratio,
+    }
 
 
 def main() -> None:
@@ -111,18 +131,34 @@ def main() -> None:
         args.mb, args.backfill_mb = 120, 20
     with tempfile.TemporaryDirectory(prefix="memvet-bench-memory-") as tmp:
         root = Path(tmp)
-        env = dict(os.environ, MEMVET_HOME=str(root / "home"), HOME=str(root),
-                   CLAUDE_CONFIG_DIR=str(root / ".claude"), CODEX_HOME=str(root / ".codex"),
-                   MEMVET_KEY_PROVIDER="file")
-        files = generate(root / ".claude", root / ".codex", args.mb * MB, seed=5,
-                         statement_rate=0.03, lines_per_session=4000)
+        env = dict(
+            os.environ,
+            MEMVET_HOME=str(root / "home"),
+            HOME=str(root),
+            CLAUDE_CONFIG_DIR=str(root / ".claude"),
+            CODEX_HOME=str(root / ".codex"),
+            MEMVET_KEY_PROVIDER="file",
+        )
+        files = generate(
+            root / ".claude",
+            root / ".codex",
+            args.mb * MB,
+            seed=5,
+            statement_rate=0.03,
+            lines_per_session=4000,
+        )
         total = sum(p.stat().st_size for p in files)
         memvet = Path(sys.executable).parent / "memvet"
         db = root / "home" / "memvet.db"
         samples: dict[str, dict[str, float]] = {}
         start = time.perf_counter()
-        proc = subprocess.Popen([str(memvet), "daemon", "run", "--once"], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [str(memvet), "daemon", "run", "--once"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         marks = list(MARKS)
         peak_seen = 0
         try:
@@ -134,9 +170,11 @@ def main() -> None:
                     break
                 peak_seen = max(peak_seen, rss)
                 while marks and done >= marks[0] * MB:
-                    samples[f"{marks[0]}MB"] = {"rss_mib": round(rss / 1024, 1),
-                                                "peak_mib": round(hwm / 1024, 1),
-                                                "elapsed_s": round(time.perf_counter() - start, 1)}
+                    samples[f"{marks[0]}MB"] = {
+                        "rss_mib": round(rss / 1024, 1),
+                        "peak_mib": round(hwm / 1024, 1),
+                        "elapsed_s": round(time.perf_counter() - start, 1),
+                    }
                     marks.pop(0)
                 time.sleep(0.05)
             stderr = proc.communicate(timeout=60)[1]
@@ -151,20 +189,29 @@ def main() -> None:
         repeated = repeated_backfills(root, env, memvet, args.backfills, args.backfill_mb)
     first, last = samples[f"{reached[0]}MB"], samples[f"{reached[-1]}MB"]
     figures = {
-        "corpus_mb": round(total / MB, 1), "files": len(files), "elapsed_s": round(elapsed, 1),
-        "throughput_mb_s": round(total / MB / elapsed, 1), "samples": samples,
+        "corpus_mb": round(total / MB, 1),
+        "files": len(files),
+        "elapsed_s": round(elapsed, 1),
+        "throughput_mb_s": round(total / MB / elapsed, 1),
+        "samples": samples,
         "ratio_rss_last_vs_first": round(last["rss_mib"] / first["rss_mib"], 3),
         "ratio_peak_last_vs_first": round(last["peak_mib"] / first["peak_mib"], 3),
         "max_rss_sampled_mib": round(peak_seen / 1024, 1),
         **repeated,
     }
-    write_result("memory", figures, budgets={"ratio_rss_last_vs_first": "~ 1 (flat)",
-                                             "ratio_rss_last_vs_first_backfill": "<= 1.1"},
-                 notes="Real `memvet daemon run --once` subprocess on a generated corpus "
-                       "(tests/bench/corpus.py, both hosts). RSS/peak from /proc/<pid>/status, "
-                       "sampled when the committed checkpoint offsets pass each mark. "
-                       "*_backfill: one running daemon, RSS after each of several new "
-                       "histories (Claude Code half of the corpus) is committed.")
+    write_result(
+        "memory",
+        figures,
+        budgets={
+            "ratio_rss_last_vs_first": "~ 1 (flat)",
+            "ratio_rss_last_vs_first_backfill": "<= 1.1",
+        },
+        notes="Real `memvet daemon run --once` subprocess on a generated corpus "
+        "(tests/bench/corpus.py, both hosts). RSS/peak from /proc/<pid>/status, "
+        "sampled when the committed checkpoint offsets pass each mark. "
+        "*_backfill: one running daemon, RSS after each of several new "
+        "histories (Claude Code half of the corpus) is committed.",
+    )
     if repeated["ratio_rss_last_vs_first_backfill"] > 1.1:
         raise SystemExit("daemon RSS grew over repeated backfills (budget: last/first <= 1.1)")
 

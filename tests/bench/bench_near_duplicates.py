@@ -31,9 +31,16 @@ def _pr(pairs: list[dict], same) -> dict:  # noqa: ANN001
         else:
             fp += said
             hard_fp += said and pair["hard"]
-    return {"pairs": len(pairs), "same_pairs": tp + fn, "precision": round(tp / max(1, tp + fp), 4),
-            "precision_95ci": wilson(tp, tp + fp), "recall": round(tp / max(1, tp + fn), 4),
-            "recall_95ci": wilson(tp, tp + fn), "false_merges": fp, "false_merges_of_rivals": hard_fp}
+    return {
+        "pairs": len(pairs),
+        "same_pairs": tp + fn,
+        "precision": round(tp / max(1, tp + fp), 4),
+        "precision_95ci": wilson(tp, tp + fp),
+        "recall": round(tp / max(1, tp + fn), 4),
+        "recall_95ci": wilson(tp, tp + fn),
+        "false_merges": fp,
+        "false_merges_of_rivals": hard_fp,
+    }
 
 
 def main() -> int:
@@ -52,17 +59,25 @@ def main() -> int:
     figures: dict = {"threshold": SAME_RULE}
     for split in ("train", "dev", "test"):
         pairs = load_pairs(split)
-        figures[split] = {"ours": _pr(pairs, same_rule), "baseline_exact_key": _pr(pairs, exact),
-                          "baseline_plain_jaccard": _pr(pairs, jaccard)}
+        figures[split] = {
+            "ours": _pr(pairs, same_rule),
+            "baseline_exact_key": _pr(pairs, exact),
+            "baseline_plain_jaccard": _pr(pairs, jaccard),
+        }
     test = figures["test"]
-    figures["test_recall_vs_exact_key"] = round(test["ours"]["recall"] / max(1e-9, test["baseline_exact_key"]["recall"]), 2)
+    figures["test_recall_vs_exact_key"] = round(
+        test["ours"]["recall"] / max(1e-9, test["baseline_exact_key"]["recall"]), 2
+    )
     figures["seconds"] = round(time.perf_counter() - start, 2)
-    write_result("near_duplicates", figures,
-                 notes="Pairs from tests/corpus/extraction/same_rule.jsonl (built by same_rule.py from the "
-                       "corpus labels): same = one gold rule typed twice or typed and restated; not same = "
-                       "another value of one template (rivals) or another rule of the same workspace. "
-                       "Threshold chosen on train/dev pairs; test pairs reported. The pairs come from "
-                       "template families, so wording varies less than between real sessions.")
+    write_result(
+        "near_duplicates",
+        figures,
+        notes="Pairs from tests/corpus/extraction/same_rule.jsonl (built by same_rule.py from the "
+        "corpus labels): same = one gold rule typed twice or typed and restated; not same = "
+        "another value of one template (rivals) or another rule of the same workspace. "
+        "Threshold chosen on train/dev pairs; test pairs reported. The pairs come from "
+        "template families, so wording varies less than between real sessions.",
+    )
     return 0
 
 

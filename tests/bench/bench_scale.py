@@ -49,28 +49,42 @@ def statement(i: int) -> str:
     tail = " and keep the changelog in step" * (i % 4)
     return f"For module m{i} use {topic}, never {other} there{tail}"
 
+
 TRANSCRIPT = next((ROOT / "assets" / "demo" / "claude-code").rglob("*.jsonl"))
-BUDGETS = {"status": 10, "queue_list_1k_pending": 10, "queue_approve_id": 10,
-           "memories_list_first_page": 10}
+BUDGETS = {
+    "status": 10,
+    "queue_list_1k_pending": 10,
+    "queue_approve_id": 10,
+    "memories_list_first_page": 10,
+}
 
 
 def base_env(home: Path, tmp: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMVET_", "VIRTUAL_ENV"))}
-    return {**env, "MEMVET_HOME": str(home), "MEMVET_KEY_PROVIDER": "file",
-            "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-            "CLAUDE_CONFIG_DIR": str(tmp / "claude"), "CODEX_HOME": str(tmp / "codex"),
-            "LOGNAME": "bench", "USER": "bench"}
+    return {
+        **env,
+        "MEMVET_HOME": str(home),
+        "MEMVET_KEY_PROVIDER": "file",
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        "CLAUDE_CONFIG_DIR": str(tmp / "claude"),
+        "CODEX_HOME": str(tmp / "codex"),
+        "LOGNAME": "bench",
+        "USER": "bench",
+    }
 
 
-def seed_memories(venv: WheelVenv, env: dict[str, str], workspace: Path, n: int,
-                  tmp: Path) -> float:
+def seed_memories(
+    venv: WheelVenv, env: dict[str, str], workspace: Path, n: int, tmp: Path
+) -> float:
     """n active memories visible in `workspace` (70 % in it, 30 % user-global), through
     `memvet memories import`. Returns the seconds the imports took."""
     files = {"ws": tmp / "seed-ws.jsonl", "global": tmp / "seed-global.jsonl"}
     with open(files["ws"], "w") as ws, open(files["global"], "w") as glob:
         for i in range(n):
-            line = json.dumps({"statement": statement(i), "kind": KINDS[i % 5],
-                               "importance": i % 3}) + "\n"
+            line = (
+                json.dumps({"statement": statement(i), "kind": KINDS[i % 5], "importance": i % 3})
+                + "\n"
+            )
             (ws if i % 10 < 7 else glob).write(line)
     took = 0.0
     for flag, path in ((["--cwd", str(workspace)], files["ws"]), (["--global"], files["global"])):
@@ -96,10 +110,12 @@ store.close()
 """
 
 
-def seed_pending(venv: WheelVenv, env: dict[str, str], workspace: Path, n: int,
-                 tag: str = "p") -> None:
-    subprocess.run([str(venv.python), "-c", SEED_PENDING, str(n), str(workspace), tag],
-                   env=env, check=True)
+def seed_pending(
+    venv: WheelVenv, env: dict[str, str], workspace: Path, n: int, tag: str = "p"
+) -> None:
+    subprocess.run(
+        [str(venv.python), "-c", SEED_PENDING, str(n), str(workspace), tag], env=env, check=True
+    )
 
 
 def pending_ids(venv: WheelVenv, env: dict[str, str]) -> list[str]:
@@ -111,8 +127,12 @@ class Daemon:
     """`memvet daemon run` of the wheel venv on one home, stopped by its pid."""
 
     def __init__(self, venv: WheelVenv, env: dict[str, str], home: Path) -> None:
-        self.proc = subprocess.Popen([str(venv.memvet), "daemon", "run"], env=env,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [str(venv.memvet), "daemon", "run"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         sock = home / "run" / "daemon.sock"
         deadline = time.monotonic() + 120
         while not sock.exists():
@@ -130,10 +150,22 @@ class Daemon:
 
 def hook(venv: WheelVenv, env: dict[str, str], event: str, workspace: Path) -> Command:
     name = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}[event]
-    payload = {"session_id": "bench", "transcript_path": "/tmp/t.jsonl", "cwd": str(workspace),
-               "hook_event_name": name, "source": "startup", "prompt": PROMPT}
-    return venv.command("hook", "claude-code", event, env=env,
-                        stdin=json.dumps(payload).encode(), cwd=str(workspace))
+    payload = {
+        "session_id": "bench",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(workspace),
+        "hook_event_name": name,
+        "source": "startup",
+        "prompt": PROMPT,
+    }
+    return venv.command(
+        "hook",
+        "claude-code",
+        event,
+        env=env,
+        stdin=json.dumps(payload).encode(),
+        cwd=str(workspace),
+    )
 
 
 def copy_home(src: Path, dst: Path) -> None:
@@ -147,18 +179,29 @@ def copy_home(src: Path, dst: Path) -> None:
 
 def import_profile(venv: WheelVenv, env: dict[str, str], *args: str) -> dict[str, object]:
     """`python -X importtime` of one command: its import total and whether the ORM is in it."""
-    done = subprocess.run([str(venv.python), "-X", "importtime", "-m", "memvet", *args],
-                          env=env, capture_output=True, text=True, cwd=env.get("PWD"))
-    rows = [line.split("|") for line in done.stderr.splitlines() if line.startswith("import time:")
-            and "|" in line and "self [us]" not in line]
+    done = subprocess.run(
+        [str(venv.python), "-X", "importtime", "-m", "memvet", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=env.get("PWD"),
+    )
+    rows = [
+        line.split("|")
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line and "self [us]" not in line
+    ]
     tops = [(int(r[1]), r[2].strip()) for r in rows if not r[2].startswith("   ")]
     names = {r[2].strip() for r in rows}
-    return {"import_ms": round(sum(t for t, _ in tops) / 1000, 1),
-            "imports_orm": bool(names & {"sqlalchemy", "sqlmodel", "pydantic"})}
+    return {
+        "import_ms": round(sum(t for t, _ in tops) / 1000, 1),
+        "imports_orm": bool(names & {"sqlalchemy", "sqlmodel", "pydantic"}),
+    }
 
 
-def prompt_after_approval(venv: WheelVenv, env: dict[str, str], workspace: Path,
-                          ids: list[str], rounds: int) -> tuple[float, float]:
+def prompt_after_approval(
+    venv: WheelVenv, env: dict[str, str], workspace: Path, ids: list[str], rounds: int
+) -> tuple[float, float]:
     """Median seconds of the first prompt hook after each approval (daemon up), and of the
     baseline in the same rounds."""
     import statistics
@@ -186,8 +229,11 @@ def main() -> None:
     (workspace / ".git").mkdir(parents=True)
     started = time.perf_counter()
     venv = WheelVenv.build(tmp / "wheel")
-    figures: dict[str, object] = {"sizes": sizes, "rounds": rounds,
-                                  "wheel_venv_build_s": round(time.perf_counter() - started, 1)}
+    figures: dict[str, object] = {
+        "sizes": sizes,
+        "rounds": rounds,
+        "wheel_venv_build_s": round(time.perf_counter() - started, 1),
+    }
     homes, envs, seed_s = {}, {}, {}
     for n in sizes:
         homes[n] = tmp / f"home-{n}"
@@ -208,18 +254,22 @@ def main() -> None:
     base = venv.baseline(envs[largest])
     commands: dict[str, Command] = {"python_c_pass": base}
     for n in sizes:
-        commands[f"recall_{n}"] = venv.command("recall", QUERY, "--cwd", str(workspace), "--json",
-                                               env=envs[n])
+        commands[f"recall_{n}"] = venv.command(
+            "recall", QUERY, "--cwd", str(workspace), "--json", env=envs[n]
+        )
     commands["status"] = venv.command("status", "--json", env=envs[largest], ok_codes=(0, 1))
     commands["queue_list_1k_pending"] = venv.command("queue", "list", "--json", env=queue_env)
     commands["memories_list_first_page"] = venv.command(
-        "memories", "list", "--cwd", str(workspace), "--json", env=envs[largest])
-    commands["extract_one_file"] = venv.command("extract", "--host", "claude-code",
-                                                str(TRANSCRIPT), "--json", env=envs[largest])
+        "memories", "list", "--cwd", str(workspace), "--json", env=envs[largest]
+    )
+    commands["extract_one_file"] = venv.command(
+        "extract", "--host", "claude-code", str(TRANSCRIPT), "--json", env=envs[largest]
+    )
     if not args.quick:
         commands["queue_list_500k_pending"] = venv.command("queue", "list", "--json", env=big_env)
-        commands["status_500k_pending"] = venv.command("status", "--json", env=big_env,
-                                                       ok_codes=(0, 1))
+        commands["status_500k_pending"] = venv.command(
+            "status", "--json", env=big_env, ok_codes=(0, 1)
+        )
     direct = {}
     for n in [s for s in sizes if s >= 10_000]:
         direct[n] = tmp / f"home-{n}-direct"
@@ -231,25 +281,30 @@ def main() -> None:
     daemons = {n: Daemon(venv, envs[n], homes[n]) for n in direct}
     try:
         for n in direct:
-            commands[f"prompt_hook_daemon_{n}"] = hook(venv, envs[n], "user-prompt-submit",
-                                                       workspace)
-        commands[f"session_start_daemon_{largest}"] = hook(venv, envs[largest], "session-start",
-                                                           workspace)
+            commands[f"prompt_hook_daemon_{n}"] = hook(
+                venv, envs[n], "user-prompt-submit", workspace
+            )
+        commands[f"session_start_daemon_{largest}"] = hook(
+            venv, envs[largest], "session-start", workspace
+        )
         medians = paired(commands, rounds)
         # queue approve ID: one approval per round, against the baseline of the same rounds
         approvals = {"python_c_pass": [], "queue_approve_id": []}
         for cid in approvable[:rounds]:
-            approvals["queue_approve_id"].append(run(venv.command(
-                "queue", "approve", cid, "--json", env=queue_env))[0])
+            approvals["queue_approve_id"].append(
+                run(venv.command("queue", "approve", cid, "--json", env=queue_env))[0]
+            )
             approvals["python_c_pass"].append(run(base)[0])
         import statistics
 
-        approve_ratio = (statistics.median(approvals["queue_approve_id"])
-                         / statistics.median(approvals["python_c_pass"]))
+        approve_ratio = statistics.median(approvals["queue_approve_id"]) / statistics.median(
+            approvals["python_c_pass"]
+        )
         after = {}
         for n in direct:
-            first, first_base = prompt_after_approval(venv, envs[n], workspace,
-                                                      pending_ids(venv, envs[n]), rounds)
+            first, first_base = prompt_after_approval(
+                venv, envs[n], workspace, pending_ids(venv, envs[n]), rounds
+            )
             after[str(n)] = round(first / first_base, 2)
     finally:
         for daemon in daemons.values():
@@ -264,8 +319,7 @@ def main() -> None:
     base_s = medians["python_c_pass"]
     figures["python_c_pass_ms"] = round(base_s * 1000, 1)
     figures["median_ms"] = {k: round(v * 1000, 1) for k, v in medians.items()}
-    figures["ratio"] = {k: round(v / base_s, 2) for k, v in medians.items()
-                        if k != "python_c_pass"}
+    figures["ratio"] = {k: round(v / base_s, 2) for k, v in medians.items() if k != "python_c_pass"}
     figures["ratio"]["queue_approve_id"] = round(approve_ratio, 2)
     figures["ratio_prompt_hook_first_after_approval_daemon"] = after
     figures["imports"] = {
@@ -276,11 +330,14 @@ def main() -> None:
     }
     figures["within_budget"] = {k: figures["ratio"][k] <= v for k, v in BUDGETS.items()}
     load = os.getloadavg()
-    write_result("scale", figures, budgets={k: f"<= {v}x python -c pass" for k, v in
-                                            BUDGETS.items()},
-                 notes=f"whole processes from a non-editable wheel install; load average "
-                       f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cpus "
-                       f"while measuring; {'quick' if args.quick else 'full'} run")
+    write_result(
+        "scale",
+        figures,
+        budgets={k: f"<= {v}x python -c pass" for k, v in BUDGETS.items()},
+        notes=f"whole processes from a non-editable wheel install; load average "
+        f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cpus "
+        f"while measuring; {'quick' if args.quick else 'full'} run",
+    )
     if args.keep:
         print(f"kept {tmp}")
     else:

@@ -51,7 +51,9 @@ from benchlib import ROOT, SHARED, write_result  # noqa: E402
 from memvet.store.redaction import redact  # noqa: E402
 
 DATA = SHARED / "benchdata" / "secrets"
-BASELINE_COMMIT = "7d2e837"  # daemon/redact.py before the 2026-11 detector rewrite (recall 0.877, fp 0.31)
+BASELINE_COMMIT = (
+    "7d2e837"  # daemon/redact.py before the 2026-11 detector rewrite (recall 0.877, fp 0.31)
+)
 _GLOBAL_FLAGS = re.compile(r"\(\?([aiLmsux]+)\)")
 # Patterns that backtrack catastrophically in Python's `re`: their rows are scored "changed-only".
 SLOW_IN_PYTHON_RE = frozenset({"np.phpmailer.1"})
@@ -61,7 +63,9 @@ _MARKER = re.compile(r"\[REDACTED:[a-z\-]+\]")
 def compile_third_party(pattern: str) -> re.Pattern[str] | None:
     """Rust/Go rule syntax → Python re where the translation is mechanical; None otherwise."""
     flags = "".join(sorted(set("".join(_GLOBAL_FLAGS.findall(pattern)))))
-    body = _GLOBAL_FLAGS.sub("", pattern).replace(r"\z", r"\Z").replace("[[:alnum:]]", "[A-Za-z0-9]")
+    body = (
+        _GLOBAL_FLAGS.sub("", pattern).replace(r"\z", r"\Z").replace("[[:alnum:]]", "[A-Za-z0-9]")
+    )
     try:
         return re.compile((f"(?{flags})" if flags else "") + body)
     except re.error:
@@ -79,8 +83,12 @@ def _rules() -> list[dict]:
 
 
 def load_oracles() -> dict[str, re.Pattern[str]]:
-    oracles = {rule["id"]: compiled for rule in _rules() if rule["id"] not in SLOW_IN_PYTHON_RE
-               and (compiled := compile_third_party(rule["pattern"])) is not None}
+    oracles = {
+        rule["id"]: compiled
+        for rule in _rules()
+        if rule["id"] not in SLOW_IN_PYTHON_RE
+        and (compiled := compile_third_party(rule["pattern"])) is not None
+    }
     for rule in tomllib.loads((DATA / "gitleaks.toml").read_text())["rules"]:
         if "regex" in rule and (compiled := compile_third_party(rule["regex"])) is not None:
             oracles[rule["id"]] = compiled
@@ -88,20 +96,26 @@ def load_oracles() -> dict[str, re.Pattern[str]]:
 
 
 def identifier_rule_ids() -> set[str]:
-    return {rule["id"] for rule in _rules()
-            if set(rule.get("categories") or ()) & {"identifier", "domain", "infrastructure"}
-            and "secret" not in (rule.get("categories") or ())}
+    return {
+        rule["id"]
+        for rule in _rules()
+        if set(rule.get("categories") or ()) & {"identifier", "domain", "infrastructure"}
+        and "secret" not in (rule.get("categories") or ())
+    }
 
 
 def _surviving(pattern: re.Pattern[str], text: str) -> bool:
     """The rule still finds a credential outside every redaction marker."""
     markers = [m.span() for m in _MARKER.finditer(text)]
-    return any(m.group(0).strip() and not any(s < m.end() and m.start() < e for s, e in markers)
-               for m in pattern.finditer(text))
+    return any(
+        m.group(0).strip() and not any(s < m.end() and m.start() < e for s, e in markers)
+        for m in pattern.finditer(text)
+    )
 
 
-def score_secret_row(row: dict, redacted: str, changed: bool,
-                     oracles: dict[str, re.Pattern[str]]) -> tuple[bool, str]:
+def score_secret_row(
+    row: dict, redacted: str, changed: bool, oracles: dict[str, re.Pattern[str]]
+) -> tuple[bool, str]:
     """(caught, method) for one secret row."""
     pattern = oracles.get(row["rule_id"])
     if pattern is not None and _surviving(pattern, row["text"]):
@@ -132,8 +146,10 @@ def split_halves(rows: list[dict]) -> dict[str, list[int]]:
     for row in rows:
         members[find("t:" + row["text"])].append(row["rule_id"])
     group_key = {root: min(ids) for root, ids in members.items()}  # a stable name for the group
-    return {"text": [_half(row["text"]) for row in rows],
-            "rule_group": [_half(group_key[find("t:" + row["text"])]) for row in rows]}
+    return {
+        "text": [_half(row["text"]) for row in rows],
+        "rule_group": [_half(group_key[find("t:" + row["text"])]) for row in rows],
+    }
 
 
 def row_subsets(rows: list[dict]) -> list[list[str]]:
@@ -141,20 +157,32 @@ def row_subsets(rows: list[dict]) -> list[list[str]]:
     labels: dict[str, set[str]] = defaultdict(set)
     for row in rows:
         labels[row["text"]].add(row["label"])
-    keyword_secrets = {row["expected_secret"] for row in rows if row["rule_id"] == "KeywordDetector"
-                       and row["text_label"] == "secret" and row.get("expected_secret")}
+    keyword_secrets = {
+        row["expected_secret"]
+        for row in rows
+        if row["rule_id"] == "KeywordDetector"
+        and row["text_label"] == "secret"
+        and row.get("expected_secret")
+    }
     identifiers = identifier_rule_ids()
     out = []
     for row in rows:
         keyword, secret = row["rule_id"] == "KeywordDetector", row["text_label"] == "secret"
-        marks = ["conflicting_rule_labels" if len(labels[row["text"]]) > 1 else "without_conflicting_rule_labels"]
+        marks = [
+            "conflicting_rule_labels"
+            if len(labels[row["text"]]) > 1
+            else "without_conflicting_rule_labels"
+        ]
         marks += ["empty_text"] * (not row["text"].strip())
-        marks += ["secret_rows_excluding_identifier_rules"] * (secret and row["rule_id"] not in identifiers)
+        marks += ["secret_rows_excluding_identifier_rules"] * (
+            secret and row["rule_id"] not in identifiers
+        )
         marks += ["gitleaks_tps_fps"] * (row["source"] == "gitleaks")
         marks += ["gitleaks_generic_api_key"] * (row["rule_id"] == "generic-api-key")
         marks += ["detect_secrets_keyword_detector"] * keyword
         marks += ["keyword_negatives_secret_in_other_file_types"] * (
-            keyword and not secret and any(value in row["text"] for value in keyword_secrets))
+            keyword and not secret and any(value in row["text"] for value in keyword_secrets)
+        )
         out.append(marks)
     return out
 
@@ -165,7 +193,9 @@ def _ratio(num: int, den: int) -> float | None:
 
 class Tally:
     def __init__(self) -> None:
-        self.counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # secret, caught, neg, touched
+        self.counts: dict[str, list[int]] = defaultdict(
+            lambda: [0, 0, 0, 0]
+        )  # secret, caught, neg, touched
 
     def add(self, bucket: str, is_secret: bool, hit: bool) -> None:
         counts = self.counts[bucket]
@@ -174,15 +204,28 @@ class Tally:
 
     def figures(self, bucket: str) -> dict[str, object]:
         secret, caught, negative, touched = self.counts[bucket]
-        return {"secret_rows": secret, "recall": _ratio(caught, secret), "missed": secret - caught,
-                "not_secret_rows": negative, "fp_rate": _ratio(touched, negative), "touched": touched}
+        return {
+            "secret_rows": secret,
+            "recall": _ratio(caught, secret),
+            "missed": secret - caught,
+            "not_secret_rows": negative,
+            "fp_rate": _ratio(touched, negative),
+            "touched": touched,
+        }
 
     def table(self, prefix: str) -> dict[str, dict[str, object]]:
-        return {key[len(prefix):]: self.figures(key) for key in sorted(self.counts) if key.startswith(prefix)}
+        return {
+            key[len(prefix) :]: self.figures(key)
+            for key in sorted(self.counts)
+            if key.startswith(prefix)
+        }
 
     def held_out(self) -> dict[str, object]:
-        return {"text_split": self.table("split:text:"), "rule_group_split": self.table("split:rule_group:"),
-                "tuned_on_rows": self.figures("split:tuned_on")}
+        return {
+            "text_split": self.table("split:text:"),
+            "rule_group_split": self.table("split:rule_group:"),
+            "tuned_on_rows": self.figures("split:tuned_on"),
+        }
 
 
 def score(redact_fn, rows: list[dict], oracles: dict[str, re.Pattern[str]]) -> dict[str, object]:
@@ -198,8 +241,14 @@ def score(redact_fn, rows: list[dict], oracles: dict[str, re.Pattern[str]]) -> d
         elif hit := result.changed:
             false_pos.append(f"{row['id']} {row['rule_id']}")
         text_half, group_half = halves["text"][index], halves["rule_group"][index]
-        buckets = ["all", f"source:{row['source']}", f"family:{row['family']}", f"split:text:{text_half}",
-                   f"split:rule_group:{group_half}", *(f"subset:{s}" for s in subsets[index])]
+        buckets = [
+            "all",
+            f"source:{row['source']}",
+            f"family:{row['family']}",
+            f"split:text:{text_half}",
+            f"split:rule_group:{group_half}",
+            *(f"subset:{s}" for s in subsets[index]),
+        ]
         buckets += ["split:tuned_on"] * (text_half == 0 and group_half == 0)
         for bucket in buckets:
             tally.add(bucket, is_secret, hit)
@@ -209,8 +258,13 @@ def score(redact_fn, rows: list[dict], oracles: dict[str, re.Pattern[str]]) -> d
 def baseline_redactor():
     """redact() as it was at BASELINE_COMMIT (one module then), or None outside a full checkout."""
     try:
-        source = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:daemon/redact.py"], cwd=ROOT, text=True,
-                                capture_output=True, check=True).stdout
+        source = subprocess.run(
+            ["git", "show", f"{BASELINE_COMMIT}:daemon/redact.py"],
+            cwd=ROOT,
+            text=True,
+            capture_output=True,
+            check=True,
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
@@ -234,11 +288,20 @@ def _seconds(fn, texts: list[str], reps: int) -> float:
 
 def throughput(name: str, texts: list[str], before) -> dict[str, object]:
     reps = 5
-    base, ours, size = _seconds(str.lower, texts, reps), _seconds(redact, texts, reps), len("".join(texts).encode())
+    base, ours, size = (
+        _seconds(str.lower, texts, reps),
+        _seconds(redact, texts, reps),
+        len("".join(texts).encode()),
+    )
     out: dict[str, object] = {
-        "texts": name, "rows": len(texts), "repeats": reps, "redact_mb_per_s": round(size / ours / 1e6, 2),
+        "texts": name,
+        "rows": len(texts),
+        "repeats": reps,
+        "redact_mb_per_s": round(size / ours / 1e6, 2),
         "baseline_str_lower_mb_per_s": round(size / base / 1e6, 2),
-        "redact_us_per_row": round(ours / len(texts) * 1e6, 2), "slowdown_vs_str_lower": round(ours / base, 1)}
+        "redact_us_per_row": round(ours / len(texts) * 1e6, 2),
+        "slowdown_vs_str_lower": round(ours / base, 1),
+    }
     if before is not None:
         previous = _seconds(before, texts, reps)
         out["before_rewrite_us_per_row"] = round(previous / len(texts) * 1e6, 2)
@@ -261,8 +324,11 @@ ADJUDICATED = ROOT / "tests" / "corpus" / "secrets" / "adjudicated.tsv"
 
 def adjudicated(rows: list[dict]) -> list[dict]:
     """The rows with the policy label of tests/corpus/secrets/adjudicated.tsv where it differs."""
-    policy = dict(line.split("\t")[:2] for line in ADJUDICATED.read_text().splitlines()
-                  if line and not line.startswith("#"))
+    policy = dict(
+        line.split("\t")[:2]
+        for line in ADJUDICATED.read_text().splitlines()
+        if line and not line.startswith("#")
+    )
     return [{**row, "text_label": policy.get(row["id"], row["text_label"])} for row in rows]
 
 
@@ -274,15 +340,22 @@ def layer_figures(rows: list[dict], oracles: dict) -> dict[str, object]:
     from memvet.store.redaction.redact import redact_layers
 
     out: dict[str, object] = {}
-    for name, fn in (("gitleaks_rules_only", partial(redact_layers, own=False)),
-                     ("memvet_detectors_only", partial(redact_layers, rules=False)), ("both", redact)):
+    for name, fn in (
+        ("gitleaks_rules_only", partial(redact_layers, own=False)),
+        ("memvet_detectors_only", partial(redact_layers, rules=False)),
+        ("both", redact),
+    ):
         tally = score(fn, rows, oracles)["tally"]
         cross = Tally()
         for key in ("noseyparker", "kingfisher", "detect-secrets"):
             secret, caught, negative, touched = tally.counts[f"source:{key}"]
             for field, value in zip(range(4), (secret, caught, negative, touched), strict=True):
                 cross.counts["x"][field] += value
-        out[name] = {**tally.figures("all"), "cross_source": cross.figures("x"), "per_source": tally.table("source:")}
+        out[name] = {
+            **tally.figures("all"),
+            "cross_source": cross.figures("x"),
+            "per_source": tally.table("source:"),
+        }
     return out
 
 
@@ -295,60 +368,96 @@ def main() -> int:
     now, before = score(redact, rows, oracles), baseline_redactor()
     policy = score(redact, policy_rows, oracles)
     tally, ptally = now["tally"], policy["tally"]
-    total, credentials = tally.figures("all"), tally.figures("subset:secret_rows_excluding_identifier_rules")
+    total, credentials = (
+        tally.figures("all"),
+        tally.figures("subset:secret_rows_excluding_identifier_rules"),
+    )
     adj = ptally.figures("all")
     import secrets_engines
 
     figures = {
         "third_party": True,
         "dataset": "secrets_labelled.jsonl.gz (noseyparker, kingfisher, gitleaks, detect-secrets), text_label",
-        "adjudicated": {"rows_relabelled": sum(a["text_label"] != b["text_label"] for a, b in zip(rows, policy_rows,
-                                                                                                   strict=True)),
-                        "recall": adj["recall"], "false_positive_rate": adj["fp_rate"],
-                        "secret_rows": adj["secret_rows"], "not_secret_rows": adj["not_secret_rows"],
-                        "missed_secret_rows": adj["missed"], "touched_not_secret_rows": adj["touched"],
-                        "per_source": ptally.table("source:"), "per_family": ptally.table("family:"),
-                        "held_out": ptally.held_out(), "missed_ids": policy["missed"],
-                        "false_positive_ids": policy["false_pos"]},
+        "adjudicated": {
+            "rows_relabelled": sum(
+                a["text_label"] != b["text_label"] for a, b in zip(rows, policy_rows, strict=True)
+            ),
+            "recall": adj["recall"],
+            "false_positive_rate": adj["fp_rate"],
+            "secret_rows": adj["secret_rows"],
+            "not_secret_rows": adj["not_secret_rows"],
+            "missed_secret_rows": adj["missed"],
+            "touched_not_secret_rows": adj["touched"],
+            "per_source": ptally.table("source:"),
+            "per_family": ptally.table("family:"),
+            "held_out": ptally.held_out(),
+            "missed_ids": policy["missed"],
+            "false_positive_ids": policy["false_pos"],
+        },
         "layers_adjudicated": layer_figures(policy_rows, oracles),
         "rule_set": secrets_engines.rule_set_figures(),
-        "keyword_engines": secrets_engines.keyword_engines([row["text"] for row in rows] + ordinary_texts()),
+        "keyword_engines": secrets_engines.keyword_engines(
+            [row["text"] for row in rows] + ordinary_texts()
+        ),
         "ingest_pipeline": secrets_engines.pipeline_share(),
         "over_redaction_extraction_corpus": secrets_engines.over_redaction(),
-        "secret_rows": total["secret_rows"], "not_secret_rows": total["not_secret_rows"],
-        "recall": total["recall"], "recall_excluding_identifier_rules": credentials["recall"],
+        "secret_rows": total["secret_rows"],
+        "not_secret_rows": total["not_secret_rows"],
+        "recall": total["recall"],
+        "recall_excluding_identifier_rules": credentials["recall"],
         "identifier_rule_rows_excluded": total["secret_rows"] - credentials["secret_rows"],
         "false_positive_rate": total["fp_rate"],
-        "missed_secret_rows": total["missed"], "touched_not_secret_rows": total["touched"],
-        "scoring_methods": now["methods"], "held_out": tally.held_out(), "subsets": tally.table("subset:"),
-        "per_source": tally.table("source:"), "per_family": tally.table("family:"),
-        "missed_ids": now["missed"], "false_positive_ids": now["false_pos"],
+        "missed_secret_rows": total["missed"],
+        "touched_not_secret_rows": total["touched"],
+        "scoring_methods": now["methods"],
+        "held_out": tally.held_out(),
+        "subsets": tally.table("subset:"),
+        "per_source": tally.table("source:"),
+        "per_family": tally.table("family:"),
+        "missed_ids": now["missed"],
+        "false_positive_ids": now["false_pos"],
     }
     if before is not None:
         then = score(before, rows, oracles)["tally"]
         figures["before_rewrite"] = {
-            "commit": BASELINE_COMMIT, "recall": then.figures("all")["recall"],
-            "false_positive_rate": then.figures("all")["fp_rate"], "held_out": then.held_out(),
-            "per_source": then.table("source:"), "per_family": then.table("family:")}
+            "commit": BASELINE_COMMIT,
+            "recall": then.figures("all")["recall"],
+            "false_positive_rate": then.figures("all")["fp_rate"],
+            "held_out": then.held_out(),
+            "per_source": then.table("source:"),
+            "per_family": then.table("family:"),
+        }
     figures["throughput"] = throughput("labelled rows", [row["text"] for row in rows], before)
-    figures["throughput_ordinary_text"] = throughput("corpus.py prompts and prose", ordinary_texts(), before)
+    figures["throughput_ordinary_text"] = throughput(
+        "corpus.py prompts and prose", ordinary_texts(), before
+    )
     import credential_shapes
 
     figures["planted_credentials"] = credential_shapes.bench_figures()
-    write_result("secrets", figures, budgets={"adjudicated.recall": ">= 0.99", "adjudicated.false_positive_rate": "<= 0.03",
-                                              "planted_credentials.leaked": "== 0"}, notes=NOTES)
+    write_result(
+        "secrets",
+        figures,
+        budgets={
+            "adjudicated.recall": ">= 0.99",
+            "adjudicated.false_positive_rate": "<= 0.03",
+            "planted_credentials.leaked": "== 0",
+        },
+        notes=NOTES,
+    )
     return 0
 
 
-NOTES = ("Labels are third-party and rule-relative (benchdata/secrets/SOURCES.md); `adjudicated` relabels the rows "
-         "that disagree with memvet's written policy (docs/threat-model.md), once, in "
-         "tests/corpus/secrets/adjudicated.tsv, by criteria that never look at the redactor's output. "
-         "`layers_adjudicated` scores the pinned gitleaks rules alone, memvet's detectors alone and both; "
-         "`cross_source` is the figure on the three sources the gitleaks rules were not written against. "
-         "memvet's own detectors were tuned looking at this corpus (see held_out), so their figures are not "
-         "from unseen data; planted_credentials are made up by the project in 41 shapes. "
-         "Neither adjudicated target (recall 0.99, false positives 0.03) is met; every remaining row is "
-         "listed in adjudicated.missed_ids / false_positive_ids.")
+NOTES = (
+    "Labels are third-party and rule-relative (benchdata/secrets/SOURCES.md); `adjudicated` relabels the rows "
+    "that disagree with memvet's written policy (docs/threat-model.md), once, in "
+    "tests/corpus/secrets/adjudicated.tsv, by criteria that never look at the redactor's output. "
+    "`layers_adjudicated` scores the pinned gitleaks rules alone, memvet's detectors alone and both; "
+    "`cross_source` is the figure on the three sources the gitleaks rules were not written against. "
+    "memvet's own detectors were tuned looking at this corpus (see held_out), so their figures are not "
+    "from unseen data; planted_credentials are made up by the project in 41 shapes. "
+    "Neither adjudicated target (recall 0.99, false positives 0.03) is met; every remaining row is "
+    "listed in adjudicated.missed_ids / false_positive_ids."
+)
 
 
 if __name__ == "__main__":

@@ -25,11 +25,16 @@ from memvet.store.crypto import PlainCipher, new_key  # noqa: E402
 
 def _draft(i: int, workspace: str) -> CandidateDraft:
     text = f"convention {i}: run the linters with ruff before committing module {i % 97}"
-    return CandidateDraft(statement=text, kind="procedure", source_type="explicit_user",
-                          scope=Scope("bench", workspace, "claude-code", f"s{i % 13}"),
-                          host="claude-code", confidence=0.8, reasons=("bench",),
-                          evidence=Evidence(f"/home/bench/.claude/projects/p/s{i}.jsonl", i,
-                                            f"m{i}", None, text))
+    return CandidateDraft(
+        statement=text,
+        kind="procedure",
+        source_type="explicit_user",
+        scope=Scope("bench", workspace, "claude-code", f"s{i % 13}"),
+        host="claude-code",
+        confidence=0.8,
+        reasons=("bench",),
+        evidence=Evidence(f"/home/bench/.claude/projects/p/s{i}.jsonl", i, f"m{i}", None, text),
+    )
 
 
 def round_trips(store, n: int, offset: int) -> list[float]:
@@ -69,14 +74,18 @@ def main() -> None:
         start = time.perf_counter()
         batch = 5000
         for first in range(0, args.memories, batch):
-            store.import_memories([_draft(i, "/w/list") for i in range(first, first + batch)],
-                                  actor="bench")
+            store.import_memories(
+                [_draft(i, "/w/list") for i in range(first, first + batch)], actor="bench"
+            )
         seeded = time.perf_counter() - start
         reader = store.reader_for("/w/list")
         start = time.perf_counter()
         memories = store.list_memories(reader)
-        listing[name] = {"seconds": round(time.perf_counter() - start, 3), "count": len(memories),
-                         "seed_seconds": round(seeded, 1)}
+        listing[name] = {
+            "seconds": round(time.perf_counter() - start, 3),
+            "count": len(memories),
+            "seed_seconds": round(seeded, 1),
+        }
     figures = {
         "round_trip_encrypted_ms_median": round(enc_med * 1000, 3),
         "round_trip_plaintext_ms_median": round(plain_med * 1000, 3),
@@ -86,14 +95,20 @@ def main() -> None:
         "list_encrypted_seconds": listing["encrypted"]["seconds"],
         "list_plaintext_seconds": listing["plaintext"]["seconds"],
         "list_ratio_encrypted_vs_plaintext": round(
-            listing["encrypted"]["seconds"] / listing["plaintext"]["seconds"], 3),
+            listing["encrypted"]["seconds"] / listing["plaintext"]["seconds"], 3
+        ),
         "list_memories_per_second_encrypted": round(
-            listing["encrypted"]["count"] / listing["encrypted"]["seconds"]),
+            listing["encrypted"]["count"] / listing["encrypted"]["seconds"]
+        ),
     }
     assert listing["encrypted"]["count"] == args.memories
-    write_result("store", figures, budgets={"round_trip_ratio_encrypted_vs_plaintext": "<= 1.3"},
-                 notes="A round trip = admit, read back, approve (reserve+commit), read the memory. "
-                       "Baseline: the same Store with a plaintext benchmark-only cipher, same run.")
+    write_result(
+        "store",
+        figures,
+        budgets={"round_trip_ratio_encrypted_vs_plaintext": "<= 1.3"},
+        notes="A round trip = admit, read back, approve (reserve+commit), read the memory. "
+        "Baseline: the same Store with a plaintext benchmark-only cipher, same run.",
+    )
 
 
 if __name__ == "__main__":

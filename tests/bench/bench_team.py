@@ -31,8 +31,9 @@ from benchlib import write_result  # noqa: E402
 
 
 def _team_conftest():
-    spec = importlib.util.spec_from_file_location("team_conftest",
-                                                  HERE.parent / "team" / "conftest.py")
+    spec = importlib.util.spec_from_file_location(
+        "team_conftest", HERE.parent / "team" / "conftest.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -46,8 +47,14 @@ def _p95(values: list[float]) -> float:
 def _hook_context(home: Path, cwd: str, n: int) -> str:
     from memvet.install import hook_entry
 
-    raw = json.dumps({"session_id": f"bench-{n}", "cwd": cwd, "source": "startup",
-                      "hook_event_name": "SessionStart"}).encode()
+    raw = json.dumps(
+        {
+            "session_id": f"bench-{n}",
+            "cwd": cwd,
+            "source": "startup",
+            "hook_event_name": "SessionStart",
+        }
+    ).encode()
     return hook_entry._direct(str(home), "claude-code", "session-start", raw) or ""
 
 
@@ -60,8 +67,9 @@ def approve_to_context(team, samples: int) -> list[float]:
     ana, ben, cy = team
     os.chdir(cy.repo)  # the hook serves the project its process runs in
     stop = threading.Event()
-    thread = threading.Thread(target=serve, args=(cy.store, cy.home, stop),
-                              kwargs={"catch_up_s": 3600}, daemon=True)
+    thread = threading.Thread(
+        target=serve, args=(cy.store, cy.home, stop), kwargs={"catch_up_s": 3600}, daemon=True
+    )
     thread.start()
     time.sleep(1.0)
     latencies = []
@@ -111,18 +119,35 @@ def seed(session, n: int) -> None:
         cid = new_item_id()
         rid = memory_id_of(cid)
         statement = f"team convention {i}: module {i % 97} is tested with pytest -x"
-        row = {"candidate_id": cid, "status": "active", "kind": "procedure", "polarity": "assert",
-               "statement_key": c.statement_key("team", statement), "workspace_bidx": None,
-               "approved_by": session.member_id}
-        rows.append((session.team_id, rid, cid, c.statement_key("team", statement),
-                     c.encrypt("team_memories", "statement", rid, statement),
-                     session.member_id, row_seal(c, "team_memories", rid, row)))
+        row = {
+            "candidate_id": cid,
+            "status": "active",
+            "kind": "procedure",
+            "polarity": "assert",
+            "statement_key": c.statement_key("team", statement),
+            "workspace_bidx": None,
+            "approved_by": session.member_id,
+        }
+        rows.append(
+            (
+                session.team_id,
+                rid,
+                cid,
+                c.statement_key("team", statement),
+                c.encrypt("team_memories", "statement", rid, statement),
+                session.member_id,
+                row_seal(c, "team_memories", rid, row),
+            )
+        )
     with session.write() as conn, conn.cursor() as cur:
-        cur.executemany(f"INSERT INTO team_memories (team_id, id, seq, candidate_id, status, "
-                        f"kind, polarity, statement_key, workspace_bidx, statement_ct, "
-                        f"workspace_ct, approved_by, created_at, updated_at, row_mac) VALUES "
-                        f"(%s, %s, {NEXT}, %s, 'active', 'procedure', 'assert', %s, NULL, %s, "
-                        "NULL, %s, now(), now(), %s)", rows)
+        cur.executemany(
+            f"INSERT INTO team_memories (team_id, id, seq, candidate_id, status, "
+            f"kind, polarity, statement_key, workspace_bidx, statement_ct, "
+            f"workspace_ct, approved_by, created_at, updated_at, row_mac) VALUES "
+            f"(%s, %s, {NEXT}, %s, 'active', 'procedure', 'assert', %s, NULL, %s, "
+            "NULL, %s, now(), now(), %s)",
+            rows,
+        )
 
 
 def local_import_seconds(home: Path, n: int) -> float:
@@ -130,12 +155,19 @@ def local_import_seconds(home: Path, n: int) -> float:
     from memvet.store.records import CandidateDraft, Scope
 
     store = open_store(home, user="bench")
-    drafts = [CandidateDraft(statement=f"team convention {i}: module {i % 97} is tested with "
-                             "pytest -x", kind="procedure", source_type="import",
-                             scope=Scope(user="bench"), confidence=1.0) for i in range(n)]
+    drafts = [
+        CandidateDraft(
+            statement=f"team convention {i}: module {i % 97} is tested with pytest -x",
+            kind="procedure",
+            source_type="import",
+            scope=Scope(user="bench"),
+            confidence=1.0,
+        )
+        for i in range(n)
+    ]
     start = time.perf_counter()
     for i in range(0, n, 2000):  # the page size sync uses
-        store.import_memories(drafts[i:i + 2000], actor="team:bench")
+        store.import_memories(drafts[i : i + 2000], actor="team:bench")
     took = time.perf_counter() - start
     store.close()
     return took
@@ -195,8 +227,9 @@ def _plain(team) -> None:
         member.store.close()
         for path in member.home.glob("memvet.db*"):
             path.unlink()
-        member.store = open_store(member.home, user=getpass.getuser(),
-                                  cipher=PlainCipher(new_key(), "plain000"))
+        member.store = open_store(
+            member.home, user=getpass.getuser(), cipher=PlainCipher(new_key(), "plain000")
+        )
         note_workspace(member.store, member.repo)
 
 
@@ -271,17 +304,23 @@ def main() -> None:
         "round_trip_encrypted_median_ms": round(statistics.median(enc_t) * 1000, 1),
         "round_trip_plaintext_median_ms": round(statistics.median(plain_t) * 1000, 1),
         "round_trip_ratio_encrypted_vs_plaintext": round(
-            statistics.median(enc_t) / statistics.median(plain_t), 2),
+            statistics.median(enc_t) / statistics.median(plain_t), 2
+        ),
         "load_average_1m": round(os.getloadavg()[0], 2),
     }
-    write_result("team", figures, budgets={
-        "approve_to_other_member_context_p95_s": "<= 2",
-        "sync_new_member_s": "<= 30 (10k memories)",
-        "idle_sync_loop_cpu_fraction": "~ 0",
-        "round_trip_ratio_encrypted_vs_plaintext": "<= 1.5"},
+    write_result(
+        "team",
+        figures,
+        budgets={
+            "approve_to_other_member_context_p95_s": "<= 2",
+            "sync_new_member_s": "<= 30 (10k memories)",
+            "idle_sync_loop_cpu_fraction": "~ 0",
+            "round_trip_ratio_encrypted_vs_plaintext": "<= 1.5",
+        },
         notes="One machine, loopback PostgreSQL 15 started by the benchmark (fsync off). "
-              "The context figure polls the session-start hook's own direct reply (no daemon) "
-              "every 10 ms while the member's live sync loop (LISTEN/NOTIFY) runs.")
+        "The context figure polls the session-start hook's own direct reply (no daemon) "
+        "every 10 ms while the member's live sync loop (LISTEN/NOTIFY) runs.",
+    )
 
 
 if __name__ == "__main__":

@@ -22,8 +22,13 @@ SHARED = ROOT.parent / "shared"
 
 def _commit() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
-                              capture_output=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=ROOT,
+            text=True,
+            capture_output=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -33,19 +38,31 @@ def machine() -> dict[str, Any]:
         mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):
         mem = None
-    return {"python": platform.python_version(), "platform": platform.platform(),
-            "cpus": os.cpu_count(), "memory_gib": round(mem / 2**30, 1) if mem else None}
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "memory_gib": round(mem / 2**30, 1) if mem else None,
+    }
 
 
-def write_result(name: str, figures: dict[str, Any], *, budgets: dict[str, str] | None = None,
-                 notes: str = "") -> Path:
+def write_result(
+    name: str, figures: dict[str, Any], *, budgets: dict[str, str] | None = None, notes: str = ""
+) -> Path:
     from importlib.metadata import version
 
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    doc = {"benchmark": name, "command": " ".join([Path(sys.executable).name, *sys.argv]),
-           "commit": _commit(), "version": version("memvet"), "machine": machine(),
-           "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-           "figures": figures, "budgets": budgets or {}, "notes": notes}
+    doc = {
+        "benchmark": name,
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "commit": _commit(),
+        "version": version("memvet"),
+        "machine": machine(),
+        "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "figures": figures,
+        "budgets": budgets or {},
+        "notes": notes,
+    }
     path = OUT_DIR / f"{name}.json"
     path.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n")
     print(json.dumps({"benchmark": name, "figures": figures}, indent=2))

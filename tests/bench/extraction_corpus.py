@@ -21,7 +21,9 @@ CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "extraction"
 sys.path.insert(0, str(CORPUS))
 from labelled_corpus import KINDS, load, match, third_party_split  # noqa: E402, F401
 
-_KEYWORD = re.compile(r"(?i)\b(?:always|never|don't|do not|must|prefer|should|from now on|we use)\b")
+_KEYWORD = re.compile(
+    r"(?i)\b(?:always|never|don't|do not|must|prefer|should|from now on|we use)\b"
+)
 
 
 def wilson(hits: int, total: int) -> list[float]:
@@ -34,23 +36,34 @@ def wilson(hits: int, total: int) -> list[float]:
 
 
 def _pr(tp_drafts: int, drafts: int, found: int, labels: int) -> dict:
-    return {"drafts": drafts, "labels": labels,
-            "precision": round(tp_drafts / max(1, drafts), 4), "precision_95ci": wilson(tp_drafts, drafts),
-            "recall": round(found / max(1, labels), 4), "recall_95ci": wilson(found, labels)}
+    return {
+        "drafts": drafts,
+        "labels": labels,
+        "precision": round(tp_drafts / max(1, drafts), 4),
+        "precision_95ci": wilson(tp_drafts, drafts),
+        "recall": round(found / max(1, labels), 4),
+        "recall_95ci": wilson(found, labels),
+    }
 
 
 def _holds(statement: str, label: dict) -> bool:
-    return match(statement, label["evidence"]) or (label["adopted"] and match(statement, label["statement"]))
+    return match(statement, label["evidence"]) or (
+        label["adopted"] and match(statement, label["statement"])
+    )
 
 
 def replay(message: dict, rules, build) -> list:
     from memvet.daemon.pipeline import FilePipeline
 
-    turns = ([("assistant", message["previous_assistant"])] if message["previous_assistant"] else [])
+    turns = [("assistant", message["previous_assistant"])] if message["previous_assistant"] else []
     turns.append(("user", message["text"]))
-    pipeline = FilePipeline(message["host"], f"/bench/{message['id']}.jsonl", rules=rules, user="bench")
+    pipeline = FilePipeline(
+        message["host"], f"/bench/{message['id']}.jsonl", rules=rules, user="bench"
+    )
     drafts = []
-    for n, line in enumerate(build[message["host"]](message["id"], f"/bench/{message['workspace']}", turns), 1):
+    for n, line in enumerate(
+        build[message["host"]](message["id"], f"/bench/{message['workspace']}", turns), 1
+    ):
         drafts.extend(pipeline.feed(line, n))
     return [(d.statement, d.kind, d.scope.workspace is None) for d in drafts]
 
@@ -96,18 +109,32 @@ def score(messages: list[dict], outputs: list[list[tuple[str, str, bool]]]) -> d
     agree = sum(confusion[k][k] for k in KINDS)
     return {
         "overall": _pr(total["tp_drafts"], total["drafts"], total["found"], total["labels"]),
-        "per_host": {h: _pr(c["tp_drafts"], c["drafts"], c["found"], c["labels"]) for h, c in sorted(by_host.items())},
-        "recall_per_label_kind": {k: {"labels": v[0], "recall": round(v[1] / max(1, v[0]), 4),
-                                      "recall_95ci": wilson(v[1], v[0])} for k, v in recall_kind.items()},
-        "precision_per_predicted_kind": {k: {"drafts": v[1], "precision": round(v[0] / max(1, v[1]), 4)}
-                                         for k, v in precision_kind.items()},
-        "kind_agreement": round(agree / max(1, pairs), 4), "kind_agreement_95ci": wilson(agree, pairs),
+        "per_host": {
+            h: _pr(c["tp_drafts"], c["drafts"], c["found"], c["labels"])
+            for h, c in sorted(by_host.items())
+        },
+        "recall_per_label_kind": {
+            k: {
+                "labels": v[0],
+                "recall": round(v[1] / max(1, v[0]), 4),
+                "recall_95ci": wilson(v[1], v[0]),
+            }
+            for k, v in recall_kind.items()
+        },
+        "precision_per_predicted_kind": {
+            k: {"drafts": v[1], "precision": round(v[0] / max(1, v[1]), 4)}
+            for k, v in precision_kind.items()
+        },
+        "kind_agreement": round(agree / max(1, pairs), 4),
+        "kind_agreement_95ci": wilson(agree, pairs),
         "kind_confusion_label_by_predicted": confusion,
         "duplicates_rate": round(total["duplicates"] / max(1, total["drafts"]), 4),
         "scope_right": round(scope["right"] / max(1, scope["pairs"]), 4),
         "user_global_right": round(scope["global_right"] / max(1, scope["global_labels"]), 4),
         "user_global_labels_found": scope["global_labels"],
-        "reviewer_effort_queue_items_per_approved": round(total["drafts"] / max(1, total["found"]), 3),
+        "reviewer_effort_queue_items_per_approved": round(
+            total["drafts"] / max(1, total["found"]), 3
+        ),
     }
 
 
@@ -126,13 +153,31 @@ def bench_corpus_test(rules, build, split: str = "test") -> dict:
         rules_only = load_rules(str(off))
         alone = score(messages, [replay(m, rules_only, build) for m in messages])
     every = score(messages, [[(s, "fact", False) for s in _sentences(m["text"])] for m in messages])
-    keyword = score(messages, [[(s, "fact", False) for s in _sentences(m["text"]) if _KEYWORD.search(s)]
-                               for m in messages])
+    keyword = score(
+        messages,
+        [
+            [(s, "fact", False) for s in _sentences(m["text"]) if _KEYWORD.search(s)]
+            for m in messages
+        ],
+    )
     base = ours["overall"]
-    return {"third_party": False, "split": split if split != "test" else "test (frozen; tests/corpus/extraction/test_split.sha256)",
-            "messages": len(messages), "labels": sum(len(m["labels"]) for m in messages),
-            "ours": ours, "baseline_rules_alone": alone["overall"] | {"kind_agreement": alone["kind_agreement"],
-                                                                     "user_global_right": alone["user_global_right"]},
-            "baseline_every_user_sentence": every["overall"], "baseline_keyword_rule": keyword["overall"],
-            "precision_vs_every_sentence": round(base["precision"] / max(1e-9, every["overall"]["precision"]), 2),
-            "recall_vs_rules_alone": round(base["recall"] / max(1e-9, alone["overall"]["recall"]), 2)}
+    return {
+        "third_party": False,
+        "split": split
+        if split != "test"
+        else "test (frozen; tests/corpus/extraction/test_split.sha256)",
+        "messages": len(messages),
+        "labels": sum(len(m["labels"]) for m in messages),
+        "ours": ours,
+        "baseline_rules_alone": alone["overall"]
+        | {
+            "kind_agreement": alone["kind_agreement"],
+            "user_global_right": alone["user_global_right"],
+        },
+        "baseline_every_user_sentence": every["overall"],
+        "baseline_keyword_rule": keyword["overall"],
+        "precision_vs_every_sentence": round(
+            base["precision"] / max(1e-9, every["overall"]["precision"]), 2
+        ),
+        "recall_vs_rules_alone": round(base["recall"] / max(1e-9, alone["overall"]["recall"]), 2),
+    }

@@ -57,20 +57,30 @@ def stamp(name: str) -> str | None:
 def run_one(script: Path, quick: bool) -> dict:
     name = script.stem.removeprefix("bench_")
     before = stamp(name)
-    command = [sys.executable, str(script)] + (["--quick"] if quick and supports_quick(script) else [])
+    command = [sys.executable, str(script)] + (
+        ["--quick"] if quick and supports_quick(script) else []
+    )
     start = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     after = stamp(name)
-    return {"name": name, "command": " ".join(command[1:]), "exit": done.returncode,
-            "seconds": round(time.perf_counter() - start, 1),
-            "wrote": after is not None and after != before,
-            "tail": (done.stderr or done.stdout).strip().splitlines()[-3:]}
+    return {
+        "name": name,
+        "command": " ".join(command[1:]),
+        "exit": done.returncode,
+        "seconds": round(time.perf_counter() - start, 1),
+        "wrote": after is not None and after != before,
+        "tail": (done.stderr or done.stdout).strip().splitlines()[-3:],
+    }
 
 
 def leaves(value: object, prefix: str = "") -> list[tuple[str, object]]:
     if isinstance(value, dict):
-        return [leaf for k, v in value.items() if k not in SKIP
-                for leaf in leaves(v, f"{prefix}.{k}" if prefix else str(k))]
+        return [
+            leaf
+            for k, v in value.items()
+            if k not in SKIP
+            for leaf in leaves(v, f"{prefix}.{k}" if prefix else str(k))
+        ]
     if isinstance(value, list):
         return [leaf for i, v in enumerate(value) for leaf in leaves(v, f"{prefix}.{i}")]
     if isinstance(value, str) and len(value) > 60:
@@ -92,11 +102,19 @@ def appendix() -> str:
     parts = [BEGIN, ""]
     for path in sorted(OUT_DIR.glob("*.json")):
         doc = json.loads(path.read_text())
-        parts += [f"### {path.name}", "",
-                  f"`{doc.get('command', '?')}` · commit {doc.get('commit', '?')} · "
-                  f"{doc.get('date', '?')}", "", "| figure | value |", "|---|---|"]
-        parts += [f"| {key} | `{shown(v)}`<!-- {path.name}: {key} --> |"
-                  for key, v in leaves(doc.get("figures", {}))]
+        parts += [
+            f"### {path.name}",
+            "",
+            f"`{doc.get('command', '?')}` · commit {doc.get('commit', '?')} · "
+            f"{doc.get('date', '?')}",
+            "",
+            "| figure | value |",
+            "|---|---|",
+        ]
+        parts += [
+            f"| {key} | `{shown(v)}`<!-- {path.name}: {key} --> |"
+            for key, v in leaves(doc.get("figures", {}))
+        ]
         parts.append("")
     parts.append(END)
     return "\n".join(parts)
@@ -119,7 +137,9 @@ def refresh_quotes() -> list[str]:
     """Rewrite stale quoted figures in README.md and docs/*.md; returns what changed."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("quoted", ROOT / "tests" / "test_quoted_figures.py")
+    spec = importlib.util.spec_from_file_location(
+        "quoted", ROOT / "tests" / "test_quoted_figures.py"
+    )
     checker = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(checker)  # type: ignore[union-attr]
     changes: list[str] = []
@@ -148,16 +168,25 @@ def refresh_quotes() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="pass --quick to the benchmarks that support it")
+    parser.add_argument(
+        "--quick", action="store_true", help="pass --quick to the benchmarks that support it"
+    )
     parser.add_argument("--only", nargs="+", metavar="NAME", help="e.g. --only store eval")
-    parser.add_argument("--doc-only", action="store_true",
-                        help="only rewrite the generated appendix of docs/benchmarks.md")
-    parser.add_argument("--refresh-quotes", action="store_true",
-                        help="also rewrite stale hand-quoted figures to their JSON values")
+    parser.add_argument(
+        "--doc-only",
+        action="store_true",
+        help="only rewrite the generated appendix of docs/benchmarks.md",
+    )
+    parser.add_argument(
+        "--refresh-quotes",
+        action="store_true",
+        help="also rewrite stale hand-quoted figures to their JSON values",
+    )
     args = parser.parse_args(argv)
     if args.doc_only:
-        print("docs/benchmarks.md appendix " + ("rewritten" if rewrite_doc() else "markers missing"))
+        print(
+            "docs/benchmarks.md appendix " + ("rewritten" if rewrite_doc() else "markers missing")
+        )
         for change in refresh_quotes() if args.refresh_quotes else []:
             print(f"  {change}")
         return 0
@@ -167,16 +196,23 @@ def main(argv: list[str] | None = None) -> int:
         result = run_one(script, args.quick)
         results.append(result)
         status = "wrote" if result["wrote"] else "DID NOT WRITE"
-        print(f"  {status} docs/benchmarks/{result['name']}.json "
-              f"(exit {result['exit']}, {result['seconds']} s)", flush=True)
+        print(
+            f"  {status} docs/benchmarks/{result['name']}.json "
+            f"(exit {result['exit']}, {result['seconds']} s)",
+            flush=True,
+        )
         if result["exit"] != 0 or not result["wrote"]:
             for line in result["tail"]:
                 print(f"    {line}")
     bad = [r["name"] for r in results if r["exit"] != 0 or not r["wrote"]]
-    print(f"\n{len(results) - len(bad)}/{len(results)} benchmarks wrote their JSON"
-          + (f"; failed or wrote nothing: {', '.join(bad)}" if bad else ""))
+    print(
+        f"\n{len(results) - len(bad)}/{len(results)} benchmarks wrote their JSON"
+        + (f"; failed or wrote nothing: {', '.join(bad)}" if bad else "")
+    )
     if rewrite_doc():
-        print("docs/benchmarks.md appendix rewritten; now run: pytest -q tests/test_quoted_figures.py")
+        print(
+            "docs/benchmarks.md appendix rewritten; now run: pytest -q tests/test_quoted_figures.py"
+        )
     for change in refresh_quotes() if args.refresh_quotes else []:
         print(f"  {change}")
     return 1 if bad or not results else 0

@@ -25,11 +25,17 @@ def rule_set_figures() -> dict[str, object]:
     from importlib.resources import files
 
     document = json.loads(files("memvet.assets").joinpath("secret_rules/gitleaks.json").read_text())
-    return {"source": document["source"], "commit": loaded.commit, "rules_in_use": len(loaded.rules),
-            "rules_translated_from_go_re2": sum(r["translated"] for r in document["rules"]),
-            "rules_dropped": len(loaded.dropped), "dropped": loaded.dropped,
-            "rules_excluded_by_policy": loaded.excluded,
-            "distinct_keywords": len(loaded.keywords), "rules_without_keywords": len(loaded.always)}
+    return {
+        "source": document["source"],
+        "commit": loaded.commit,
+        "rules_in_use": len(loaded.rules),
+        "rules_translated_from_go_re2": sum(r["translated"] for r in document["rules"]),
+        "rules_dropped": len(loaded.dropped),
+        "dropped": loaded.dropped,
+        "rules_excluded_by_policy": loaded.excluded,
+        "distinct_keywords": len(loaded.keywords),
+        "rules_without_keywords": len(loaded.always),
+    }
 
 
 def _best(fn, texts: list[str], reps: int = 3) -> tuple[float, list]:
@@ -52,7 +58,9 @@ def keyword_engines(texts: list[str]) -> dict[str, object]:
 
     base, expected = _best(str_in, lowered)
     engines: dict[str, object] = {"str_in": base}
-    alternation = re.compile("(?=(" + "|".join(map(re.escape, sorted(keywords, key=len, reverse=True))) + "))")
+    alternation = re.compile(
+        "(?=(" + "|".join(map(re.escape, sorted(keywords, key=len, reverse=True))) + "))"
+    )
 
     def re_alt(text: str) -> frozenset:
         found = set()
@@ -68,20 +76,30 @@ def keyword_engines(texts: list[str]) -> dict[str, object]:
         for keyword in keywords:
             automaton.add_word(keyword, keyword)
         automaton.make_automaton()
-        engines["pyahocorasick"] = _best(lambda t: frozenset(v for _end, v in automaton.iter(t)), lowered)
+        engines["pyahocorasick"] = _best(
+            lambda t: frozenset(v for _end, v in automaton.iter(t)), lowered
+        )
     except ImportError:
         engines["pyahocorasick"] = None
     try:
         import hyperscan
 
         database = hyperscan.Database()
-        database.compile(expressions=[re.escape(k).encode() for k in keywords], ids=list(range(len(keywords))),
-                         elements=len(keywords), flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(keywords))
+        database.compile(
+            expressions=[re.escape(k).encode() for k in keywords],
+            ids=list(range(len(keywords))),
+            elements=len(keywords),
+            flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(keywords),
+        )
         scratch = hyperscan.Scratch(database)
 
         def hs(text: str) -> frozenset:
             found: set[str] = set()
-            database.scan(text.encode(), match_event_handler=lambda i, *_: found.add(keywords[i]), scratch=scratch)
+            database.scan(
+                text.encode(),
+                match_event_handler=lambda i, *_: found.add(keywords[i]),
+                scratch=scratch,
+            )
             return frozenset(found)
 
         engines["hyperscan"] = _best(hs, lowered)
@@ -94,8 +112,11 @@ def keyword_engines(texts: list[str]) -> dict[str, object]:
             table[name] = "not installed"
             continue
         seconds, answers = (result, expected) if name == "str_in" else result
-        table[name] = {"mb_per_s": round(size / seconds / 1e6, 2), "relative_to_str_in": round(base / seconds, 2),
-                       "identical": answers == expected}
+        table[name] = {
+            "mb_per_s": round(size / seconds / 1e6, 2),
+            "relative_to_str_in": round(base / seconds, 2),
+            "identical": answers == expected,
+        }
     out["engines"] = table
     return out
 
@@ -108,7 +129,9 @@ def _re2_set(texts: list[str]) -> dict[str, object]:
     import tomllib
     from importlib.resources import files
 
-    config = tomllib.loads(files("memvet.assets").joinpath("secret_rules/gitleaks.toml").read_text())
+    config = tomllib.loads(
+        files("memvet.assets").joinpath("secret_rules/gitleaks.toml").read_text()
+    )
     options = re2.Options()
     options.max_mem = 256 << 20
     rule_set, rejected = re2.Set.SearchSet(options), 0
@@ -121,8 +144,12 @@ def _re2_set(texts: list[str]) -> dict[str, object]:
     texts = texts[::10]  # a tenth: at its speed the whole set would take minutes
     seconds, _answers = _best(lambda t: rule_set.Match(t), texts, reps=1)
     size = sum(len(t.encode()) for t in texts)
-    return {"mb_per_s": round(size / seconds / 1e6, 2), "compile_s": round(compile_s, 2), "rules_rejected": rejected,
-            "note": "tells which rules match, not where: the secrets still need each rule's own regex"}
+    return {
+        "mb_per_s": round(size / seconds / 1e6, 2),
+        "compile_s": round(compile_s, 2),
+        "rules_rejected": rejected,
+        "note": "tells which rules match, not where: the secrets still need each rule's own regex",
+    }
 
 
 def pipeline_share(megabytes: int = 8) -> dict[str, object]:
@@ -150,11 +177,19 @@ def pipeline_share(megabytes: int = 8) -> dict[str, object]:
 
     with tempfile.TemporaryDirectory(prefix="memvet-bench-secrets-") as tmp:
         root = Path(tmp)
-        saved = {k: os.environ.get(k) for k in ("MEMVET_HOME", "HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME")}
-        os.environ.update(MEMVET_HOME=str(root / "home"), HOME=str(root), CLAUDE_CONFIG_DIR=str(root / ".claude"),
-                          CODEX_HOME=str(root / ".codex"))
+        saved = {
+            k: os.environ.get(k) for k in ("MEMVET_HOME", "HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME")
+        }
+        os.environ.update(
+            MEMVET_HOME=str(root / "home"),
+            HOME=str(root),
+            CLAUDE_CONFIG_DIR=str(root / ".claude"),
+            CODEX_HOME=str(root / ".codex"),
+        )
         try:
-            files = generate(root / ".claude", root / ".codex", megabytes * 10**6, statement_rate=0.03)
+            files = generate(
+                root / ".claude", root / ".codex", megabytes * 10**6, statement_rate=0.03
+            )
             bench_ingest.pipeline_only(files, "dana")  # warm: rules compiled, caches filled
             best = None
             for _ in range(3):
@@ -174,8 +209,13 @@ def pipeline_share(megabytes: int = 8) -> dict[str, object]:
                 else:
                     os.environ[key] = value
     cpu, share, calls = best
-    return {"corpus_mb": megabytes, "pipeline_cpu_s": round(cpu, 3), "redact_calls": calls,
-            "redaction_cpu_share": round(share, 4), "budget": "<= 0.25"}
+    return {
+        "corpus_mb": megabytes,
+        "pipeline_cpu_s": round(cpu, 3),
+        "redact_calls": calls,
+        "redaction_cpu_share": round(share, 4),
+        "budget": "<= 0.25",
+    }
 
 
 def over_redaction(split: str = "test") -> dict[str, object]:
@@ -194,7 +234,13 @@ def over_redaction(split: str = "test") -> dict[str, object]:
     marker = re.compile(r"\[REDACTED:[a-z0-9\-]+\]")
     emptied = [s for s in statements if not marker.sub("", redact(s).text).strip(" .,;:")]
     touched_messages = sum(redact(m["text"]).changed for m in messages)
-    return {"split": split, "statements": len(statements), "changed": len(changed),
-            "changed_share": round(len(changed) / len(statements), 4) if statements else None,
-            "emptied": len(emptied), "messages": len(messages), "messages_changed": touched_messages,
-            "budget": "changed_share <= 0.01, emptied == 0"}
+    return {
+        "split": split,
+        "statements": len(statements),
+        "changed": len(changed),
+        "changed_share": round(len(changed) / len(statements), 4) if statements else None,
+        "emptied": len(emptied),
+        "messages": len(messages),
+        "messages_changed": touched_messages,
+        "budget": "changed_share <= 0.01, emptied == 0",
+    }

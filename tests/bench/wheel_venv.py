@@ -63,44 +63,70 @@ class WheelVenv:
             if not (src / top).exists():
                 shutil.copytree(ROOT / top, src / top, ignore=ignore)
         pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
-        subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(out),
-                        str(src)], check=True, capture_output=True)
+        subprocess.run(
+            [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(out), str(src)],
+            check=True,
+            capture_output=True,
+        )
         (wheel,) = out.glob("memvet-*.whl")
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
         made = cls(venv)
-        subprocess.run([*pip, "--python", str(made.python), "install", "--no-deps",
-                        "--no-index", str(wheel)], check=True, capture_output=True)
-        site = subprocess.run([str(made.python), "-c", "import sysconfig; print(sysconfig."
-                               "get_paths()['purelib'])"], capture_output=True, text=True,
-                              check=True).stdout.strip()
+        subprocess.run(
+            [*pip, "--python", str(made.python), "install", "--no-deps", "--no-index", str(wheel)],
+            check=True,
+            capture_output=True,
+        )
+        site = subprocess.run(
+            [str(made.python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         Path(site, "memvet_bench_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
         made.check()
         return made
 
     def check(self) -> None:
         """memvet resolves to the wheel's copy, not the checkout."""
-        where = subprocess.run([str(self.python), "-c", "import memvet.store, sys; "
-                                "print(memvet.store.__file__); print(any('__editable__' in "
-                                "repr(f) for f in sys.meta_path))"], capture_output=True,
-                               text=True, check=True).stdout.split()
+        where = subprocess.run(
+            [
+                str(self.python),
+                "-c",
+                "import memvet.store, sys; "
+                "print(memvet.store.__file__); print(any('__editable__' in "
+                "repr(f) for f in sys.meta_path))",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
         assert str(self.root) in where[0] and where[1] == "False", where
 
     def baseline(self, env: dict[str, str] | None = None) -> Command:
         return Command([str(self.python), "-c", "pass"], env or dict(os.environ))
 
-    def command(self, *args: str, env: dict[str, str], stdin: bytes = b"",
-                cwd: str | None = None, ok_codes: tuple[int, ...] = (0,)) -> Command:
+    def command(
+        self,
+        *args: str,
+        env: dict[str, str],
+        stdin: bytes = b"",
+        cwd: str | None = None,
+        ok_codes: tuple[int, ...] = (0,),
+    ) -> Command:
         return Command([str(self.memvet), *args], env, stdin, cwd, ok_codes)
 
 
 def run(cmd: Command) -> tuple[float, subprocess.CompletedProcess[bytes]]:
     start = time.perf_counter()
-    done = subprocess.run(cmd.argv, input=cmd.stdin, capture_output=True, env=cmd.env,
-                          cwd=cmd.cwd, check=False)
+    done = subprocess.run(
+        cmd.argv, input=cmd.stdin, capture_output=True, env=cmd.env, cwd=cmd.cwd, check=False
+    )
     took = time.perf_counter() - start
     if done.returncode not in cmd.ok_codes:
-        raise RuntimeError(f"{cmd.argv[1:4]} exited {done.returncode}: "
-                           f"{done.stderr.decode(errors='replace')[-800:]}")
+        raise RuntimeError(
+            f"{cmd.argv[1:4]} exited {done.returncode}: "
+            f"{done.stderr.decode(errors='replace')[-800:]}"
+        )
     return took, done
 
 

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-regex_literals = pytest.importorskip("regex_literals", reason="needs the standard library's re._parser")
+regex_literals = pytest.importorskip(
+    "regex_literals", reason="needs the standard library's re._parser"
+)
 declare_rule_words = pytest.importorskip("declare_rule_words")
 
 from memvet.daemon import extract  # noqa: E402
@@ -27,7 +29,14 @@ def packaged(tmp_path_factory):
 
 
 def _extraction(rules) -> tuple[Rule, ...]:
-    return (*rules.reject, *rules.durable, *rules.kinds, *rules.correction, *rules.scope, *rules.polarity)
+    return (
+        *rules.reject,
+        *rules.durable,
+        *rules.kinds,
+        *rules.correction,
+        *rules.scope,
+        *rules.polarity,
+    )
 
 
 def test_declared_words_are_implied_by_each_pattern(packaged):
@@ -53,8 +62,14 @@ def test_declared_strings_are_implied_by_each_pattern(packaged):
 
 def test_every_packaged_rule_declares_what_its_pattern_requires():
     """Else the rule is tried on every sentence: `python tests/tools/declare_rule_words.py`."""
-    lacking = [name for path in (declare_rule_words.ASSETS / "rules.toml", declare_rule_words.ASSETS / "filters.toml")
-               for name in declare_rule_words.missing(path)]
+    lacking = [
+        name
+        for path in (
+            declare_rule_words.ASSETS / "rules.toml",
+            declare_rule_words.ASSETS / "filters.toml",
+        )
+        for name in declare_rule_words.missing(path)
+    ]
     assert lacking == []
 
 

@@ -16,8 +16,13 @@ CODEX = str(DATA / "labelled_codex.jsonl")
 
 
 def memvet(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "memvet.install.launcher", *args],
-                          capture_output=True, text=True, timeout=60, env=os.environ.copy())
+    return subprocess.run(
+        [sys.executable, "-m", "memvet.install.launcher", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ.copy(),
+    )
 
 
 def _tree(path: Path) -> list[str]:
@@ -32,14 +37,33 @@ def test_json_output_matches_the_contract(isolated_env: Path) -> None:
     doc = json.loads(done.stdout)
     assert set(doc) == {"candidates", "stats"}
     assert {"files", "lines", "skipped_lines", "turns"} <= set(doc["stats"])
-    assert doc["stats"]["files"] == 1 and doc["stats"]["lines"] == 315 and doc["stats"]["skipped_lines"] == 0
+    assert (
+        doc["stats"]["files"] == 1
+        and doc["stats"]["lines"] == 315
+        and doc["stats"]["skipped_lines"] == 0
+    )
     assert len(doc["candidates"]) >= 12
     for item in doc["candidates"]:
-        assert {"statement", "kind", "source_type", "confidence", "reasons", "scope", "evidence"} <= set(item)
+        assert {
+            "statement",
+            "kind",
+            "source_type",
+            "confidence",
+            "reasons",
+            "scope",
+            "evidence",
+        } <= set(item)
         assert item["kind"] in ("preference", "constraint", "decision", "fact", "procedure")
-        assert item["source_type"] == "explicit_user" and 0 < item["confidence"] <= 1 and item["reasons"]
+        assert (
+            item["source_type"] == "explicit_user"
+            and 0 < item["confidence"] <= 1
+            and item["reasons"]
+        )
         assert set(item["scope"]) == {"user", "workspace", "agent", "session"}
-        assert item["scope"]["agent"] == "codex" and item["scope"]["session"] == "019e3a5c-2f11-7c3d-9a8e-5b6c7d8e9f01"
+        assert (
+            item["scope"]["agent"] == "codex"
+            and item["scope"]["session"] == "019e3a5c-2f11-7c3d-9a8e-5b6c7d8e9f01"
+        )
         assert set(item["evidence"]) == {"path", "line", "message_id", "timestamp", "excerpt"}
         assert item["evidence"]["path"] == CODEX and item["evidence"]["timestamp"].endswith("Z")
     assert not Path(os.environ["MEMVET_HOME"]).exists()  # no store, no config, no logs
@@ -51,7 +75,9 @@ def test_human_output_is_a_table() -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].split() == ["KIND", "CONF", "SCOPE", "LINE", "STATEMENT"]
-    assert any("Never log request bodies" in line and line.startswith("constraint") for line in lines)
+    assert any(
+        "Never log request bodies" in line and line.startswith("constraint") for line in lines
+    )
     assert "1 file(s), 125 lines (0 skipped)" in lines[-1]
 
 
@@ -65,8 +91,9 @@ def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     missing = str(tmp_path / "nope.jsonl")
     done = memvet("extract", "--host", "codex", CODEX, missing, "--json")
     assert done.returncode == 1
-    assert json.loads(done.stdout) == {"error": {"code": "not_found", "message": f"no such file: {missing}",
-                                                 "path": missing}}
+    assert json.loads(done.stdout) == {
+        "error": {"code": "not_found", "message": f"no such file: {missing}", "path": missing}
+    }
     plain = memvet("extract", "--host", "codex", missing)
     assert plain.returncode == 1 and plain.stdout == "" and "no such file" in plain.stderr
 
@@ -88,5 +115,9 @@ def test_bad_user_rules_are_reported(isolated_env: Path) -> None:
     done = memvet("extract", "--host", "codex", CODEX, "--json")
     assert done.returncode == 1
     error = json.loads(done.stdout)["error"]
-    assert error["code"] == "invalid_rules" and "bad regex" in error["message"] and "rules.toml" in error["message"]
+    assert (
+        error["code"] == "invalid_rules"
+        and "bad regex" in error["message"]
+        and "rules.toml" in error["message"]
+    )
     assert _tree(home) == ["rules.toml"]  # read, never written

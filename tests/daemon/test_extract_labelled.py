@@ -11,7 +11,10 @@ import pytest
 from .conftest import DATA, run_pipeline
 
 LABELS = json.loads((DATA / "labelled_turns.json").read_text())["turns"]
-FILES = {"claude-code": ("labelled_claude.jsonl", "claude_line"), "codex": ("labelled_codex.jsonl", "codex_line")}
+FILES = {
+    "claude-code": ("labelled_claude.jsonl", "claude_line"),
+    "codex": ("labelled_codex.jsonl", "codex_line"),
+}
 
 
 def _match(draft, label) -> bool:
@@ -41,7 +44,10 @@ def _score(host: str) -> dict:
             if "polarity" in label:
                 assert draft.polarity == label["polarity"], (turn["id"], draft)
             if "supersedes" in label:
-                assert draft.supersedes_hint is not None and label["supersedes"].lower() in draft.supersedes_hint.lower()
+                assert (
+                    draft.supersedes_hint is not None
+                    and label["supersedes"].lower() in draft.supersedes_hint.lower()
+                )
             if label.get("global"):
                 assert draft.scope.workspace is None, (turn["id"], draft.scope)
         extra = [d for d in found if not any(_match(d, lab) for lab in turn["expected"])]
@@ -49,8 +55,15 @@ def _score(host: str) -> dict:
         problems += [("unexpected", turn["id"], d.statement) for d in extra]
     stray = [d for d in drafts if d.evidence.line not in lines_with_labels]
     fp += len(stray)
-    return {"tp": tp, "fp": fp, "fn": fn, "kind_ok": kind_ok, "problems": problems, "drafts": drafts,
-            "stats": pipeline.stats}
+    return {
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "kind_ok": kind_ok,
+        "problems": problems,
+        "drafts": drafts,
+        "stats": pipeline.stats,
+    }
 
 
 @pytest.mark.parametrize("host", list(FILES))
@@ -68,9 +81,14 @@ def test_labelled_transcripts_hold_no_leaks(host: str) -> None:
     score = _score(host)
     assert score["stats"].errors == 0 and score["stats"].skipped_lines == 0
     for draft in score["drafts"]:
-        assert draft.source_type == "explicit_user"  # assistant text ("always use pnpm") never counts
+        assert (
+            draft.source_type == "explicit_user"
+        )  # assistant text ("always use pnpm") never counts
         assert "hunter2" not in draft.statement and "hunter2" not in draft.evidence.excerpt
-        assert "From now on I will" not in draft.statement and "nothing to commit" not in draft.statement
+        assert (
+            "From now on I will" not in draft.statement
+            and "nothing to commit" not in draft.statement
+        )
 
 
 def test_both_formats_agree() -> None:

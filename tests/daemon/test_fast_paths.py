@@ -37,8 +37,13 @@ def _variants(line: bytes, rng: random.Random) -> list[bytes]:
     keys = list(record)
     rng.shuffle(keys)
     shuffled = {k: record[k] for k in keys}
-    return [line, json.dumps(record, separators=(",", ":")).encode(), json.dumps(record).encode(),
-            json.dumps(shuffled).encode(), json.dumps(record, ensure_ascii=False).encode()]
+    return [
+        line,
+        json.dumps(record, separators=(",", ":")).encode(),
+        json.dumps(record).encode(),
+        json.dumps(shuffled).encode(),
+        json.dumps(record, ensure_ascii=False).encode(),
+    ]
 
 
 def _lines(transcripts: Path | None) -> dict[str, list[bytes]]:
@@ -48,7 +53,9 @@ def _lines(transcripts: Path | None) -> dict[str, list[bytes]]:
     return {str(f): f.read_bytes().splitlines() for f in files}
 
 
-def _same_as_decoded(host: str, path: str, lines: list[bytes], *, want_assistant: bool = False) -> None:
+def _same_as_decoded(
+    host: str, path: str, lines: list[bytes], *, want_assistant: bool = False
+) -> None:
     fast_state, slow_state = SessionState(), SessionState()
     fast = parser_for(host, path, fast_state, want_assistant=want_assistant)
     slow = parser_for(host, path, slow_state, want_assistant=want_assistant)
@@ -65,19 +72,28 @@ def test_bytes_and_decoding_agree_on_every_line(shared_dir: Path, want_assistant
     for path, lines in _lines(folder if folder.is_dir() else None).items():
         host = "codex" if "codex" in path else "claude-code"
         for variant in range(5):  # each variant of every line, as one file
-            file_lines = [v[min(variant, len(v) - 1)] for v in (_variants(line, rng) for line in lines)]
+            file_lines = [
+                v[min(variant, len(v) - 1)] for v in (_variants(line, rng) for line in lines)
+            ]
             _same_as_decoded(host, path, file_lines, want_assistant=want_assistant)
 
 
 def test_deferred_session_fields_resolve_as_if_noted_line_by_line() -> None:
     def line(kind: str, **fields: object) -> bytes:
-        return json.dumps({"type": kind, "message": {"id": f"msg_{fields.pop('n', 0)}", "role": "x", "content": []},
-                           **fields}).encode()
+        return json.dumps(
+            {
+                "type": kind,
+                "message": {"id": f"msg_{fields.pop('n', 0)}", "role": "x", "content": []},
+                **fields,
+            }
+        ).encode()
 
-    lines = [line("assistant", n=1, sessionId="s1", cwd="/a", version="1"),
-             line("assistant", n=2, cwd="/b", version="2"),
-             line("progress", sessionId="s2"),  # no cwd, no version: the earlier ones stand
-             line("assistant", n=3, cwd="", version="3")]  # an empty cwd does not replace one
+    lines = [
+        line("assistant", n=1, sessionId="s1", cwd="/a", version="1"),
+        line("assistant", n=2, cwd="/b", version="2"),
+        line("progress", sessionId="s2"),  # no cwd, no version: the earlier ones stand
+        line("assistant", n=3, cwd="", version="3"),
+    ]  # an empty cwd does not replace one
     _same_as_decoded("claude-code", "/p/s.jsonl", lines)
     state = SessionState()
     parser = parser_for("claude-code", "/p/s.jsonl", state)
@@ -90,11 +106,22 @@ def test_the_prefilter_never_skips_a_rule_that_matches() -> None:
     texts = [t["text"] for t in json.loads((DATA / "labelled_turns.json").read_text())["turns"]]
     for case_file in sorted((Path(__file__).parents[1] / "eval" / "cases").glob("*.json")):
         for case in json.loads(case_file.read_text()).get("cases", []):
-            texts += [t.get("text", "") for s in case.get("sessions", []) for t in s.get("turns", [])]
+            texts += [
+                t.get("text", "") for s in case.get("sessions", []) for t in s.get("turns", [])
+            ]
     sentences = {s for t in texts for s in extract.Extractor(RULES).sentences(t)}
-    sentences |= {s.upper() for s in list(sentences)[:300]} | {s.replace("i", "\u0130") for s in list(sentences)[:300]}
+    sentences |= {s.upper() for s in list(sentences)[:300]} | {
+        s.replace("i", "\u0130") for s in list(sentences)[:300]
+    }
     prefilter = prefilter_for(RULES)
-    rules = (*RULES.reject, *RULES.durable, *RULES.kinds, *RULES.correction, *RULES.scope, *RULES.polarity)
+    rules = (
+        *RULES.reject,
+        *RULES.durable,
+        *RULES.kinds,
+        *RULES.correction,
+        *RULES.scope,
+        *RULES.polarity,
+    )
     for sentence in sentences:
         allowed = prefilter.candidates(sentence, sentence.lower())
         for rule in rules:
@@ -102,7 +129,9 @@ def test_the_prefilter_never_skips_a_rule_that_matches() -> None:
                 assert allowed & prefilter.bits[id(rule)], (rule.name, sentence)
 
 
-def _reference_lines(handle: io.BytesIO, offset: int, max_line_bytes: int) -> list[tuple[bytes | None, int]]:
+def _reference_lines(
+    handle: io.BytesIO, offset: int, max_line_bytes: int
+) -> list[tuple[bytes | None, int]]:
     handle.seek(offset)
     out: list[tuple[bytes | None, int]] = []
     while raw := handle.readline(max_line_bytes + 1):
@@ -124,19 +153,44 @@ def _reference_lines(handle: io.BytesIO, offset: int, max_line_bytes: int) -> li
 def test_chunked_read_lines_matches_reading_line_by_line(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(3)
     for _ in range(400):
-        data = b"".join(b"x" * rng.choice([0, 1, 50, 100, 101, 700]) + (b"\n" if rng.random() < 0.85 else b"")
-                        for _ in range(rng.randint(0, 10)))
+        data = b"".join(
+            b"x" * rng.choice([0, 1, 50, 100, 101, 700]) + (b"\n" if rng.random() < 0.85 else b"")
+            for _ in range(rng.randint(0, 10))
+        )
         for buffer in (3, 64, 1 << 20):
             monkeypatch.setattr(tailer, "READ_BUFFER", buffer)
             monkeypatch.setattr(tailer, "SKIP_CHUNK", max(2, buffer // 2))
-            assert list(tailer.read_lines(io.BytesIO(data), 0, 100)) == _reference_lines(io.BytesIO(data), 0, 100)
+            assert list(tailer.read_lines(io.BytesIO(data), 0, 100)) == _reference_lines(
+                io.BytesIO(data), 0, 100
+            )
 
 
 def test_masking_and_sentence_boundaries_match_the_plain_regexes() -> None:
     rng = random.Random(5)
     skip_line = extract.Extractor(RULES)._skip_line
-    pieces = ["we ", "dont ", "never ", "the ", "is ", "has to ", "Y", ". ", "! ", "; ", ", ", " — ", "/usr/x",
-              "`c`", "http://h", "~/p", "a.b", "\t", "(", ")", "\ue000"]
+    pieces = [
+        "we ",
+        "dont ",
+        "never ",
+        "the ",
+        "is ",
+        "has to ",
+        "Y",
+        ". ",
+        "! ",
+        "; ",
+        ", ",
+        " — ",
+        "/usr/x",
+        "`c`",
+        "http://h",
+        "~/p",
+        "a.b",
+        "\t",
+        "(",
+        ")",
+        "\ue000",
+    ]
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         slots: list[str] = []
@@ -148,7 +202,9 @@ def test_masking_and_sentence_boundaries_match_the_plain_regexes() -> None:
         assert filters.mask_protected(text) == (filters._PROTECTED.sub(keep, text), slots)
         line = text.replace("we ", "    ").replace("; ", "$ ").replace(", ", ": ")
         assert skip_line(line) == any(r.pattern.search(line) for r in RULES.skip_line), line
-        assert [m.span() for m in extract._boundaries(text)] == [m.span() for m in extract._SENTENCE_END.finditer(text)]
+        assert [m.span() for m in extract._boundaries(text)] == [
+            m.span() for m in extract._SENTENCE_END.finditer(text)
+        ]
 
 
 def _normalise_as_written(sentence: str) -> str:
@@ -165,8 +221,26 @@ def _normalise_as_written(sentence: str) -> str:
 
 def test_normalise_skips_only_substitutions_that_cannot_apply() -> None:
     rng = random.Random(4)
-    words = ["please ", "Please, ", "PLEASE ", "ple\u017fe ", "also ", "ok, ", "now ", "we ", "use ", " - ", "—",
-             "(", ")", "tabs", "\u0130", "yes ", "by the way ", "wait "]
+    words = [
+        "please ",
+        "Please, ",
+        "PLEASE ",
+        "ple\u017fe ",
+        "also ",
+        "ok, ",
+        "now ",
+        "we ",
+        "use ",
+        " - ",
+        "—",
+        "(",
+        ")",
+        "tabs",
+        "\u0130",
+        "yes ",
+        "by the way ",
+        "wait ",
+    ]
     for _ in range(5000):
         sentence = "".join(rng.choice(words) for _ in range(rng.randint(0, 7)))
         assert extract.normalise(sentence) == _normalise_as_written(sentence), sentence

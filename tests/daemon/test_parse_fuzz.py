@@ -12,17 +12,71 @@ from memvet.daemon.pipeline import HOSTS, FilePipeline, load_rules
 from .conftest import DATA
 
 RULES = load_rules()
-REAL_LINES = [line for name in ("labelled_claude.jsonl", "labelled_codex.jsonl")
-              for line in (DATA / name).read_bytes().splitlines()]
-FIELDS = ["type", "payload", "message", "content", "role", "text", "uuid", "sessionId", "cwd", "version",
-          "isMeta", "isSidechain", "isCompactSummary", "id", "timestamp", "item", "turn_id", "source",
-          "cli_version", "record_type", "instructions", "toolUseResult", "subtype", "data"]
-VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=40),
-                   st.sampled_from(["user", "assistant", "response_item", "event_msg", "session_meta", "message",
-                                    "user_message", "item_completed", "UserMessage", "text", "input_text",
-                                    "tool_result", "compacted", "turn_context", "developer", "system"]))
-JSONISH = st.recursive(VALUES, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(FIELDS), inner, max_size=6)), max_leaves=25)
+REAL_LINES = [
+    line
+    for name in ("labelled_claude.jsonl", "labelled_codex.jsonl")
+    for line in (DATA / name).read_bytes().splitlines()
+]
+FIELDS = [
+    "type",
+    "payload",
+    "message",
+    "content",
+    "role",
+    "text",
+    "uuid",
+    "sessionId",
+    "cwd",
+    "version",
+    "isMeta",
+    "isSidechain",
+    "isCompactSummary",
+    "id",
+    "timestamp",
+    "item",
+    "turn_id",
+    "source",
+    "cli_version",
+    "record_type",
+    "instructions",
+    "toolUseResult",
+    "subtype",
+    "data",
+]
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.text(max_size=40),
+    st.sampled_from(
+        [
+            "user",
+            "assistant",
+            "response_item",
+            "event_msg",
+            "session_meta",
+            "message",
+            "user_message",
+            "item_completed",
+            "UserMessage",
+            "text",
+            "input_text",
+            "tool_result",
+            "compacted",
+            "turn_context",
+            "developer",
+            "system",
+        ]
+    ),
+)
+JSONISH = st.recursive(
+    VALUES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(FIELDS), inner, max_size=6)
+    ),
+    max_leaves=25,
+)
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -32,7 +86,9 @@ def _feed_all(host: str, lines: list[bytes]) -> FilePipeline:
         drafts = pipeline.feed(line, n)
         assert isinstance(drafts, list)
     assert pipeline.stats.lines == len(lines)
-    assert "internal_error" not in pipeline.stats.skipped_by_reason, pipeline.stats.skipped_by_reason
+    assert "internal_error" not in pipeline.stats.skipped_by_reason, (
+        pipeline.stats.skipped_by_reason
+    )
     json.dumps(pipeline.state)  # the checkpoint state stays serialisable whatever came in
     return pipeline
 
@@ -61,17 +117,36 @@ def test_mutated_and_truncated_real_lines(host: str, index: int, data: st.DataOb
 
 
 @FUZZ
-@given(host=st.sampled_from(HOSTS), record=st.dictionaries(st.sampled_from(FIELDS), JSONISH, max_size=8))
+@given(
+    host=st.sampled_from(HOSTS),
+    record=st.dictionaries(st.sampled_from(FIELDS), JSONISH, max_size=8),
+)
 def test_structurally_wrong_records(host: str, record: dict) -> None:
     _feed_all(host, [json.dumps(record).encode()])
 
 
 def test_deep_nesting_and_huge_strings() -> None:
-    deep = b'{"type":"user","message":{"role":"user","content":' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
+    deep = (
+        b'{"type":"user","message":{"role":"user","content":'
+        + b"[" * 100_000
+        + b"]" * 100_000
+        + b"}}"
+    )
     huge_text = "we always use pnpm. " + "x" * 3_000_000
-    huge_user = json.dumps({"type": "user", "uuid": "h", "message": {"role": "user", "content": huge_text}}).encode()
-    huge_item = json.dumps({"timestamp": "t", "type": "response_item", "payload": {
-        "type": "message", "role": "user", "content": [{"type": "input_text", "text": huge_text}]}}).encode()
+    huge_user = json.dumps(
+        {"type": "user", "uuid": "h", "message": {"role": "user", "content": huge_text}}
+    ).encode()
+    huge_item = json.dumps(
+        {
+            "timestamp": "t",
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": huge_text}],
+            },
+        }
+    ).encode()
     for host in HOSTS:
         pipeline = _feed_all(host, [deep, huge_user, huge_item, b"", b"   ", b"\x00" * 1000])
         assert pipeline.stats.skipped_by_reason.get("invalid_json", 0) >= 1
@@ -82,4 +157,7 @@ def test_line_over_the_size_limit_is_skipped_undecoded() -> None:
 
     too_long = b'{"type":"user","pad":"' + b"a" * MAX_LINE_BYTES + b'"}'
     pipeline = _feed_all("claude-code", [too_long])
-    assert pipeline.stats.skipped_by_reason == {"line_too_long": 1} and pipeline.stats.skipped_lines == 1
+    assert (
+        pipeline.stats.skipped_by_reason == {"line_too_long": 1}
+        and pipeline.stats.skipped_lines == 1
+    )

@@ -12,34 +12,71 @@ from memvet.daemon.hosts import SessionState, parser_for
 from .conftest import run_pipeline
 
 CC = "claude-code"
-_BASE = {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/w",
-         "sessionId": "s-1", "version": "2.1.99", "timestamp": "2026-01-01T00:00:00.000Z"}
+_BASE = {
+    "parentUuid": None,
+    "isSidechain": False,
+    "userType": "external",
+    "cwd": "/w",
+    "sessionId": "s-1",
+    "version": "2.1.99",
+    "timestamp": "2026-01-01T00:00:00.000Z",
+}
 
 
 def _enqueue(text, stamp="2026-01-01T00:00:01.000Z") -> bytes:
-    return json.dumps({"type": "queue-operation", "operation": "enqueue", "timestamp": stamp,
-                       "sessionId": "s-1", "content": text}).encode()
+    return json.dumps(
+        {
+            "type": "queue-operation",
+            "operation": "enqueue",
+            "timestamp": stamp,
+            "sessionId": "s-1",
+            "content": text,
+        }
+    ).encode()
 
 
 def _op(operation: str, **extra) -> bytes:
-    return json.dumps({"type": "queue-operation", "operation": operation, "sessionId": "s-1",
-                       "timestamp": "2026-01-01T00:00:02.000Z", **extra}).encode()
+    return json.dumps(
+        {
+            "type": "queue-operation",
+            "operation": operation,
+            "sessionId": "s-1",
+            "timestamp": "2026-01-01T00:00:02.000Z",
+            **extra,
+        }
+    ).encode()
 
 
 def _attachment(prompt, uuid="att-1", **attachment) -> bytes:
-    body = {"type": "queued_command", "prompt": prompt, "commandMode": "prompt",
-            "origin": {"kind": "human"}, **attachment}
+    body = {
+        "type": "queued_command",
+        "prompt": prompt,
+        "commandMode": "prompt",
+        "origin": {"kind": "human"},
+        **attachment,
+    }
     return json.dumps({**_BASE, "type": "attachment", "uuid": uuid, "attachment": body}).encode()
 
 
 def _user(text, uuid) -> bytes:
-    return json.dumps({**_BASE, "type": "user", "uuid": uuid,
-                       "message": {"role": "user", "content": text}}).encode()
+    return json.dumps(
+        {**_BASE, "type": "user", "uuid": uuid, "message": {"role": "user", "content": text}}
+    ).encode()
 
 
 def _assistant(text, mid="msg_1", uuid="a-1") -> bytes:
-    return json.dumps({**_BASE, "type": "assistant", "uuid": uuid, "message": {
-        "id": mid, "role": "assistant", "content": [{"type": "text", "text": text}]}}).encode()
+    return json.dumps(
+        {
+            **_BASE,
+            "type": "assistant",
+            "uuid": uuid,
+            "message": {
+                "id": mid,
+                "role": "assistant",
+                "content": [{"type": "text", "text": text}],
+            },
+        }
+    ).encode()
 
 
 def _parse(*lines: bytes, state: SessionState | None = None):
@@ -61,8 +98,11 @@ def test_an_enqueued_prompt_is_read_and_its_later_user_echo_is_not() -> None:
         _user("we always use pnpm in this repo, never npm", "u-2"),  # the echo at the turn's end
         _user("we always use pnpm in this repo, never npm", "u-3"),  # typed again: a new prompt
     )
-    assert _users(results) == ["start the server", "we always use pnpm in this repo, never npm",
-                               "we always use pnpm in this repo, never npm"]
+    assert _users(results) == [
+        "start the server",
+        "we always use pnpm in this repo, never npm",
+        "we always use pnpm in this repo, never npm",
+    ]
     assert [r.reason for r in results][4] == "queued_echo"
     queued = results[1].turns[0]
     assert queued.line == 2 and queued.timestamp == "2026-01-01T00:00:01.000Z"
@@ -80,7 +120,9 @@ def test_a_prompt_folded_into_the_running_turn_is_read_once() -> None:
 
 def test_an_attachment_without_its_enqueue_line_is_a_prompt() -> None:
     """Older files or a checkpoint taken between the two: the attachment alone still counts."""
-    results, _ = _parse(_attachment([{"type": "text", "text": "my laptop is an M2, arm64 builds only"}]))
+    results, _ = _parse(
+        _attachment([{"type": "text", "text": "my laptop is an M2, arm64 builds only"}])
+    )
     assert _users(results) == ["my laptop is an M2, arm64 builds only"]
     assert results[0].turns[0].message_id == "att-1"
 
@@ -92,17 +134,34 @@ def test_what_nobody_typed_is_not_a_queued_prompt() -> None:
         _enqueue("   "),
         _enqueue(["not", "text"]),
         _attachment("a message from another session", uuid="p", origin={"kind": "peer"}),
-        _attachment("<task-notification><status>done</status></task-notification>", uuid="t",
-                    commandMode="task-notification"),
+        _attachment(
+            "<task-notification><status>done</status></task-notification>",
+            uuid="t",
+            commandMode="task-notification",
+        ),
         _attachment("note from a hook", uuid="m", isMeta=True),
         _op("popAll"),
-        json.dumps({**_BASE, "type": "attachment", "uuid": "f", "attachment": {
-            "type": "file", "content": "queued_command appears in this file"}}).encode(),
+        json.dumps(
+            {
+                **_BASE,
+                "type": "attachment",
+                "uuid": "f",
+                "attachment": {"type": "file", "content": "queued_command appears in this file"},
+            }
+        ).encode(),
     )
     assert _users(results) == []
     assert [r.reason for r in results] == [
-        "slash_command", "slash_command", "no_text", "bad_shape", "not_typed", "not_typed", "not_typed",
-        "queue-operation", "attachment"]
+        "slash_command",
+        "slash_command",
+        "no_text",
+        "bad_shape",
+        "not_typed",
+        "not_typed",
+        "not_typed",
+        "queue-operation",
+        "attachment",
+    ]
 
 
 def test_a_path_is_not_a_slash_command() -> None:
@@ -130,8 +189,17 @@ def test_the_awaited_echo_survives_a_checkpoint_without_any_text() -> None:
 def test_the_pipeline_makes_a_candidate_from_a_queued_prompt(tmp_path: Path) -> None:
     path = tmp_path / "session.jsonl"
     rule = "Always run ruff check before committing in this repo."
-    path.write_bytes(b"\n".join([_user("fix the failing import", "u-1"), _enqueue(rule),
-                                 _assistant("Fixed the import."), _user(rule, "u-2")]) + b"\n")
+    path.write_bytes(
+        b"\n".join(
+            [
+                _user("fix the failing import", "u-1"),
+                _enqueue(rule),
+                _assistant("Fixed the import."),
+                _user(rule, "u-2"),
+            ]
+        )
+        + b"\n"
+    )
     drafts, pipeline = run_pipeline(CC, path)
     assert [d.statement for d in drafts] == [rule]
     assert drafts[0].evidence.line == 2

@@ -23,8 +23,17 @@ RULES = load_rules()
 
 
 def _claude_line(text: str, uuid: str, cwd: str, session: str = "sess-1") -> bytes:
-    return json.dumps({"type": "user", "uuid": uuid, "sessionId": session, "cwd": cwd, "version": "2.1.50",
-                       "timestamp": "2026-04-01T12:00:00.000Z", "message": {"role": "user", "content": text}}).encode()
+    return json.dumps(
+        {
+            "type": "user",
+            "uuid": uuid,
+            "sessionId": session,
+            "cwd": cwd,
+            "version": "2.1.50",
+            "timestamp": "2026-04-01T12:00:00.000Z",
+            "message": {"role": "user", "content": text},
+        }
+    ).encode()
 
 
 def test_hosts_and_interface() -> None:
@@ -40,13 +49,20 @@ def test_drafts_carry_scope_and_redacted_bounded_evidence(tmp_path: Path) -> Non
     (repo / ".git").mkdir(parents=True)
     (repo / "api" / "src").mkdir(parents=True)
     secret = "ghp_R8kq2VbN7xT1mZ4cW9pL3sD6fH0jY5aE2uQ8"
-    text = ("Lots of context first. " * 20 + f"We always deploy with the token {secret} from CI. "
-            + "More text after. " * 20)
+    text = (
+        "Lots of context first. " * 20
+        + f"We always deploy with the token {secret} from CI. "
+        + "More text after. " * 20
+    )
     pipeline = FilePipeline("claude-code", "/t/s.jsonl", rules=RULES, user="dana")
     drafts = pipeline.feed(_claude_line(text, "u1", str(repo / "api" / "src")), 7)
     assert len(drafts) == 1
     draft = drafts[0]
-    assert isinstance(draft, CandidateDraft) and draft.source_type == "explicit_user" and draft.host == "claude-code"
+    assert (
+        isinstance(draft, CandidateDraft)
+        and draft.source_type == "explicit_user"
+        and draft.host == "claude-code"
+    )
     assert draft.scope.user == "dana" and draft.scope.workspace == str(repo)
     assert draft.scope.agent == "claude-code" and draft.scope.session == "sess-1"
     ev = draft.evidence
@@ -68,11 +84,15 @@ def test_cwd_that_does_not_exist_is_kept_as_written() -> None:
 
 def test_user_global_statement_has_no_workspace() -> None:
     pipeline = FilePipeline("claude-code", "/t/s.jsonl", rules=RULES, user="u")
-    drafts = pipeline.feed(_claude_line("In all my projects, always use type hints.", "u1", "/w"), 1)
+    drafts = pipeline.feed(
+        _claude_line("In all my projects, always use type hints.", "u1", "/w"), 1
+    )
     assert drafts[0].scope.workspace is None and drafts[0].scope.user == "u"
 
 
-@pytest.mark.parametrize(("host", "name"), [("claude-code", "labelled_claude.jsonl"), ("codex", "labelled_codex.jsonl")])
+@pytest.mark.parametrize(
+    ("host", "name"), [("claude-code", "labelled_claude.jsonl"), ("codex", "labelled_codex.jsonl")]
+)
 def test_resuming_mid_file_from_saved_state(host: str, name: str) -> None:
     lines = (DATA / name).read_bytes().splitlines()
     whole, _ = run_pipeline(host, DATA / name)
@@ -99,7 +119,9 @@ def test_assistant_text_only_with_the_policy_flag(tmp_path: Path) -> None:
     assert {d.source_type for d in default} == {"explicit_user"}
     user_file = tmp_path / "rules.toml"
     user_file.write_text("[policy]\nassistant_inference = true\n")
-    drafts, _ = run_pipeline("codex", DATA / "labelled_codex.jsonl", rules=load_rules(str(user_file)))
+    drafts, _ = run_pipeline(
+        "codex", DATA / "labelled_codex.jsonl", rules=load_rules(str(user_file))
+    )
     inferred = [d for d in drafts if d.source_type == "model_inference"]
     assert inferred and all("assistant_text" in d.reasons for d in inferred)
     assert max(d.confidence for d in inferred) < max(d.confidence for d in default)
@@ -121,9 +143,15 @@ def test_stats_count_reasons_and_version() -> None:
 def test_extract_paths_stats_and_errors(tmp_path: Path) -> None:
     drafts, stats = extract_paths("codex", [str(DATA / "labelled_codex.jsonl")], user="dana")
     assert drafts and {"files", "lines", "skipped_lines", "turns"} <= set(stats)
-    assert stats["files"] == 1 and stats["candidates"] == len(drafts) and stats["host_versions"] == ["0.125.0"]
+    assert (
+        stats["files"] == 1
+        and stats["candidates"] == len(drafts)
+        and stats["host_versions"] == ["0.125.0"]
+    )
     with pytest.raises(NotFoundError, match="no such file"):
-        extract_paths("codex", [str(DATA / "labelled_codex.jsonl"), str(tmp_path / "missing.jsonl")])
+        extract_paths(
+            "codex", [str(DATA / "labelled_codex.jsonl"), str(tmp_path / "missing.jsonl")]
+        )
     with pytest.raises(MemvetError, match="not a file"):
         extract_paths("codex", [str(tmp_path)])
     with pytest.raises(UsageError):

@@ -59,16 +59,28 @@ def test_held_out_half_is_as_good_as_the_tuned_half(tally, split: str) -> None:
     assert held_out["fp_rate"] <= 0.27
 
 
-@pytest.mark.parametrize("subset", ["gitleaks_tps_fps", "gitleaks_generic_api_key", "detect_secrets_keyword_detector"])
+@pytest.mark.parametrize(
+    "subset", ["gitleaks_tps_fps", "gitleaks_generic_api_key", "detect_secrets_keyword_detector"]
+)
 def test_hard_negatives(tally, subset: str) -> None:
     figures = tally.figures(f"subset:{subset}")
     assert figures["fp_rate"] <= 0.30, figures
     assert figures["recall"] >= 0.90, figures
 
 
-@pytest.mark.parametrize(("family", "floor"), [("github", 0.9), ("gitlab", 0.95), ("slack", 0.95), ("stripe", 0.95),
-                                               ("jwt", 0.93), ("azure", 0.92), ("connection_string", 0.84),
-                                               ("password_or_generic", 0.9)])
+@pytest.mark.parametrize(
+    ("family", "floor"),
+    [
+        ("github", 0.9),
+        ("gitlab", 0.95),
+        ("slack", 0.95),
+        ("stripe", 0.95),
+        ("jwt", 0.93),
+        ("azure", 0.92),
+        ("connection_string", 0.84),
+        ("password_or_generic", 0.9),
+    ],
+)
 def test_recall_per_key_family(tally, family: str, floor: float) -> None:
     figures = tally.figures(f"family:{family}")
     assert figures["recall"] >= floor, figures

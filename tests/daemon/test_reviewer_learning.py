@@ -21,17 +21,28 @@ from memvet.store import CandidateDraft, Evidence, Scope, open_store
 from memvet.store.errors import IntegrityError
 from memvet.store.learning import learning_path, load_learning
 
-REJECTED = ["Deploys go out on Fridays after lunch.", "The build takes about ten minutes on CI.",
-            "Deploys go out on Fridays before standup.", "The build takes about twenty minutes locally."]
+REJECTED = [
+    "Deploys go out on Fridays after lunch.",
+    "The build takes about ten minutes on CI.",
+    "Deploys go out on Fridays before standup.",
+    "The build takes about twenty minutes locally.",
+]
 PROBE = "Deploys go out on Fridays at noon."
 
 
 def _draft(statement: str, line: int) -> CandidateDraft:
-    return CandidateDraft(statement=statement, kind="fact", source_type="explicit_user",
-                          scope=Scope(user="dana", workspace="/w", agent="claude-code", session="s"),
-                          host="claude-code", confidence=0.8, reasons=("fact.subject-verb",),
-                          evidence=Evidence(path="/t.jsonl", line=line, message_id=None, timestamp=None,
-                                            excerpt=statement))
+    return CandidateDraft(
+        statement=statement,
+        kind="fact",
+        source_type="explicit_user",
+        scope=Scope(user="dana", workspace="/w", agent="claude-code", session="s"),
+        host="claude-code",
+        confidence=0.8,
+        reasons=("fact.subject-verb",),
+        evidence=Evidence(
+            path="/t.jsonl", line=line, message_id=None, timestamp=None, excerpt=statement
+        ),
+    )
 
 
 @pytest.fixture
@@ -81,7 +92,9 @@ def test_the_daemon_learns_from_store_decisions_and_keeps_only_features(store) -
     for word in ("Fridays", "Deploys", "pnpm", "build", "lunch"):
         assert word.encode() not in raw and word.lower().encode() not in raw
     stored = load_learning(store)
-    assert stored.decisions == 5 and stored.weights and all(isinstance(k, int) for k in stored.weights)
+    assert (
+        stored.decisions == 5 and stored.weights and all(isinstance(k, int) for k in stored.weights)
+    )
     # a fresh daemon continues from the stored offsets, not from zero
     assert ReviewerLearning(store).refresh() == 0
     assert _score(ReviewerLearning(store).scorer()) == pytest.approx(_score(adapted))
@@ -122,8 +135,13 @@ def test_reset_learning_forgets_and_does_not_relearn_the_past(store) -> None:  #
 
 
 def test_reset_learning_without_a_store_is_a_clear_error(isolated_env: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", "rules", "reset-learning", "--json"],
-                          capture_output=True, text=True, timeout=60, env=os.environ.copy())
+    done = subprocess.run(
+        [sys.executable, "-m", "memvet.install.launcher", "rules", "reset-learning", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ.copy(),
+    )
     assert done.returncode == 3
     assert "error" in json.loads(done.stdout)
 
@@ -134,11 +152,14 @@ def test_the_switch_turns_learning_off(store) -> None:  # noqa: ANN001
 
     _decide(store, REJECTED, approve=False)
     rules = memvet_home() / "rules.toml"
-    assert pipeline_factory("dana", store)("claude-code", "/t.jsonl", None)._learned is None  # opt-in
+    assert (
+        pipeline_factory("dana", store)("claude-code", "/t.jsonl", None)._learned is None
+    )  # opt-in
     rules.write_text("[policy]\nlearned_scorer = true\n", encoding="utf-8")
     on = pipeline_factory("dana", store)("claude-code", "/t.jsonl", None)
     assert isinstance(on._learned.scorer, AdaptedScorer)
-    rules.write_text("[policy]\nlearned_scorer = true\nlearn_from_reviewer = false\n",
-                     encoding="utf-8")
+    rules.write_text(
+        "[policy]\nlearned_scorer = true\nlearn_from_reviewer = false\n", encoding="utf-8"
+    )
     off = pipeline_factory("dana", store)("claude-code", "/t.jsonl", None)
     assert not isinstance(off._learned.scorer, AdaptedScorer)

@@ -99,8 +99,9 @@ class CaseRunner:
 
         path = Path(self.manifest["sessions"][si]["path"])
         if session["host"] == "claude-code":
-            root = Root(self.manifest["claude_config_dir"] + "/projects", "claude-code",
-                        "claude-projects")
+            root = Root(
+                self.manifest["claude_config_dir"] + "/projects", "claude-code", "claude-projects"
+            )
             files = [path, *sorted(path.with_suffix("").glob("subagents/*.jsonl"))]
         else:
             root = Root(self.manifest["codex_home"] + "/sessions", "codex", "codex-sessions")
@@ -120,20 +121,31 @@ class CaseRunner:
             self.policy = load_policy(None)
             self.selective = dataclasses.replace(self.policy, mode="selective")
             self._ingestor = Ingestor(
-                self.store, self.policy, DaemonSettings(),
+                self.store,
+                self.policy,
+                DaemonSettings(),
                 pipeline_factory=lambda host, path, state: Recording(
-                    make(host, path, state), self._seen, path))
+                    make(host, path, state), self._seen, path
+                ),
+            )
         return self._ingestor
 
     def _record_drafts(self) -> None:
         for path, d in self._seen:
             ev = d.evidence
             ref = self.index.ref(ev.path if ev else path, ev.line if ev else 0)
-            texts = (d.statement, ev.excerpt if ev else "", d.supersedes_hint or "",
-                     *d.reasons)
-            self.run.drafts.append(DraftSeen(
-                ref, d.kind, d.polarity, d.source_type, d.confidence,
-                self.selective.decide(d) == "auto_commit", texts))
+            texts = (d.statement, ev.excerpt if ev else "", d.supersedes_hint or "", *d.reasons)
+            self.run.drafts.append(
+                DraftSeen(
+                    ref,
+                    d.kind,
+                    d.polarity,
+                    d.source_type,
+                    d.confidence,
+                    self.selective.decide(d) == "auto_commit",
+                    texts,
+                )
+            )
         self._seen.clear()
 
     def _propose_gold(self, si: int, session: dict) -> None:
@@ -142,11 +154,24 @@ class CaseRunner:
         for m in self.case["memories"]:
             if m["from_turn"].split(":")[0] != f"s{si}":
                 continue
-            scope = Scope(USER, None if m["global"] else m["workspace"], session["host"],
-                          session["session_id"])
-            result = self.store.admit(CandidateDraft(
-                m["statement"], m["kind"], "operator", scope, host=session["host"],
-                confidence=1.0, polarity=m["polarity"]), actor=ACTOR)
+            scope = Scope(
+                USER,
+                None if m["global"] else m["workspace"],
+                session["host"],
+                session["session_id"],
+            )
+            result = self.store.admit(
+                CandidateDraft(
+                    m["statement"],
+                    m["kind"],
+                    "operator",
+                    scope,
+                    host=session["host"],
+                    confidence=1.0,
+                    polarity=m["polarity"],
+                ),
+                actor=ACTOR,
+            )
             if result.candidate_id:
                 self.run.candidate_of[m["id"]] = result.candidate_id
             else:
@@ -182,7 +207,9 @@ class CaseRunner:
         g = self.gold[gid]
         cid = self._candidate_for(gid)
         if cid is None:
-            self.run.notes.append(f"{gid} ({g['from_turn']}): no candidate from its turn to approve")
+            self.run.notes.append(
+                f"{gid} ({g['from_turn']}): no candidate from its turn to approve"
+            )
             return
         cand = self.store.get_candidate_record(cid)
         want = self.run.memory_of.get(g["supersedes"]) if g["supersedes"] else None
@@ -191,11 +218,18 @@ class CaseRunner:
             self.run.kind_checks.append((gid, cand.kind == g["kind"]))
             self.run.polarity_checks.append((gid, cand.polarity == g["polarity"]))
             if cand.polarity != g["polarity"]:
-                self.run.notes.append(f"{gid}: candidate polarity {cand.polarity}, gold "
-                                      f"{g['polarity']} (not editable at approval)")
-        edits = Edits(statement=g["statement"], kind=g["kind"], make_global=g["global"],
-                      workspace=None if g["global"] else g["workspace"],
-                      supersede=None if want else False, supersede_id=want)
+                self.run.notes.append(
+                    f"{gid}: candidate polarity {cand.polarity}, gold "
+                    f"{g['polarity']} (not editable at approval)"
+                )
+        edits = Edits(
+            statement=g["statement"],
+            kind=g["kind"],
+            make_global=g["global"],
+            workspace=None if g["global"] else g["workspace"],
+            supersede=None if want else False,
+            supersede_id=want,
+        )
         self.run.memory_of[gid] = self.store.approve(cid, actor=ACTOR, edits=edits).id
 
     def _candidate_for(self, gid: str) -> str | None:
@@ -214,8 +248,11 @@ class CaseRunner:
             evidence = self.store.candidate_detail(c.id).evidence
             if turn in refs_of(self.index, ((e.path, e.line) for e in evidence)):
                 here.append((c.id, c.kind, c.statement))
-        golds = [g for g in self.case["memories"]
-                 if g["from_turn"] == turn and g["id"] not in self.run.candidate_of]
+        golds = [
+            g
+            for g in self.case["memories"]
+            if g["from_turn"] == turn and g["id"] not in self.run.candidate_of
+        ]
         self.run.candidate_of.update(pair_in_turn(golds, here))
         return self.run.candidate_of.get(gid)
 
@@ -230,8 +267,13 @@ class CaseRunner:
         if _recall_takes_record_time():
             kwargs["recorded_as_of"] = when(as_of["recorded_time"])
         self.run.asked_at = self.clock.now.isoformat()
-        self.run.result = recall(self.store, q["text"], workspace=resolve_workspace(q["cwd"]),
-                                 as_of=when(as_of["valid_time"]), **kwargs)
+        self.run.result = recall(
+            self.store,
+            q["text"],
+            workspace=resolve_workspace(q["cwd"]),
+            as_of=when(as_of["valid_time"]),
+            **kwargs,
+        )
 
     def _check_leaks(self) -> None:
         secrets = self.case.get("secret_strings") or []
@@ -245,8 +287,12 @@ class CaseRunner:
         texts = [json.dumps(self.run.result)]
         for c in self.store.list_candidates(reader, QueueFilter(statuses=()), limit=None):
             texts.append(json.dumps(self.store.candidate_detail(c.id).to_json()))
-        texts += [m.statement for m in self.store.list_memories(
-            reader, statuses=("active", "superseded", "retired", "disputed"))]
+        texts += [
+            m.statement
+            for m in self.store.list_memories(
+                reader, statuses=("active", "superseded", "retired", "disputed")
+            )
+        ]
         texts += [t for d in self.run.drafts for t in d.texts]
         self.run.leaks = sum(s in t for s in secrets for t in texts)
 

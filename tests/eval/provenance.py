@@ -31,12 +31,18 @@ class TurnIndex:
         self._subagent_dirs: list[tuple[str, str]] = []
         for si, entry in enumerate(manifest["sessions"]):
             path = str(Path(entry["path"]).resolve())
-            starts = sorted((info["line"], f"s{si}:{ref}") for ref, info in entry["turns"].items()
-                            if str(Path(info["path"]).resolve()) == path)
+            starts = sorted(
+                (info["line"], f"s{si}:{ref}")
+                for ref, info in entry["turns"].items()
+                if str(Path(info["path"]).resolve()) == path
+            )
             self._starts[path] = starts
             if entry["host"] == "claude-code":
-                agent_turns = [t["id"] for t in sessions[si]["turns"]
-                               if (t.get("tool") or {}).get("kind") == "agent"]
+                agent_turns = [
+                    t["id"]
+                    for t in sessions[si]["turns"]
+                    if (t.get("tool") or {}).get("kind") == "agent"
+                ]
                 owner = f"s{si}:{agent_turns[0]}" if agent_turns else f"s{si}:subagent"
                 self._subagent_dirs.append((str(Path(path).with_suffix("")) + "/", owner))
         self.session_of_path = {p: i for i, p in enumerate(self._starts)}
@@ -73,8 +79,14 @@ def pair_in_turn(golds: list[dict], candidates: list[tuple[str, str, str]]) -> d
     """
     if len(golds) == 1 and len(candidates) == 1:
         return {golds[0]["id"]: candidates[0][0]}
-    scored = sorted(((g["kind"] == kind, similarity(g["statement"], text), g["id"], cid)
-                     for g in golds for cid, kind, text in candidates), reverse=True)
+    scored = sorted(
+        (
+            (g["kind"] == kind, similarity(g["statement"], text), g["id"], cid)
+            for g in golds
+            for cid, kind, text in candidates
+        ),
+        reverse=True,
+    )
     pairs: dict[str, str] = {}
     used: set[str] = set()
     for _, _, gid, cid in scored:

@@ -47,14 +47,19 @@ def score_case(run: Any) -> dict[str, Any]:
     bad = sorted(set(served) & forbidden)
     stale = bool(bad) and case["stale_or_retired_trap"]
     if not result.get("historical"):
-        stale = stale or any(m.get("status", "active") != "active"
-                             for m in result.get("memories", []) if not abstained)
+        stale = stale or any(
+            m.get("status", "active") != "active"
+            for m in result.get("memories", [])
+            if not abstained
+        )
     exact = set(served) == expected and abstained == case["should_abstain"] and not bad
     passed = state == case["expected_state"] and expected <= set(served) and not bad
     causes = list(run.notes)
     if state != case["expected_state"]:
-        causes.append(f"state {state}/{result.get('reason_code')} != expected "
-                      f"{case['expected_state']}/{case.get('expected_reason')}")
+        causes.append(
+            f"state {state}/{result.get('reason_code')} != expected "
+            f"{case['expected_state']}/{case.get('expected_reason')}"
+        )
     for gid in sorted(expected - set(served)):
         why = "not served" if gid in run.memory_of else "never became a memory"
         causes.append(f"expected {gid} {why}")
@@ -64,15 +69,27 @@ def score_case(run: Any) -> dict[str, Any]:
         causes.append(f"also served {', '.join(extra)}")
     ranks = {gid: i + 1 for i, gid in enumerate(served)}
     return {
-        "id": case["id"], "category": case["category"], "mode": run.mode, "state": state,
-        "reason": result.get("reason_code"), "expected_state": case["expected_state"],
-        "expected_reason": case.get("expected_reason"), "served": served,
-        "should_abstain": case["should_abstain"], "abstained": abstained, "exact": exact,
-        "passed": passed, "stale_use": stale, "leaks": run.leaks, "asked_at": run.asked_at,
-        "expected_found": sum(g in ranks for g in expected), "expected_total": len(expected),
+        "id": case["id"],
+        "category": case["category"],
+        "mode": run.mode,
+        "state": state,
+        "reason": result.get("reason_code"),
+        "expected_state": case["expected_state"],
+        "expected_reason": case.get("expected_reason"),
+        "served": served,
+        "should_abstain": case["should_abstain"],
+        "abstained": abstained,
+        "exact": exact,
+        "passed": passed,
+        "stale_use": stale,
+        "leaks": run.leaks,
+        "asked_at": run.asked_at,
+        "expected_found": sum(g in ranks for g in expected),
+        "expected_total": len(expected),
         "expected_in_top5": sum(ranks.get(g, 99) <= 5 for g in expected),
         "first_rank": min((ranks[g] for g in expected if g in ranks), default=None),
-        "causes": [] if exact and passed else causes, "seconds": round(run.seconds, 3),
+        "causes": [] if exact and passed else causes,
+        "seconds": round(run.seconds, 3),
         "ingest_issues": len(run.notes),
         "extraction": extraction_of(run) if run.mode == "e2e" else None,
     }
@@ -95,25 +112,39 @@ def extraction_of(run: Any) -> dict[str, Any]:
         elif d.ref in negatives:
             label = "fp"
         else:
-            label = "unlabelled_user" if d.ref.split(":")[1].startswith(USER_REF) else "unlabelled_host"
-        drafts.append({"ref": d.ref, "kind": d.kind, "label": label, "auto": d.auto_commit,
-                       "source_type": d.source_type})
+            label = (
+                "unlabelled_user" if d.ref.split(":")[1].startswith(USER_REF) else "unlabelled_host"
+            )
+        drafts.append(
+            {
+                "ref": d.ref,
+                "kind": d.kind,
+                "label": label,
+                "auto": d.auto_commit,
+                "source_type": d.source_type,
+            }
+        )
     found = []
     for turn, golds in gold_turns.items():
         for i, m in enumerate(golds):
             if m["status_after"] != "rejected":
                 found.append({"id": m["id"], "kind": m["kind"], "found": i < per_turn[turn]})
-    return {"drafts": drafts, "gold": found,
-            "kind_ok": [ok for _, ok in run.kind_checks],
-            "polarity_ok": [ok for _, ok in run.polarity_checks],
-            "link_ok": [ok for _, ok in run.link_checks]}
+    return {
+        "drafts": drafts,
+        "gold": found,
+        "kind_ok": [ok for _, ok in run.kind_checks],
+        "polarity_ok": [ok for _, ok in run.polarity_checks],
+        "link_ok": [ok for _, ok in run.link_checks],
+    }
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Every figure of one mode's run, overall and per category."""
     out = _block(rows)
-    out["per_category"] = {cat: _block([r for r in rows if r["category"] == cat])
-                           for cat in dict.fromkeys(r["category"] for r in rows)}
+    out["per_category"] = {
+        cat: _block([r for r in rows if r["category"] == cat])
+        for cat in dict.fromkeys(r["category"] for r in rows)
+    }
     extraction = [r["extraction"] for r in rows if r["extraction"] is not None]
     if extraction:
         out["extraction"] = _extraction(extraction)
@@ -139,13 +170,15 @@ def _block(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "case_pass_rate": ratio(sum(r["passed"] for r in rows), len(rows)),
         "abstention_precision": ratio(tp, said) if said else (1.0 if not should else None),
         "abstention_recall": ratio(tp, should) if should else None,
-        "reason_accuracy": ratio(sum(r["reason"] == r["expected_reason"] for r in abstainers),
-                                 len(abstainers)),
+        "reason_accuracy": ratio(
+            sum(r["reason"] == r["expected_reason"] for r in abstainers), len(abstainers)
+        ),
         "critical_stale_use": sum(r["stale_use"] for r in rows),
         "secret_leaks": sum(r["leaks"] for r in rows),
         "expected_recall_at_5": ratio(sum(r["expected_in_top5"] for r in rows), expected),
-        "mrr": ratio(sum(1 / r["first_rank"] for r in with_expected if r["first_rank"]),
-                     len(with_expected)),
+        "mrr": ratio(
+            sum(1 / r["first_rank"] for r in with_expected if r["first_rank"]), len(with_expected)
+        ),
     }
 
 
@@ -159,15 +192,21 @@ def _extraction(cases: list[dict[str, Any]]) -> dict[str, Any]:
         k_gold = [g for g in gold if g["kind"] == kind]
         k_tp = sum(d["kind"] == kind and d["label"] == "tp" for d in drafts)
         k_fp = sum(d["kind"] == kind and d["label"] == "fp" for d in drafts)
-        per_kind[kind] = {"gold": len(k_gold), "recall": ratio(sum(g["found"] for g in k_gold),
-                                                              len(k_gold)),
-                          "drafts": sum(d["kind"] == kind for d in drafts),
-                          "precision": ratio(k_tp, k_tp + k_fp)}
+        per_kind[kind] = {
+            "gold": len(k_gold),
+            "recall": ratio(sum(g["found"] for g in k_gold), len(k_gold)),
+            "drafts": sum(d["kind"] == kind for d in drafts),
+            "precision": ratio(k_tp, k_tp + k_fp),
+        }
     auto = [d for d in drafts if d["auto"]]
-    flat = {name: [ok for c in cases for ok in c[name]] for name in ("kind_ok", "polarity_ok",
-                                                                     "link_ok")}
+    flat = {
+        name: [ok for c in cases for ok in c[name]]
+        for name in ("kind_ok", "polarity_ok", "link_ok")
+    }
     return {
-        "drafts": len(drafts), "labels": dict(labels), "gold_memories": len(gold),
+        "drafts": len(drafts),
+        "labels": dict(labels),
+        "gold_memories": len(gold),
         "recall": ratio(sum(g["found"] for g in gold), len(gold)),
         "precision": ratio(tp, tp + fp),
         "strict_precision": ratio(tp, len(drafts)),
@@ -208,11 +247,23 @@ def attribute(e2e: list[dict[str, Any]], oracle: list[dict[str, Any]]) -> dict[s
 
 def always_unknown_baseline(cases: list[dict[str, Any]]) -> dict[str, Any]:
     """The in-run baseline: a recall that answers UNKNOWN to everything."""
-    rows = [{"id": c["id"], "category": c["category"], "abstained": True,
-             "should_abstain": c["should_abstain"], "served": [],
-             "exact": c["should_abstain"] and not c["expected_ids"],
-             "passed": c["expected_state"] == "UNKNOWN", "stale_use": False, "leaks": 0,
-             "reason": None, "expected_reason": c.get("expected_reason"),
-             "expected_total": len(c["expected_ids"]), "expected_in_top5": 0,
-             "first_rank": None} for c in cases]
+    rows = [
+        {
+            "id": c["id"],
+            "category": c["category"],
+            "abstained": True,
+            "should_abstain": c["should_abstain"],
+            "served": [],
+            "exact": c["should_abstain"] and not c["expected_ids"],
+            "passed": c["expected_state"] == "UNKNOWN",
+            "stale_use": False,
+            "leaks": 0,
+            "reason": None,
+            "expected_reason": c.get("expected_reason"),
+            "expected_total": len(c["expected_ids"]),
+            "expected_in_top5": 0,
+            "first_rank": None,
+        }
+        for c in cases
+    ]
     return _block(rows)

@@ -29,14 +29,31 @@ from provenance import TurnIndex, pair_in_turn  # noqa: E402
 CASES = {c["id"]: c for c in harness.load_cases()}
 
 
-def _fake_run(case: dict, state: str, served: list[str], *, historical: bool = False,
-              statuses: dict[str, str] | None = None) -> SimpleNamespace:
+def _fake_run(
+    case: dict,
+    state: str,
+    served: list[str],
+    *,
+    historical: bool = False,
+    statuses: dict[str, str] | None = None,
+) -> SimpleNamespace:
     statuses = statuses or {}
-    result = {"state": state, "reason_code": None if state != "UNKNOWN" else "insufficient_evidence",
-              "historical": historical,
-              "memories": [{"id": f"m_{g}", "status": statuses.get(g, "active")} for g in served]}
-    run = SimpleNamespace(case=case, result=result, mode="oracle", notes=[], leaks=0, seconds=0.0,
-                          asked_at="", memory_of={g: f"m_{g}" for g in served})
+    result = {
+        "state": state,
+        "reason_code": None if state != "UNKNOWN" else "insufficient_evidence",
+        "historical": historical,
+        "memories": [{"id": f"m_{g}", "status": statuses.get(g, "active")} for g in served],
+    }
+    run = SimpleNamespace(
+        case=case,
+        result=result,
+        mode="oracle",
+        notes=[],
+        leaks=0,
+        seconds=0.0,
+        asked_at="",
+        memory_of={g: f"m_{g}" for g in served},
+    )
     run.served_gold = lambda: harness.CaseRun.served_gold(run)
     return run
 
@@ -64,8 +81,11 @@ def test_scoring_served_means_not_unknown_and_abstention_is_counted():
 
 def test_scoring_a_superseded_memory_served_as_current_is_stale_even_unlisted():
     case = CASES["extraction_002"]
-    row = scoring.score_case(_fake_run(case, "VERIFIED", case["expected_ids"],
-                                       statuses={case["expected_ids"][0]: "superseded"}))
+    row = scoring.score_case(
+        _fake_run(
+            case, "VERIFIED", case["expected_ids"], statuses={case["expected_ids"][0]: "superseded"}
+        )
+    )
     assert row["stale_use"]
 
 
@@ -86,8 +106,10 @@ def test_every_turn_line_maps_back_to_its_turn(case_id, tmp_path):
 
 
 def test_pairing_inside_one_turn_goes_by_kind_then_shared_words():
-    golds = [{"id": "m1", "kind": "fact", "statement": "This repo uses pnpm."},
-             {"id": "m2", "kind": "constraint", "statement": "Do not run npm install here."}]
+    golds = [
+        {"id": "m1", "kind": "fact", "statement": "This repo uses pnpm."},
+        {"id": "m2", "kind": "constraint", "statement": "Do not run npm install here."},
+    ]
     cands = [("c1", "constraint", "dont run npm install"), ("c2", "fact", "we're on pnpm")]
     assert pair_in_turn(golds, cands) == {"m1": "c2", "m2": "c1"}
     assert pair_in_turn(golds[:1], [("c9", "procedure", "anything")]) == {"m1": "c9"}
@@ -109,8 +131,12 @@ def test_gold_evaluation_holds_the_invariants(tmp_path):
     if failed:
         lines = [f"{k}: {v['value']} (needs {v['op']} {v['threshold']})" for k, v in failed.items()]
         counts = {k: sum(b == k for b in blame.values()) for k in dict.fromkeys(blame.values())}
-        lines.append(f"failing cases {len(summary['failing_cases'])}/{len(cases)}, by the part "
-                     f"they point at (oracle mode tells recall from ingest): {counts}")
-        lines += [f"  {cid} [{blame[cid]}]: {'; '.join(causes[:4])}"
-                  for cid, causes in summary["failing_cases"].items()]
+        lines.append(
+            f"failing cases {len(summary['failing_cases'])}/{len(cases)}, by the part "
+            f"they point at (oracle mode tells recall from ingest): {counts}"
+        )
+        lines += [
+            f"  {cid} [{blame[cid]}]: {'; '.join(causes[:4])}"
+            for cid, causes in summary["failing_cases"].items()
+        ]
         pytest.fail("gold evaluation invariants broken:\n" + "\n".join(lines), pytrace=False)

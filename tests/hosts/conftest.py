@@ -39,11 +39,15 @@ def host_bins() -> dict[str, Path]:
     bins = {"claude": where / "claude", "codex": where / "codex"}
     missing = [name for name, path in bins.items() if not os.access(path, os.X_OK)]
     if missing and os.environ.get("MEMVET_HOSTS_REQUIRED"):
-        pytest.fail(f"real host binaries absent ({', '.join(missing)} in {where}) although "
-                    "MEMVET_HOSTS_REQUIRED is set: .ci/install-hosts did not install them")
+        pytest.fail(
+            f"real host binaries absent ({', '.join(missing)} in {where}) although "
+            "MEMVET_HOSTS_REQUIRED is set: .ci/install-hosts did not install them"
+        )
     if missing:
-        pytest.skip(f"real host binaries absent ({', '.join(missing)} in {where}); "
-                    "run .ci/install-hosts (CI does)")
+        pytest.skip(
+            f"real host binaries absent ({', '.join(missing)} in {where}); "
+            "run .ci/install-hosts (CI does)"
+        )
     if not shutil.which("git"):
         pytest.skip("git is needed for the workspaces")
     return bins
@@ -66,16 +70,22 @@ class Stub:
         argv = [sys.executable, str(STUB), str(directory)]
         if self.netns:  # a namespace with loopback only: nothing can reach the real providers
             argv = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", *argv]
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=open(directory / "stub.err", "w"))
+        self.proc = subprocess.Popen(
+            argv, stdout=subprocess.DEVNULL, stderr=open(directory / "stub.err", "w")
+        )
         deadline = time.monotonic() + 10
         while not (directory / "port").exists():
             if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"model stub did not start: {(directory / 'stub.err').read_text()}")
+                raise RuntimeError(
+                    f"model stub did not start: {(directory / 'stub.err').read_text()}"
+                )
             time.sleep(0.02)
         self.url = f"http://127.0.0.1:{(directory / 'port').read_text()}"
 
     def wrap(self, argv: list[str]) -> list[str]:
-        return ["nsenter", f"--net=/proc/{self.proc.pid}/ns/net", "--", *argv] if self.netns else argv
+        return (
+            ["nsenter", f"--net=/proc/{self.proc.pid}/ns/net", "--", *argv] if self.netns else argv
+        )
 
     def script(self, rules: list[dict]) -> None:
         (self.dir / "script.json").write_text(json.dumps(rules))
@@ -130,19 +140,28 @@ class World:
         self.memvet_home = root / "memvet"
         self.env = {
             "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
-            "HOME": str(self.home), "MEMVET_HOME": str(self.memvet_home),
-            "XDG_CONFIG_HOME": str(root / "xdg-config"), "XDG_DATA_HOME": str(root / "xdg-data"),
-            "XDG_RUNTIME_DIR": str(root / "xdg-run"), "LANG": "C.UTF-8",
+            "HOME": str(self.home),
+            "MEMVET_HOME": str(self.memvet_home),
+            "XDG_CONFIG_HOME": str(root / "xdg-config"),
+            "XDG_DATA_HOME": str(root / "xdg-data"),
+            "XDG_RUNTIME_DIR": str(root / "xdg-run"),
+            "LANG": "C.UTF-8",
             "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-            "ANTHROPIC_BASE_URL": stub.url, "ANTHROPIC_API_KEY": "sk-ant-stub",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-            "STUB_API_KEY": "sk-stub", "NO_COLOR": "1",
+            "ANTHROPIC_BASE_URL": stub.url,
+            "ANTHROPIC_API_KEY": "sk-ant-stub",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "STUB_API_KEY": "sk-stub",
+            "NO_COLOR": "1",
             # Claude Code waits this long (ms) for MCP servers at start; `memvet mcp` needs
             # seconds on a loaded machine (the SDK's import), more with both worlds playing.
             "MCP_TIMEOUT": "120000",
         }
         if custom_folders:
-            self.env |= {"CLAUDE_CONFIG_DIR": str(self.claude_dir), "CODEX_HOME": str(self.codex_dir)}
+            self.env |= {
+                "CLAUDE_CONFIG_DIR": str(self.claude_dir),
+                "CODEX_HOME": str(self.codex_dir),
+            }
         for path in (self.home, self.codex_dir, root / "xdg-run"):
             path.mkdir(parents=True, exist_ok=True)
         (self.codex_dir / "config.toml").write_text(CODEX_PROVIDER.format(url=stub.url))
@@ -154,24 +173,42 @@ class World:
         subprocess.run(["git", "init", "-q", str(path)], check=True, env=self.env)
         return path.resolve()
 
-    def run(self, argv: list[str], cwd: Path | None = None, stdin: str = "",
-            check: bool = True) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(argv, cwd=cwd or self.workspace, env=self.env, input=stdin,
-                              capture_output=True, text=True, timeout=HOST_TIMEOUT)
+    def run(
+        self, argv: list[str], cwd: Path | None = None, stdin: str = "", check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            argv,
+            cwd=cwd or self.workspace,
+            env=self.env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=HOST_TIMEOUT,
+        )
         if check and done.returncode != 0:
-            raise AssertionError(f"{argv[:4]} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+            raise AssertionError(
+                f"{argv[:4]} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+            )
         return done
 
-    def memvet(self, *args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-        return self.run([sys.executable, "-m", "memvet.install.launcher", *args], cwd=cwd, check=check)
+    def memvet(
+        self, *args: str, cwd: Path | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
+        return self.run(
+            [sys.executable, "-m", "memvet.install.launcher", *args], cwd=cwd, check=check
+        )
 
     def memvet_json(self, *args: str, cwd: Path | None = None, check: bool = True) -> dict:
         return json.loads(self.memvet(*args, "--json", cwd=cwd, check=check).stdout)
 
-    def claude(self, *args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def claude(
+        self, *args: str, cwd: Path | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
         return self.run(self.stub.wrap([str(self.bins["claude"]), *args]), cwd=cwd, check=check)
 
-    def codex(self, *args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def codex(
+        self, *args: str, cwd: Path | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
         return self.run(self.stub.wrap([str(self.bins["codex"]), *args]), cwd=cwd, check=check)
 
     def claude_session(self, prompt: str, cwd: Path | None = None, *extra: str) -> list[dict]:
@@ -179,13 +216,22 @@ class World:
         It may run while a Codex session of the same world does (`both`)."""
         mark = len(self.stub.requests())
         self.claude("-p", prompt, "--output-format", "json", *extra, cwd=cwd)
-        return [r["body"] for r in self.stub.requests_since(mark, "/v1/messages")
-                if "count_tokens" not in r["path"] and r["body"].get("messages")]
+        return [
+            r["body"]
+            for r in self.stub.requests_since(mark, "/v1/messages")
+            if "count_tokens" not in r["path"] and r["body"].get("messages")
+        ]
 
     def codex_session(self, prompt: str, cwd: Path | None = None, *extra: str) -> list[dict]:
         mark = len(self.stub.requests())
-        self.codex("exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", *extra,
-                   prompt, cwd=cwd)
+        self.codex(
+            "exec",
+            "--skip-git-repo-check",
+            "--dangerously-bypass-hook-trust",
+            *extra,
+            prompt,
+            cwd=cwd,
+        )
         return [r["body"] for r in self.stub.requests_since(mark, "/responses")]
 
 
@@ -193,8 +239,14 @@ def anthropic_texts(request: dict) -> dict[str, str]:
     """What Claude Code sent the model, by role: its system prompt, the system messages (where
     hook context goes), the user messages, and tool results."""
     system = request.get("system") or []
-    out = {"system_prompt": system if isinstance(system, str) else
-           "\n".join(b.get("text", "") for b in system), "system": "", "user": "", "tool_result": ""}
+    out = {
+        "system_prompt": system
+        if isinstance(system, str)
+        else "\n".join(b.get("text", "") for b in system),
+        "system": "",
+        "user": "",
+        "tool_result": "",
+    }
     for message in request.get("messages", []):
         content = message.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
@@ -209,8 +261,12 @@ def anthropic_texts(request: dict) -> dict[str, str]:
 
 def responses_texts(request: dict) -> dict[str, str]:
     """What Codex sent the model: instructions, developer and user messages, tool outputs."""
-    out = {"instructions": request.get("instructions") or "", "developer": "", "user": "",
-           "tool_result": ""}
+    out = {
+        "instructions": request.get("instructions") or "",
+        "developer": "",
+        "user": "",
+        "tool_result": "",
+    }
     for item in request.get("input", []):
         role = item.get("role")
         if item.get("type") == "message" and role in ("developer", "user"):
@@ -226,12 +282,14 @@ TEXTS = {"claude-code": anthropic_texts, "codex": responses_texts}
 @pytest.fixture(scope="session")
 def model_texts():
     """`model_texts(host, requests)`: what reached the model, by where it sits, joined."""
+
     def texts(host: str, requests: list[dict]) -> dict[str, str]:
         joined: dict[str, str] = {}
         for request in requests:
             for where, text in TEXTS[host](request).items():
                 joined[where] = joined.get(where, "") + text
         return joined
+
     return texts
 
 

@@ -33,7 +33,9 @@ def _user_text(body: dict) -> tuple[str, bool]:
     if "messages" in body:  # Anthropic; hook context sits in system-role messages around it
         for message in body["messages"]:
             content = message.get("content")
-            blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+            blocks = (
+                [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+            )
             tool_done = tool_done or any(b.get("type") == "tool_result" for b in blocks)
             if message.get("role") == "user":
                 texts.extend(b.get("text", "") for b in blocks if b.get("type") == "text")
@@ -41,7 +43,9 @@ def _user_text(body: dict) -> tuple[str, bool]:
     for item in body.get("input") or []:  # OpenAI Responses
         tool_done = tool_done or item.get("type") == "function_call_output"
         if item.get("role") == "user":
-            texts.extend(p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict))
+            texts.extend(
+                p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict)
+            )
     return " ".join(texts), tool_done
 
 
@@ -59,19 +63,28 @@ def _deferred_step(rule: dict, body: dict) -> dict | None:
     search returned it (namespace and name), or answer in text when the search did not find
     it; after its output, plain text."""
     items = body.get("input") or []
-    if any(i.get("type") == "function_call_output" and i.get("call_id") == "call_stub1"
-           for i in items):
+    if any(
+        i.get("type") == "function_call_output" and i.get("call_id") == "call_stub1" for i in items
+    ):
         return None
     outputs = [i for i in items if i.get("type") == "tool_search_output"]
     if outputs:
         for entry in outputs[-1].get("tools") or []:  # namespaces holding tools, or tools
-            namespace = entry.get("name") if entry.get("type") == "namespace" else entry.get("namespace")
-            for found in entry.get("tools", [entry]) if entry.get("type") == "namespace" else [entry]:
+            namespace = (
+                entry.get("name") if entry.get("type") == "namespace" else entry.get("namespace")
+            )
+            for found in (
+                entry.get("tools", [entry]) if entry.get("type") == "namespace" else [entry]
+            ):
                 if found.get("name") == rule["tool"]:
                     return {"tool": rule["tool"], "input": rule["input"], "namespace": namespace}
         return None
-    announced = any(i.get("role") == "developer" and "Added deferred tool namespaces" in json.dumps(i)
-                    and f"- {rule['namespace']}:" in json.dumps(i) for i in items)
+    announced = any(
+        i.get("role") == "developer"
+        and "Added deferred tool namespaces" in json.dumps(i)
+        and f"- {rule['namespace']}:" in json.dumps(i)
+        for i in items
+    )
     waits = sum(i.get("type") == "function_call" and i.get("name") == WAIT_TOOL for i in items)
     if not announced and waits < MAX_WAITS:
         time.sleep(WAIT_S)
@@ -86,7 +99,9 @@ def _pick_tool(directory: Path, body: dict) -> dict | None:
         return None
     text, tool_done = _user_text(body)
     api = "responses" if "input" in body else "messages"
-    rule = next((rule for rule in rules if rule["when"] in text and rule.get("api", api) == api), None)
+    rule = next(
+        (rule for rule in rules if rule["when"] in text and rule.get("api", api) == api), None
+    )
     if rule and "search" in rule and "input" in body:
         return _deferred_step(rule, body)
     return None if tool_done else rule
@@ -102,38 +117,81 @@ def anthropic_events(model: str, tool: dict | None) -> list[tuple[str, dict]]:
         delta = {"type": "input_json_delta", "partial_json": json.dumps(tool["input"])}
         stop = "tool_use"
     else:
-        block, delta, stop = {"type": "text", "text": ""}, {"type": "text_delta", "text": REPLY_TEXT}, "end_turn"
-    message = {"id": "msg_stub", "type": "message", "role": "assistant", "model": model,
-               "content": [], "stop_reason": None, "stop_sequence": None,
-               "usage": {"input_tokens": 10, "output_tokens": 1}}
-    return [("message_start", {"type": "message_start", "message": message}),
-            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
-            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
-            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                               "usage": {"output_tokens": 3}}),
-            ("message_stop", {"type": "message_stop"})]
+        block, delta, stop = (
+            {"type": "text", "text": ""},
+            {"type": "text_delta", "text": REPLY_TEXT},
+            "end_turn",
+        )
+    message = {
+        "id": "msg_stub",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1},
+    }
+    return [
+        ("message_start", {"type": "message_start", "message": message}),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": block},
+        ),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 3},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
 
 
 def responses_events(tool: dict | None) -> list[tuple[str, dict]]:
     if tool and "tool" not in tool:  # a client-side tool search (see the module doc)
-        item = {"type": "tool_search_call", "id": "ts_stub1", "call_id": "call_search1",
-                "execution": "client", "status": "completed",
-                "arguments": {"query": tool["search"], "limit": 8}}
+        item = {
+            "type": "tool_search_call",
+            "id": "ts_stub1",
+            "call_id": "call_search1",
+            "execution": "client",
+            "status": "completed",
+            "arguments": {"query": tool["search"], "limit": 8},
+        }
     elif tool:
         call_id = tool.get("call_id", "call_stub1")
-        item = {"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id,
-                "name": tool["tool"], "arguments": json.dumps(tool["input"])}
+        item = {
+            "type": "function_call",
+            "id": f"fc_{call_id}",
+            "call_id": call_id,
+            "name": tool["tool"],
+            "arguments": json.dumps(tool["input"]),
+        }
         if tool.get("namespace"):  # Codex's MCP tools: {"namespace": "mcp__memvet__", "name": tool}
             item["namespace"] = tool["namespace"]
     else:
-        item = {"type": "message", "role": "assistant", "id": "msg_stub",
-                "content": [{"type": "output_text", "text": REPLY_TEXT}]}
-    usage = {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 3,
-             "output_tokens_details": None, "total_tokens": 13}
-    events = [{"type": "response.created", "response": {"id": "resp_stub"}},
-              {"type": "response.output_item.done", "item": item},
-              {"type": "response.completed", "response": {"id": "resp_stub", "usage": usage}}]
+        item = {
+            "type": "message",
+            "role": "assistant",
+            "id": "msg_stub",
+            "content": [{"type": "output_text", "text": REPLY_TEXT}],
+        }
+    usage = {
+        "input_tokens": 10,
+        "input_tokens_details": None,
+        "output_tokens": 3,
+        "output_tokens_details": None,
+        "total_tokens": 13,
+    }
+    events = [
+        {"type": "response.created", "response": {"id": "resp_stub"}},
+        {"type": "response.output_item.done", "item": item},
+        {"type": "response.completed", "response": {"id": "resp_stub", "usage": usage}},
+    ]
     return [(event["type"], event) for event in events]
 
 
@@ -170,7 +228,9 @@ class Handler(BaseHTTPRequestHandler):
             events = anthropic_events(body.get("model", "stub"), _pick_tool(self.directory, body))
             self._send(200, _sse(events), "text/event-stream")
         elif path.endswith("/responses"):
-            self._send(200, _sse(responses_events(_pick_tool(self.directory, body))), "text/event-stream")
+            self._send(
+                200, _sse(responses_events(_pick_tool(self.directory, body))), "text/event-stream"
+            )
         else:
             self._send(404, b"{}", "application/json")
 

@@ -20,16 +20,31 @@ SAID = "The staging database is reachable only through the bastion host."
 def app_server_hooks(world) -> list[dict]:
     """Codex's own view of its hooks (`hooks/list` over the app server's stdio JSON-RPC)."""
     requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"clientInfo": {"name": "memvet-tests", "version": "1"}, "capabilities": {}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"clientInfo": {"name": "memvet-tests", "version": "1"}, "capabilities": {}},
+        },
         {"jsonrpc": "2.0", "method": "initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [str(world.workspace)]}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "hooks/list",
+            "params": {"cwds": [str(world.workspace)]},
+        },
     ]
     import subprocess
 
-    server = subprocess.Popen(world.stub.wrap([str(world.bins["codex"]), "app-server"]),
-                              cwd=world.workspace, env=world.env, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = subprocess.Popen(
+        world.stub.wrap([str(world.bins["codex"]), "app-server"]),
+        cwd=world.workspace,
+        env=world.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         for request in requests:
             server.stdin.write(json.dumps(request) + "\n")
@@ -46,7 +61,9 @@ def app_server_hooks(world) -> list[dict]:
 
 def codex_hook_runs(world) -> list[str]:
     log = world.memvet_home / "logs" / "hook.log"
-    return [line for line in log.read_text().splitlines() if " codex " in line] if log.exists() else []
+    return (
+        [line for line in log.read_text().splitlines() if " codex " in line] if log.exists() else []
+    )
 
 
 @pytest.fixture(scope="module")
@@ -60,21 +77,29 @@ def trusted(make_world) -> dict:
     world.stub.clear()
     world.codex("exec", "--skip-git-repo-check", "untrusted run")
     facts["untrusted_runs"] = codex_hook_runs(world)
-    facts["untrusted_doctor"] = {c["name"]: c for c in world.memvet_json("doctor", check=False)["checks"]}
+    facts["untrusted_doctor"] = {
+        c["name"]: c for c in world.memvet_json("doctor", check=False)["checks"]
+    }
     facts["listed"] = app_server_hooks(world)
     config = world.codex_dir / "config.toml"
-    records = "".join(f'\n[hooks.state."{hook["key"]}"]\ntrusted_hash = "{hook["currentHash"]}"\n'
-                      for hook in facts["listed"])
+    records = "".join(
+        f'\n[hooks.state."{hook["key"]}"]\ntrusted_hash = "{hook["currentHash"]}"\n'
+        for hook in facts["listed"]
+    )
     config.write_text(config.read_text() + records)  # what trusting them in /hooks records
-    facts["trusted_doctor"] = {c["name"]: c for c in world.memvet_json("doctor", check=False)["checks"]}
+    facts["trusted_doctor"] = {
+        c["name"]: c for c in world.memvet_json("doctor", check=False)["checks"]
+    }
     world.stub.clear()
     world.codex("exec", "--skip-git-repo-check", "trusted run")
     facts["first"] = [r["body"] for r in world.stub.requests() if r["path"].endswith("/responses")]
     facts["trusted_runs"] = codex_hook_runs(world)
     world.stub.clear()
     world.codex("exec", "--skip-git-repo-check", "resume", "--last", "resumed run")
-    facts["resumed"] = [r["body"] for r in world.stub.requests() if r["path"].endswith("/responses")]
-    facts["resumed_runs"] = codex_hook_runs(world)[len(facts["trusted_runs"]):]
+    facts["resumed"] = [
+        r["body"] for r in world.stub.requests() if r["path"].endswith("/responses")
+    ]
+    facts["resumed_runs"] = codex_hook_runs(world)[len(facts["trusted_runs"]) :]
     facts["config"] = tomllib.loads(config.read_text())
     return facts
 
@@ -89,8 +114,10 @@ def test_memvet_computes_the_keys_codex_uses(trusted):
     world = trusted["world"]
     hooks_file = str(world.codex_dir / "hooks.json")
     keys = {hook["key"] for hook in trusted["listed"] if "memvet" in hook["command"]}
-    assert keys == {hook_key(hooks_file, "SessionStart", 0, 0),
-                    hook_key(hooks_file, "UserPromptSubmit", 0, 0)}
+    assert keys == {
+        hook_key(hooks_file, "SessionStart", 0, 0),
+        hook_key(hooks_file, "UserPromptSubmit", 0, 0),
+    }
     assert all(hook["trustStatus"] == "untrusted" for hook in trusted["listed"])
 
 

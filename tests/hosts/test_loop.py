@@ -25,12 +25,22 @@ SAID = {  # what the user types in session 1, per host
     "codex": "Remember: deploys of this service go through fastlane, never by hand.",
 }
 ASK = "Do deploys of this service go through fastlane, never by hand? recall-check"
-RECALL = {"when": "recall-check", "api": "messages", "tool": "mcp__memvet__memory_recall",
-          "input": {"query": "which package manager do we use"}}
+RECALL = {
+    "when": "recall-check",
+    "api": "messages",
+    "tool": "mcp__memvet__memory_recall",
+    "input": {"query": "which package manager do we use"},
+}
 # Codex defers MCP tools behind its BM25 tool_search: the stub searches with words a model
 # would use (none of them in the tool's name) and calls what the search found.
-RECALL_CODEX = {"when": "recall-check", "api": "responses", "search": "remember conventions",
-                "namespace": "mcp__memvet", "tool": "memory_recall", "input": RECALL["input"]}
+RECALL_CODEX = {
+    "when": "recall-check",
+    "api": "responses",
+    "search": "remember conventions",
+    "namespace": "mcp__memvet",
+    "tool": "memory_recall",
+    "input": RECALL["input"],
+}
 
 
 def one_line_budget() -> int:
@@ -42,9 +52,11 @@ def one_line_budget() -> int:
 
 
 def host_files(world) -> dict[str, Path]:
-    return {"settings.json": world.claude_dir / "settings.json",
-            "hooks.json": world.codex_dir / "hooks.json",
-            "config.toml": world.codex_dir / "config.toml"}
+    return {
+        "settings.json": world.claude_dir / "settings.json",
+        "hooks.json": world.codex_dir / "hooks.json",
+        "config.toml": world.codex_dir / "config.toml",
+    }
 
 
 def read(path: Path) -> bytes | None:
@@ -59,7 +71,10 @@ def loops(make_world, model_texts, both) -> dict[str, dict]:
     """Both folder modes played at the same time (each world has its own stub and folders)."""
     worlds = {mode: make_world(mode == "custom-folders") for mode in MODES}
     with ThreadPoolExecutor(len(MODES)) as pool:
-        plays = {mode: pool.submit(play, world, mode, model_texts, both) for mode, world in worlds.items()}
+        plays = {
+            mode: pool.submit(play, world, mode, model_texts, both)
+            for mode, world in worlds.items()
+        }
         return {mode: future.result() for mode, future in plays.items()}
 
 
@@ -72,17 +87,27 @@ def play(world, mode: str, model_texts, both) -> dict:
     facts: dict = {"world": world, "mode": mode}
     before = {name: read(path) for name, path in host_files(world).items()}
     facts["setup"] = {host: world.memvet_json("setup", host) for host in ("claude-code", "codex")}
-    listed = both(lambda: world.claude("mcp", "list").stdout, lambda: world.codex("mcp", "list").stdout)
+    listed = both(
+        lambda: world.claude("mcp", "list").stdout, lambda: world.codex("mcp", "list").stdout
+    )
     facts["mcp_list"] = dict(zip(("claude-code", "codex"), listed, strict=True))
-    both(lambda: world.claude_session(SAID["claude-code"]), lambda: world.codex_session(SAID["codex"]))
+    both(
+        lambda: world.claude_session(SAID["claude-code"]),
+        lambda: world.codex_session(SAID["codex"]),
+    )
     facts["transcripts"] = {
-        "claude-code": "".join(p.read_text() for p in (world.claude_dir / "projects").rglob("*.jsonl")),
+        "claude-code": "".join(
+            p.read_text() for p in (world.claude_dir / "projects").rglob("*.jsonl")
+        ),
         "codex": "".join(p.read_text() for p in (world.codex_dir / "sessions").rglob("*.jsonl")),
     }
-    facts["extract"] = {host: world.memvet_json("extract", "--host", host, *map(str, files))["stats"]
-                        for host, files in (
-                            ("claude-code", (world.claude_dir / "projects").rglob("*.jsonl")),
-                            ("codex", (world.codex_dir / "sessions").rglob("*.jsonl")))}
+    facts["extract"] = {
+        host: world.memvet_json("extract", "--host", host, *map(str, files))["stats"]
+        for host, files in (
+            ("claude-code", (world.claude_dir / "projects").rglob("*.jsonl")),
+            ("codex", (world.codex_dir / "sessions").rglob("*.jsonl")),
+        )
+    }
     world.memvet("daemon", "run", "--once")
     facts["queue"] = world.memvet_json("queue", "list")["candidates"]
     # Approved one after the other, Claude Code's last: the newest ranks first, so the one-line
@@ -92,21 +117,29 @@ def play(world, mode: str, model_texts, both) -> dict:
             if candidate["statement"] == SAID[host]:
                 world.memvet("queue", "approve", candidate["id"], "--cwd", str(world.workspace))
     (world.memvet_home / "config.toml").write_text(
-        f"[hook]\nsession_start_tokens = {one_line_budget()}\n")
+        f"[hook]\nsession_start_tokens = {one_line_budget()}\n"
+    )
     facts["hook_log_mark"] = len((world.memvet_home / "logs" / "hook.log").read_text().splitlines())
     world.stub.script([RECALL, RECALL_CODEX])
     allow_recall = ("--allowedTools", RECALL["tool"])  # -p mode asks no one: allow it up front
     # The last request of a session holds the whole conversation, hook context included.
-    claude2, codex2 = both(lambda: world.claude_session(ASK, None, *allow_recall),
-                           lambda: world.codex_session(ASK))
-    facts["session2"] = {"claude-code": model_texts("claude-code", claude2[-1:]),
-                         "codex": model_texts("codex", codex2[-1:])}
+    claude2, codex2 = both(
+        lambda: world.claude_session(ASK, None, *allow_recall), lambda: world.codex_session(ASK)
+    )
+    facts["session2"] = {
+        "claude-code": model_texts("claude-code", claude2[-1:]),
+        "codex": model_texts("codex", codex2[-1:]),
+    }
     world.stub.script([])
     facts["hook_log"] = (world.memvet_home / "logs" / "hook.log").read_text().splitlines()
-    claude_other, codex_other = both(lambda: world.claude_session(ASK, world.other),
-                                     lambda: world.codex_session(ASK, world.other))
-    facts["other"] = {"claude-code": model_texts("claude-code", claude_other),
-                      "codex": model_texts("codex", codex_other)}
+    claude_other, codex_other = both(
+        lambda: world.claude_session(ASK, world.other),
+        lambda: world.codex_session(ASK, world.other),
+    )
+    facts["other"] = {
+        "claude-code": model_texts("claude-code", claude_other),
+        "codex": model_texts("codex", codex_other),
+    }
     facts["claude_state_before_uninstall"] = json.loads(state_path(world).read_text())
     for host in ("claude-code", "codex"):
         world.memvet("setup", host, "--uninstall")
@@ -117,8 +150,11 @@ def play(world, mode: str, model_texts, both) -> dict:
 
 def state_path(world) -> Path:
     """Where Claude Code keeps user-scope MCP servers for this world's folder mode."""
-    return (world.claude_dir / ".claude.json" if "CLAUDE_CONFIG_DIR" in world.env
-            else world.home / ".claude.json")
+    return (
+        world.claude_dir / ".claude.json"
+        if "CLAUDE_CONFIG_DIR" in world.env
+        else world.home / ".claude.json"
+    )
 
 
 def test_setup_registers_mcp_in_both_hosts(loop):
@@ -151,7 +187,7 @@ def test_session_two_gets_both_memories_from_both_hooks(loop, host):
     seen = loop["session2"][host]
     where = "system" if host == "claude-code" else "developer"  # hook context's place
     assert all(said in seen[where] for said in SAID.values()), seen[where][-1500:]
-    starts = [line for line in loop["hook_log"][loop["hook_log_mark"]:] if f" {host} " in line]
+    starts = [line for line in loop["hook_log"][loop["hook_log_mark"] :] if f" {host} " in line]
     outcomes = {line.split()[2]: line.split()[4] for line in starts}
     assert outcomes == {"session-start": "outcome=context", "user-prompt-submit": "outcome=context"}
     header = cp.HEADERS["user-prompt-submit"]

@@ -13,8 +13,11 @@ from memvet.store.cli_lists import candidate_record
 from .conftest import app_for, draft, settle
 
 CASES = [  # (source_type, reasons, what the pane says)
-    ("model_inference", ("source: Claude Code auto memory", "agent: main"),
-     "from Claude Code auto memory"),
+    (
+        "model_inference",
+        ("source: Claude Code auto memory", "agent: main"),
+        "from Claude Code auto memory",
+    ),
     ("model_inference", ("source: Codex memories",), "from Codex memories"),
     ("explicit_user", ("adopted", "adoption.standing_reply"), "adopted"),
     ("explicit_user", ("the user said so",), "typed by the user"),
@@ -33,19 +36,22 @@ def test_the_detail_says_where_a_candidate_came_from(store, source_type, reasons
     statement = f"Origin case: {said} ({source_type})."
     made = replace(draft(statement, reasons=reasons), source_type=source_type)
     candidate_id = store.admit(made).candidate_id
-    source_line = next(line for line in shown(store, candidate_id).splitlines()
-                       if line.startswith("source"))
+    source_line = next(
+        line for line in shown(store, candidate_id).splitlines() if line.startswith("source")
+    )
     assert source_line.split(" · ", 1)[1].startswith(said), source_line
     record = candidate_record(store.get_candidate(candidate_id).to_json())
     if said.startswith("from "):  # the same words as queue list's origin
-        assert record["origin"] == said[len("from "):]
+        assert record["origin"] == said[len("from ") :]
     else:
         assert record["origin"] is None
 
 
 async def test_the_queue_pane_shows_the_gate_origin(store, clock):
-    gated = replace(draft("The API listens on port 8443 in staging.",
-                          reasons=("source: Codex memories",)), source_type="model_inference")
+    gated = replace(
+        draft("The API listens on port 8443 in staging.", reasons=("source: Codex memories",)),
+        source_type="model_inference",
+    )
     store.admit(gated)
     app = app_for(store, clock)
     async with app.run_test(size=(120, 40)) as pilot:

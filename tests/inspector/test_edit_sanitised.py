@@ -15,8 +15,9 @@ async def test_an_edited_statement_is_redacted_before_it_is_stored(seeded, clock
         await settle(pilot)
         await pilot.press("e")
         await pilot.pause()
-        app.screen.query_one("#edit-statement").value = (
-            f"Use uv; AWS key {AWS_ID} {AWS_SECRET}; token {GH_TOKEN} \x1b[2J")
+        app.screen.query_one(
+            "#edit-statement"
+        ).value = f"Use uv; AWS key {AWS_ID} {AWS_SECRET}; token {GH_TOKEN} \x1b[2J"
         await pilot.press("ctrl+s")
         await settle(pilot)
     memory = seeded.get_memory("m_0001")

@@ -41,8 +41,9 @@ async def test_a_candidate_whose_detail_cannot_be_read_says_so(seeded, clock, mo
         assert "Cannot load this candidate: a ciphertext failed authentication" in text
 
 
-async def test_a_change_feed_that_fails_is_reported_and_the_app_keeps_going(seeded, clock,
-                                                                             monkeypatch):
+async def test_a_change_feed_that_fails_is_reported_and_the_app_keeps_going(
+    seeded, clock, monkeypatch
+):
     app = app_for(seeded, clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -115,8 +116,9 @@ async def test_recovering_a_lease_settled_elsewhere_is_reported(history, store, 
         assert store.get_candidate(history["stale"]).status == "pending"
 
 
-async def test_an_unexpected_exception_in_a_decision_is_shown_not_raised(seeded, clock,
-                                                                          monkeypatch):
+async def test_an_unexpected_exception_in_a_decision_is_shown_not_raised(
+    seeded, clock, monkeypatch
+):
     monkeypatch.setattr(seeded, "reject", broken("no space left on device"))
     app = app_for(seeded, clock)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -30,10 +30,18 @@ def test_one_line_flattens_and_cuts():
     assert one_line(None) == ""
 
 
-@pytest.mark.parametrize(("delta", "shown"), [
-    (timedelta(seconds=5), "5s"), (timedelta(minutes=12), "12m"), (timedelta(hours=3), "3h"),
-    (timedelta(days=2), "2d"), (timedelta(days=15), "2w"), (timedelta(days=800), "2y"),
-    (timedelta(seconds=-30), "0s")])
+@pytest.mark.parametrize(
+    ("delta", "shown"),
+    [
+        (timedelta(seconds=5), "5s"),
+        (timedelta(minutes=12), "12m"),
+        (timedelta(hours=3), "3h"),
+        (timedelta(days=2), "2d"),
+        (timedelta(days=15), "2w"),
+        (timedelta(days=800), "2y"),
+        (timedelta(seconds=-30), "0s"),
+    ],
+)
 def test_ages(delta, shown):
     assert age(NOW, NOW - delta) == shown
 

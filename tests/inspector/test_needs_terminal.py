@@ -19,8 +19,13 @@ LAUNCHER = [sys.executable, "-m", "memvet.install.launcher"]
 def a_store_with_work(monkeypatch):
     """A store a subprocess can open (file key), with one candidate: `up` has something to show."""
     monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
-    done = subprocess.run([*LAUNCHER, "propose", "we deploy with make release", "--global"],
-                          capture_output=True, text=True, timeout=60, env=os.environ.copy())
+    done = subprocess.run(
+        [*LAUNCHER, "propose", "we deploy with make release", "--global"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ.copy(),
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -39,9 +44,14 @@ def test_without_a_terminal_it_exits_2_at_once(a_store_with_work, command, termi
     leader, follower = pty.openpty()
     stdin = follower if terminal_on == "stdin" else subprocess.DEVNULL
     stdout = follower if terminal_on == "stdout" else subprocess.PIPE
-    proc = subprocess.Popen([*LAUNCHER, command], stdin=stdin, stdout=stdout,
-                            stderr=subprocess.PIPE, env=os.environ.copy(),
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [*LAUNCHER, command],
+        stdin=stdin,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        env=os.environ.copy(),
+        start_new_session=True,
+    )
     try:
         _, err = proc.communicate(timeout=15)
     except subprocess.TimeoutExpired:

@@ -33,7 +33,8 @@ async def test_first_page_lists_pending_candidates_with_detail(seeded, clock):
 
 
 async def test_approve_marks_the_row_moves_on_and_removes_it_only_when_the_store_confirms(
-        seeded, clock, monkeypatch):
+    seeded, clock, monkeypatch
+):
     gate = threading.Event()
     real = seeded.approve
 
@@ -61,7 +62,8 @@ async def test_approve_marks_the_row_moves_on_and_removes_it_only_when_the_store
 
 
 async def test_a_failed_commit_releases_the_reservation_and_shows_the_error(
-        seeded, clock, monkeypatch):
+    seeded, clock, monkeypatch
+):
     def broken_commit(*args, **kwargs):
         raise OSError("disk I/O error")
 
@@ -130,8 +132,9 @@ async def test_space_selects_several_and_a_approves_them_all(seeded, clock):
         await pilot.press("a")
         await settle(pilot)
         assert set(t.records) == {"c_0003", "c_0005", "c_0006"}
-        assert {seeded.get_candidate(c).status for c in ("c_0001", "c_0002", "c_0004")} == \
-            {"committed"}
+        assert {seeded.get_candidate(c).status for c in ("c_0001", "c_0002", "c_0004")} == {
+            "committed"
+        }
 
 
 async def test_space_then_r_rejects_the_selection(seeded, clock):

@@ -15,8 +15,7 @@ def queue(app) -> QueueTable:
     return app.screen.query_one(QueueTable)
 
 
-async def test_two_inspectors_approving_at_once_make_exactly_one_memory(seeded, clock,
-                                                                         monkeypatch):
+async def test_two_inspectors_approving_at_once_make_exactly_one_memory(seeded, clock, monkeypatch):
     other = open_store(clock=clock, user="dana", new_id=counter_ids())
     first_reserved = threading.Event()
     release_first = threading.Event()
@@ -31,8 +30,10 @@ async def test_two_inspectors_approving_at_once_make_exactly_one_memory(seeded, 
     app_a = app_for(seeded, clock, owner="inspector A")
     app_b = app_for(other, clock, owner="inspector B")
     try:
-        async with app_a.run_test(size=(80, 24)) as pilot_a, \
-                app_b.run_test(size=(80, 24)) as pilot_b:
+        async with (
+            app_a.run_test(size=(80, 24)) as pilot_a,
+            app_b.run_test(size=(80, 24)) as pilot_b,
+        ):
             await settle(pilot_a)
             await settle(pilot_b)
             await pilot_a.press("a")
@@ -96,8 +97,12 @@ async def test_undo_approve_returns_the_candidate_to_the_queue(seeded, clock):
         await pilot.press("u")
         await settle(pilot)
         assert seeded.get_candidate("c_0001").status == "pending"
-        assert seeded.list_memories(seeded.reader_for(None, all_scopes=True),
-                                    statuses=("active", "retired")) == []
+        assert (
+            seeded.list_memories(
+                seeded.reader_for(None, all_scopes=True), statuses=("active", "retired")
+            )
+            == []
+        )
         await pilot.press("u")  # nothing left to undo
         await settle(pilot)
         assert app.decisions == []
@@ -187,8 +192,7 @@ async def test_new_candidates_appear_live_and_merges_update_in_place(seeded, clo
             pages = app.screen.generation
             daemon.admit(draft("Deploys go out on Tuesdays only.", kind="constraint"))
             # Said again on another line (the same line read again would be absorbed: issue 9).
-            daemon.admit(draft("Use uv for every Python command in this repo, never pip.",
-                               line=13))
+            daemon.admit(draft("Use uv for every Python command in this repo, never pip.", line=13))
             app.check_store()
             await settle(pilot, rounds=5)
             t = queue(app)
@@ -223,7 +227,8 @@ async def test_pages_load_as_the_cursor_nears_the_end(store, clock):
 
 
 async def test_a_conflict_is_never_approved_unasked_even_before_its_detail_loaded(
-        history, store, clock):
+    history, store, clock
+):
     app = app_for(store, clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

@@ -33,8 +33,7 @@ async def test_memories_lists_every_status_with_history(history, store, clock):
     app = app_for(store, clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await open_screen(pilot, "2")
-        assert set(rows(app)) == {history[k] for k in ("old", "pinned", "false_write",
-                                                        "disputed")}
+        assert set(rows(app)) == {history[k] for k in ("old", "pinned", "false_write", "disputed")}
         app.screen.query_one(LineTable).move_to_key(history["false_write"])
         await settle(pilot)
         text = body(app, "#memory-body")
@@ -108,8 +107,12 @@ async def test_d_disputes_and_resolves(history, store, clock):
 async def test_as_of_a_past_time(history, store, clock):
     # Valid time is when the user said it: the seeded statements were said at 08:55; this one at 11:00.
     said_late = draft("Cache builds in the CI runner.", kind="procedure")
-    said_late = replace(said_late, evidence=replace(
-        said_late.evidence, line=99, timestamp=datetime(2026, 3, 1, 11, 0, tzinfo=UTC)))
+    said_late = replace(
+        said_late,
+        evidence=replace(
+            said_late.evidence, line=99, timestamp=datetime(2026, 3, 1, 11, 0, tzinfo=UTC)
+        ),
+    )
     late = store.approve(store.admit(said_late).candidate_id, actor=OTHER).id
     app = app_for(store, clock)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -199,8 +202,15 @@ async def test_help_lists_every_binding_with_its_id(seeded, clock):
         await pilot.press("question_mark")
         await pilot.pause()
         text = str(app.screen.query_one("#help-body Static").render())
-        for binding_id in ("queue-approve", "memories-false-write", "recovery-commit",
-                           "tombstones-lift", "audit-verify", "app-undo", "table-down"):
+        for binding_id in (
+            "queue-approve",
+            "memories-false-write",
+            "recovery-commit",
+            "tombstones-lift",
+            "audit-verify",
+            "app-undo",
+            "table-down",
+        ):
             assert binding_id in text
         await pilot.press("escape")
         assert app.screen.id == "queue"
@@ -213,8 +223,18 @@ async def test_the_command_palette_offers_every_action_of_the_screen(seeded, clo
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        assert {"Approve", "Edit", "Reject", "Select", "Supersede", "Filter", "Undo", "Quit",
-                "Memories", "Help"} <= titles
+        assert {
+            "Approve",
+            "Edit",
+            "Reject",
+            "Select",
+            "Supersede",
+            "Filter",
+            "Undo",
+            "Quit",
+            "Memories",
+            "Help",
+        } <= titles
         await pilot.press("ctrl+p")
         await pilot.pause()
         assert app.screen.__class__.__name__ == "CommandPalette"
@@ -248,8 +268,13 @@ async def test_number_keys_switch_screens_and_q_quits(seeded, clock):
     app = app_for(seeded, clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        for key, screen in (("2", "memories"), ("3", "recovery"), ("4", "tombstones"),
-                            ("5", "audit"), ("1", "queue")):
+        for key, screen in (
+            ("2", "memories"),
+            ("3", "recovery"),
+            ("4", "tombstones"),
+            ("5", "audit"),
+            ("1", "queue"),
+        ):
             await pilot.press(key)
             assert app.screen.id == screen
         await pilot.press("q")
@@ -258,8 +283,9 @@ async def test_number_keys_switch_screens_and_q_quits(seeded, clock):
 
 
 async def test_a_store_that_needs_migrating_gets_a_screen_saying_what_to_run():
-    error = SchemaMismatchError("the store is at schema version 1 and this memvet expects 2; "
-                                "run `memvet migrate`")
+    error = SchemaMismatchError(
+        "the store is at schema version 1 and this memvet expects 2; run `memvet migrate`"
+    )
     app = make_app(None, error=error)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()

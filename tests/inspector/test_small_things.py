@@ -39,13 +39,15 @@ async def test_valid_until_before_an_implicit_valid_from_is_refused(seeded, cloc
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert "valid until must be after valid from" in str(
-            app.screen.query_one("#edit-error").render())
+            app.screen.query_one("#edit-error").render()
+        )
         app.screen.query_one("#edit-from").value = "2026-03-01T10:00Z"
         app.screen.query_one("#edit-to").value = "2026-03-01T09:00Z"
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert "valid until must be after valid from" in str(
-            app.screen.query_one("#edit-error").render())
+            app.screen.query_one("#edit-error").render()
+        )
         await pilot.press("escape")
         await settle(pilot)
     assert seeded.get_candidate("c_0001").status == "pending"
@@ -59,8 +61,15 @@ async def test_the_palette_lists_app_actions_on_every_screen(seeded, clock):
             await pilot.press(key)
             await settle(pilot)
             titles = {c.title for c in app.get_system_commands(app.screen)}
-            assert {"Undo", "Help", "Queue", "Memories", "Recovery", "Tombstones",
-                    "Audit"} <= titles
+            assert {
+                "Undo",
+                "Help",
+                "Queue",
+                "Memories",
+                "Recovery",
+                "Tombstones",
+                "Audit",
+            } <= titles
 
 
 async def test_the_palette_finds_a_candidate_and_opens_it(seeded, clock):

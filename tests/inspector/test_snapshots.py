@@ -59,6 +59,7 @@ class TestQueue:
 
     def test_error_on_approve(self, snap_compare, seeded, clock, monkeypatch):
         """A commit that fails: the reservation is released and the row shows the error."""
+
         def broken_commit(*args, **kwargs):
             raise OSError("disk I/O error")
 
@@ -97,12 +98,14 @@ class TestOtherScreens:
 
     def test_memories_as_of(self, snap_compare, history, store, clock):
         """The memories valid at 10:00."""
+
         def run_before(pilot):
             async def go() -> None:
                 await keys("2", "t")(pilot)
                 pilot.app.screen.query_one("#asof-time").value = "2026-03-01T10:00Z"
                 await pilot.press("enter")
                 await settle(pilot)
+
             return go()
 
         assert snap_compare(app_for(store, clock), run_before=run_before, **at())
@@ -121,6 +124,7 @@ class TestOtherScreens:
         """The store needs migrating: say what to run, not a traceback."""
         error = SchemaMismatchError(
             "the store is at schema version 1 and this memvet expects 2; run `memvet migrate` "
-            "(or start the daemon, which upgrades it)")
+            "(or start the daemon, which upgrades it)"
+        )
         app = make_app(None, error=error, theme="textual-dark")
         assert snap_compare(app, **at())

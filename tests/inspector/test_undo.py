@@ -23,8 +23,9 @@ async def to_memories(pilot, key: str) -> None:
     await settle(pilot)
 
 
-async def test_undo_on_memories_takes_back_the_forget_not_an_earlier_approval(history, store,
-                                                                              clock):
+async def test_undo_on_memories_takes_back_the_forget_not_an_earlier_approval(
+    history, store, clock
+):
     app = app_for(store, clock)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -50,7 +51,8 @@ async def test_undo_on_memories_takes_back_the_forget_not_an_earlier_approval(hi
 
 
 async def test_undoing_an_approval_returns_it_to_the_queue_with_what_it_superseded(
-        history, store, clock):
+    history, store, clock
+):
     app = app_for(store, clock)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -75,26 +77,32 @@ async def test_undo_with_no_decisions_says_so_and_changes_nothing(history, store
     app = app_for(store, clock)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        before = {m.id: m.status for m in store.list_memories(
-            store.reader_for(None, all_scopes=True), statuses=("active", "retired"))}
+        before = {
+            m.id: m.status
+            for m in store.list_memories(
+                store.reader_for(None, all_scopes=True), statuses=("active", "retired")
+            )
+        }
         await pilot.press("u")
         await settle(pilot)
         assert "Nothing to undo on the Queue screen." in messages(app)
-        after = {m.id: m.status for m in store.list_memories(
-            store.reader_for(None, all_scopes=True), statuses=("active", "retired"))}
+        after = {
+            m.id: m.status
+            for m in store.list_memories(
+                store.reader_for(None, all_scopes=True), statuses=("active", "retired")
+            )
+        }
         assert before == after
 
 
-async def test_restore_key_brings_back_a_false_write_and_lifts_its_tombstone(history, store,
-                                                                            clock):
+async def test_restore_key_brings_back_a_false_write_and_lifts_its_tombstone(history, store, clock):
     app = app_for(store, clock)
     async with app.run_test(size=(100, 30)) as pilot:
         await to_memories(pilot, history["false_write"])
         await pilot.press("R")
         await settle(pilot)
         assert store.get_memory(history["false_write"]).status == "active"
-        assert not [t for t in store.list_tombstones()
-                    if t.source_id == history["false_write"]]
+        assert not [t for t in store.list_tombstones() if t.source_id == history["false_write"]]
         await to_memories(pilot, history["pinned"])
         await pilot.press("R")  # not retired: refused with a reason
         await settle(pilot)

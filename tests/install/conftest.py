@@ -29,7 +29,10 @@ def run_memvet(*args: str, env: dict[str, str] | None = None) -> Result:
     """The real `memvet` command in a subprocess."""
     done = subprocess.run(
         [sys.executable, "-m", "memvet.install.launcher", *args],
-        capture_output=True, text=True, timeout=60, env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
     )
     return Result(done.returncode, done.stdout, done.stderr)
 
@@ -235,7 +238,9 @@ def samples():
     return SimpleNamespace(
         claude_settings=CLAUDE_SETTINGS,
         claude_settings_handmade=CLAUDE_SETTINGS_HANDMADE,
-        claude_state=json.dumps(CLAUDE_STATE, indent=2, ensure_ascii=False),  # no final newline, as Claude writes it
+        claude_state=json.dumps(
+            CLAUDE_STATE, indent=2, ensure_ascii=False
+        ),  # no final newline, as Claude writes it
         codex_config=CODEX_CONFIG,
         codex_hooks=CODEX_HOOKS,
         snapshot=snapshot,

@@ -12,9 +12,13 @@ from pathlib import Path
 import pytest
 from memvet.install import demo
 
-SHOWS = ("correction: would supersede", "duplicate: said in 2 sessions (Claude Code and Codex)",
-         "conflict: disagrees with active", "secret: a pasted credential was redacted",
-         "preference")
+SHOWS = (
+    "correction: would supersede",
+    "duplicate: said in 2 sessions (Claude Code and Codex)",
+    "conflict: disagrees with active",
+    "secret: a pasted credential was redacted",
+    "preference",
+)
 
 
 def test_demo_environment_points_only_into_its_folder(tmp_path):
@@ -44,9 +48,14 @@ def test_environment_is_restored(monkeypatch):
 @pytest.mark.slow
 def test_demo_no_tui_prints_the_interesting_queue_and_leaves_nothing(tmp_path):
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", "demo", "--no-tui"],
-                          capture_output=True, text=True, env=env, timeout=180,
-                          stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [sys.executable, "-m", "memvet.install.launcher", "demo", "--no-tui"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, done.stderr
     for needle in SHOWS:
         assert needle in done.stdout, f"{needle!r} missing from:\n{done.stdout}"

@@ -16,48 +16,93 @@ import pytest
 from memvet.store import CandidateDraft, Scope, open_store
 
 EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
-_INNER = {"type": "object", "required": ["hookEventName", "additionalContext"],
-          "properties": {"hookEventName": {"enum": list(EVENTS.values())},
-                         "additionalContext": {"type": "string", "minLength": 1}}}
+_INNER = {
+    "type": "object",
+    "required": ["hookEventName", "additionalContext"],
+    "properties": {
+        "hookEventName": {"enum": list(EVENTS.values())},
+        "additionalContext": {"type": "string", "minLength": 1},
+    },
+}
 # Codex's command output schemas (host-formats.md §4.3) reject unknown keys at both levels.
-CODEX_OUTPUT = {"type": "object", "additionalProperties": False,
-                "properties": {"continue": {"type": "boolean"}, "stopReason": {"type": "string"},
-                               "systemMessage": {"type": "string"},
-                               "suppressOutput": {"type": "boolean"},
-                               "hookSpecificOutput": {**_INNER, "additionalProperties": False}}}
+CODEX_OUTPUT = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "continue": {"type": "boolean"},
+        "stopReason": {"type": "string"},
+        "systemMessage": {"type": "string"},
+        "suppressOutput": {"type": "boolean"},
+        "hookSpecificOutput": {**_INNER, "additionalProperties": False},
+    },
+}
 # Claude Code (§2.4): hookSpecificOutput must name its event; context is cut at 10,000 chars.
-CLAUDE_OUTPUT = {"type": "object", "required": ["hookSpecificOutput"],
-                 "properties": {"hookSpecificOutput": {
-                     **_INNER, "properties": {**_INNER["properties"], "additionalContext": {
-                         "type": "string", "minLength": 1, "maxLength": 10000}}}}}
+CLAUDE_OUTPUT = {
+    "type": "object",
+    "required": ["hookSpecificOutput"],
+    "properties": {
+        "hookSpecificOutput": {
+            **_INNER,
+            "properties": {
+                **_INNER["properties"],
+                "additionalContext": {"type": "string", "minLength": 1, "maxLength": 10000},
+            },
+        }
+    },
+}
 SCHEMAS = {"claude-code": CLAUDE_OUTPUT, "codex": CODEX_OUTPUT}
 
 
-def run_hook(host: str, event: str, payload: object = None, *, raw: bytes | None = None,
-             env: dict[str, str] | None = None, cwd: str | None = None) -> SimpleNamespace:
+def run_hook(
+    host: str,
+    event: str,
+    payload: object = None,
+    *,
+    raw: bytes | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+) -> SimpleNamespace:
     """Run as the hosts run it: in the session's folder (the payload's cwd unless told)."""
     data = raw if raw is not None else json.dumps(payload).encode()
     if cwd is None and isinstance(payload, dict) and os.path.isdir(str(payload.get("cwd"))):
         cwd = payload["cwd"]
-    done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", "hook", host, event],
-                          input=data, capture_output=True, timeout=30, cwd=cwd,
-                          env={**os.environ, **(env or {})})
+    done = subprocess.run(
+        [sys.executable, "-m", "memvet.install.launcher", "hook", host, event],
+        input=data,
+        capture_output=True,
+        timeout=30,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+    )
     context = None
     if done.stdout.strip():
         doc = json.loads(done.stdout)
         context = doc["hookSpecificOutput"]["additionalContext"]
-    return SimpleNamespace(rc=done.returncode, out=done.stdout.decode(), doc=context,
-                           err=done.stderr.decode())
+    return SimpleNamespace(
+        rc=done.returncode, out=done.stdout.decode(), doc=context, err=done.stderr.decode()
+    )
 
 
 def start(cwd: str, session: str = "s-1", source: str = "startup") -> dict:
-    return {"session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": cwd,
-            "hook_event_name": "SessionStart", "source": source, "model": "m"}
+    return {
+        "session_id": session,
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": cwd,
+        "hook_event_name": "SessionStart",
+        "source": source,
+        "model": "m",
+    }
 
 
 def prompt(cwd: str, text: str, session: str = "s-1") -> dict:
-    return {"session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": cwd,
-            "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": text}
+    return {
+        "session_id": session,
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": cwd,
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": text,
+    }
 
 
 def hook_log() -> str:
@@ -75,10 +120,14 @@ def build_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     store = open_store()
 
     def add(statement: str, workspace: Path | None, **kw) -> str:
-        draft = CandidateDraft(statement=statement, source_type=kw.pop("source", "explicit_user"),
-                               kind=kw.pop("kind", "fact"), host="claude-code",
-                               scope=Scope(user=store.user, workspace=workspace and str(workspace)),
-                               **kw)
+        draft = CandidateDraft(
+            statement=statement,
+            source_type=kw.pop("source", "explicit_user"),
+            kind=kw.pop("kind", "fact"),
+            host="claude-code",
+            scope=Scope(user=store.user, workspace=workspace and str(workspace)),
+            **kw,
+        )
         return store.approve(store.admit(draft).candidate_id, actor="test").id
 
     ids = SimpleNamespace(
@@ -86,10 +135,18 @@ def build_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         pytest=add("Run the tests with pytest -q", a, kind="procedure"),
         secret=add("The A-only deploy token lives in Vault path kv/alpha", a),
         beta=add("Project B deploys with Heroku", b),
-        conventional=add("Commit messages follow Conventional Commits", None, kind="preference",
-                         source="operator"),
-        yaml=add("Never use tabs in YAML files", None, kind="constraint",
-                 usage_boundary="YAML only; Makefiles need tabs"),
+        conventional=add(
+            "Commit messages follow Conventional Commits",
+            None,
+            kind="preference",
+            source="operator",
+        ),
+        yaml=add(
+            "Never use tabs in YAML files",
+            None,
+            kind="constraint",
+            usage_boundary="YAML only; Makefiles need tabs",
+        ),
     )
     yield SimpleNamespace(store=store, a=str(a), b=str(b), ids=ids, add=add)
     store.close()
@@ -165,11 +222,21 @@ def test_malformed_input_prints_nothing(world, raw):
     assert (res.rc, res.out, res.err) == (0, "", "")
 
 
-@pytest.mark.parametrize("args", [["claude-code"], ["vim", "session-start"],
-                                  ["codex", "stop"], ["codex", "session-start", "extra"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["claude-code"],
+        ["vim", "session-start"],
+        ["codex", "stop"],
+        ["codex", "session-start", "extra"],
+    ],
+)
 def test_bad_arguments_print_nothing(world, args):
-    done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", "hook", *args],
-                          input=json.dumps(start(world.a)).encode(), capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "memvet.install.launcher", "hook", *args],
+        input=json.dumps(start(world.a)).encode(),
+        capture_output=True,
+    )
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert "outcome=usage" in hook_log()
 
@@ -201,8 +268,9 @@ def test_a_locked_keyring_prints_nothing(tmp_path, monkeypatch):
     monkeypatch.delenv("MEMVET_KEY_PROVIDER", raising=False)
     store = open_store()
     assert store.key_provider == "keyring"
-    draft = CandidateDraft(statement="Use uv", kind="preference", source_type="operator",
-                           scope=Scope(user=store.user))
+    draft = CandidateDraft(
+        statement="Use uv", kind="preference", source_type="operator", scope=Scope(user=store.user)
+    )
     store.approve(store.admit(draft).candidate_id, actor="test")
     res = run_hook("codex", "session-start", start(str(tmp_path)))
     assert (res.rc, res.out, res.err) == (0, "", "")
@@ -210,15 +278,22 @@ def test_a_locked_keyring_prints_nothing(tmp_path, monkeypatch):
 
 
 def test_prompts_add_only_relevant_memories_not_given_yet(world):
-    first = run_hook("claude-code", "user-prompt-submit",
-                     prompt(world.a, "Please set up Docker and a compose file", "s-9"))
+    first = run_hook(
+        "claude-code",
+        "user-prompt-submit",
+        prompt(world.a, "Please set up Docker and a compose file", "s-9"),
+    )
     assert "does not use Docker" in first.doc
     assert "pytest" not in first.doc and "Conventional" not in first.doc
-    again = run_hook("claude-code", "user-prompt-submit",
-                     prompt(world.a, "why no Docker? add Docker anyway", "s-9"))
+    again = run_hook(
+        "claude-code",
+        "user-prompt-submit",
+        prompt(world.a, "why no Docker? add Docker anyway", "s-9"),
+    )
     assert again.out == ""  # already given in this session
-    other = run_hook("claude-code", "user-prompt-submit",
-                     prompt(world.a, "add Docker please", "s-10"))
+    other = run_hook(
+        "claude-code", "user-prompt-submit", prompt(world.a, "add Docker please", "s-10")
+    )
     assert "does not use Docker" in other.doc
     assert run_hook("codex", "user-prompt-submit", prompt(world.a, "hello there")).out == ""
 

@@ -43,8 +43,10 @@ def test_daemon_and_direct_paths_give_the_same_context(world, server):
             direct = run_hook(host, "session-start", start(cwd, "x"), env=DIRECT)
             assert via_daemon.out == direct.out and via_daemon.doc
     text = "is Docker fine, and how do I run the tests with pytest?"
-    assert (run_hook("codex", "user-prompt-submit", prompt(world.a, text, "p1")).out
-            == run_hook("codex", "user-prompt-submit", prompt(world.a, text, "p2"), env=DIRECT).out)
+    assert (
+        run_hook("codex", "user-prompt-submit", prompt(world.a, text, "p1")).out
+        == run_hook("codex", "user-prompt-submit", prompt(world.a, text, "p2"), env=DIRECT).out
+    )
     log = hook_log()
     assert "path=daemon outcome=context" in log and "path=direct outcome=context" in log
 
@@ -53,10 +55,14 @@ def test_without_cwd_in_the_input_the_hooks_own_folder_decides(world, server):
     payload = {"session_id": "c", "hook_event_name": "SessionStart", "source": "startup"}
     outs = []
     for env in ({}, DIRECT):
-        done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", "hook", "codex",
-                               "session-start"], input=json.dumps(payload).encode(),
-                              capture_output=True, cwd=Path(world.a) / "src",
-                              env={**os.environ, **env}, timeout=30)
+        done = subprocess.run(
+            [sys.executable, "-m", "memvet.install.launcher", "hook", "codex", "session-start"],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            cwd=Path(world.a) / "src",
+            env={**os.environ, **env},
+            timeout=30,
+        )
         outs.append(done.stdout)
     assert outs[0] == outs[1] and b"pytest -q" in outs[0]  # A's, not the daemon's own folder
     assert hook_log().splitlines()[-2].split()[3] == "path=daemon"
@@ -81,10 +87,16 @@ def test_changes_reach_the_next_hook_without_a_restart(world, server):
 
 def test_future_and_ended_memories_are_left_out_on_both_paths(world, server):
     now = world.store.now()
-    for statement, edits in (("Staging moves to Fly next month", Edits(valid_from=now + timedelta(days=9))),
-                             ("The old staging host was vm-7", Edits(valid_to=now - timedelta(days=1)))):
-        draft = CandidateDraft(statement=statement, kind="fact", source_type="operator",
-                               scope=Scope(user=world.store.user, workspace=world.a))
+    for statement, edits in (
+        ("Staging moves to Fly next month", Edits(valid_from=now + timedelta(days=9))),
+        ("The old staging host was vm-7", Edits(valid_to=now - timedelta(days=1))),
+    ):
+        draft = CandidateDraft(
+            statement=statement,
+            kind="fact",
+            source_type="operator",
+            scope=Scope(user=world.store.user, workspace=world.a),
+        )
         world.store.approve(world.store.admit(draft).candidate_id, actor="t", edits=edits)
     for env in ({}, DIRECT):
         doc = run_hook("claude-code", "session-start", start(world.a), env=env).doc
@@ -116,18 +128,29 @@ sys.stderr.write(" ".join(sorted(set(sys.modules) - before)))
 
 
 def _imports(world, env: dict[str, str]) -> set[str]:
-    done = subprocess.run([sys.executable, "-c", PROBE], input=json.dumps(start(world.a)).encode(),
-                          capture_output=True, env={**os.environ, **env}, timeout=30,
-                          cwd=world.a)  # where the hosts run hooks: the session's folder
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        input=json.dumps(start(world.a)).encode(),
+        capture_output=True,
+        env={**os.environ, **env},
+        timeout=30,
+        cwd=world.a,
+    )  # where the hosts run hooks: the session's folder
     assert b"Docker" in done.stdout
     return set(done.stderr.decode().split())
 
 
 def test_the_daemon_path_imports_only_the_standard_library(world, server):
     loaded = _imports(world, {})
-    registry = {"memvet.store", "memvet.store.hosts"}  # the lazy package and the host names, plain data
-    assert not {m for m in loaded - registry if m.startswith(("memvet.store", "cryptography", "sqlite3",
-                                                               "json", "socket", "typing"))}
+    registry = {
+        "memvet.store",
+        "memvet.store.hosts",
+    }  # the lazy package and the host names, plain data
+    assert not {
+        m
+        for m in loaded - registry
+        if m.startswith(("memvet.store", "cryptography", "sqlite3", "json", "socket", "typing"))
+    }
     assert "_socket" in loaded
 
 
@@ -139,9 +162,12 @@ def test_the_direct_path_skips_sqlalchemy_and_the_store_records(world):
 
 
 def test_a_hook_that_hangs_is_cut_at_the_deadline(world):
-    proc = subprocess.Popen([sys.executable, "-m", "memvet.install.launcher", "hook", "codex",
-                             "session-start"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memvet.install.launcher", "hook", "codex", "session-start"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     started = time.monotonic()
     try:
         proc.wait(timeout=20)  # stdin stays open: the read never ends

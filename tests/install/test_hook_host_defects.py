@@ -15,16 +15,27 @@ from memvet.store import CandidateDraft, Scope, open_store
 
 
 def run_hook(host: str, event: str, payload: dict, cwd: Path, **env: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", "hook", host, event],
-                          input=json.dumps(payload).encode(), capture_output=True, timeout=30,
-                          cwd=cwd, env={**os.environ, "MEMVET_HOOK_DAEMON": "off", **env})
+    done = subprocess.run(
+        [sys.executable, "-m", "memvet.install.launcher", "hook", host, event],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=30,
+        cwd=cwd,
+        env={**os.environ, "MEMVET_HOOK_DAEMON": "off", **env},
+    )
     assert done.returncode == 0
     return done.stdout.decode()
 
 
 def start(cwd: Path, session: str, source: str = "startup", **extra: str) -> dict:
-    return {"session_id": session, "transcript_path": "/nonexistent.jsonl", "cwd": str(cwd),
-            "hook_event_name": "SessionStart", "source": source, **extra}
+    return {
+        "session_id": session,
+        "transcript_path": "/nonexistent.jsonl",
+        "cwd": str(cwd),
+        "hook_event_name": "SessionStart",
+        "source": source,
+        **extra,
+    }
 
 
 @pytest.fixture
@@ -35,9 +46,13 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     store = open_store()
 
     def add(statement: str, workspace: Path | None = ws) -> None:
-        draft = CandidateDraft(statement=statement, source_type="explicit_user", kind="fact",
-                               host="codex", scope=Scope(user=store.user,
-                                                         workspace=workspace and str(workspace)))
+        draft = CandidateDraft(
+            statement=statement,
+            source_type="explicit_user",
+            kind="fact",
+            host="codex",
+            scope=Scope(user=store.user, workspace=workspace and str(workspace)),
+        )
         store.approve(store.admit(draft).candidate_id, actor="test")
 
     add("The API listens on port 8443")
@@ -76,8 +91,12 @@ def test_hooks_print_nothing_in_claude_memory_folders(project):
     memory = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / "-tmp-proj" / "memory"
     memory.mkdir(parents=True)
     assert run_hook("claude-code", "session-start", start(memory, "s-cc"), memory) == ""
-    prompt = {"session_id": "s-cc", "cwd": str(memory), "hook_event_name": "UserPromptSubmit",
-              "prompt": "what port does the API listen on"}
+    prompt = {
+        "session_id": "s-cc",
+        "cwd": str(memory),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "what port does the API listen on",
+    }
     assert run_hook("claude-code", "user-prompt-submit", prompt, memory) == ""
 
 

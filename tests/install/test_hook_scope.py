@@ -38,23 +38,42 @@ def world(request, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 def transcript(tmp_path: Path, cwd: str) -> str:
     path = tmp_path / "t.jsonl"
-    path.write_text(json.dumps({"type": "summary", "summary": "x"}) + "\n" + json.dumps(
-        {"type": "user", "cwd": cwd, "sessionId": "s-1", "message": {"role": "user",
-                                                                     "content": "hi"}}) + "\n")
+    path.write_text(
+        json.dumps({"type": "summary", "summary": "x"})
+        + "\n"
+        + json.dumps(
+            {
+                "type": "user",
+                "cwd": cwd,
+                "sessionId": "s-1",
+                "message": {"role": "user", "content": "hi"},
+            }
+        )
+        + "\n"
+    )
     return str(path)
 
 
 def test_a_payload_cwd_outside_the_project_gets_nothing(world):
     for outside in (world.b, str(Path(world.a) / "escape"), "../proj-b", "/"):
-        res = run_hook("claude-code", "session-start", start(outside), env=world.env,
-                       cwd=world.a)
+        res = run_hook("claude-code", "session-start", start(outside), env=world.env, cwd=world.a)
         assert (res.rc, res.out) == (0, ""), outside
-        asked = run_hook("codex", "user-prompt-submit", prompt(outside, "how does B deploy?"),
-                         env=world.env, cwd=world.a)
+        asked = run_hook(
+            "codex",
+            "user-prompt-submit",
+            prompt(outside, "how does B deploy?"),
+            env=world.env,
+            cwd=world.a,
+        )
         assert (asked.rc, asked.out) == (0, ""), outside
     assert "outcome=outside_project" in hook_log()
-    inside = run_hook("claude-code", "session-start", start(str(Path(world.a) / "src")),
-                      env=world.env, cwd=world.a)
+    inside = run_hook(
+        "claude-code",
+        "session-start",
+        start(str(Path(world.a) / "src")),
+        env=world.env,
+        cwd=world.a,
+    )
     assert "pytest -q" in inside.doc and "Heroku" not in inside.doc
 
 
@@ -65,10 +84,13 @@ def test_a_payload_cwd_that_is_not_the_transcripts_gets_nothing(world, tmp_path)
     assert (res.rc, res.out) == (0, "")
     assert "outcome=cwd_not_the_sessions" in hook_log()
     honest = {**start(world.a), "transcript_path": recorded_a}
-    assert "pytest -q" in run_hook("claude-code", "session-start", honest, env=world.env,
-                                   cwd=world.a).doc
+    assert (
+        "pytest -q"
+        in run_hook("claude-code", "session-start", honest, env=world.env, cwd=world.a).doc
+    )
     codex = tmp_path / "rollout.jsonl"
-    codex.write_text(json.dumps({"type": "session_meta", "payload": {"id": "x",
-                                                                     "cwd": world.a}}) + "\n")
+    codex.write_text(
+        json.dumps({"type": "session_meta", "payload": {"id": "x", "cwd": world.a}}) + "\n"
+    )
     lying = {**start(world.b), "transcript_path": str(codex)}
     assert run_hook("codex", "session-start", lying, env=world.env, cwd=world.b).out == ""

@@ -9,27 +9,41 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from memvet.install.json_edit import JsonText
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.text(max_size=8))
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-(10**6), 10**6), st.text(max_size=8))
 values = st.recursive(
     scalars,
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=12,
 )
-layouts = st.sampled_from([
-    {"indent": 2}, {"indent": 4}, {"indent": "\t"}, {"indent": None},
-    {"indent": None, "separators": (",", ":")}, {"indent": 2, "ensure_ascii": False},
-])
+layouts = st.sampled_from(
+    [
+        {"indent": 2},
+        {"indent": 4},
+        {"indent": "\t"},
+        {"indent": None},
+        {"indent": None, "separators": (",", ":")},
+        {"indent": 2, "ensure_ascii": False},
+    ]
+)
 
 
 @settings(max_examples=60, deadline=None)
-@given(doc=st.dictionaries(st.text(max_size=6).filter(lambda k: k != "memvet"), values, max_size=5),
-       layout=layouts, trailing=st.sampled_from(["", "\n", "\r\n"]))
+@given(
+    doc=st.dictionaries(st.text(max_size=6).filter(lambda k: k != "memvet"), values, max_size=5),
+    layout=layouts,
+    trailing=st.sampled_from(["", "\n", "\r\n"]),
+)
 def test_add_then_remove_gives_the_original_text(doc, layout, trailing):
     original = json.dumps(doc, **layout) + trailing
     edited = JsonText(original)
     edited.set_member((), "memvet", {"hooks": [{"type": "command", "command": "memvet hook"}]})
     text = edited.result()
-    assert json.loads(text) == {**doc, "memvet": {"hooks": [{"type": "command", "command": "memvet hook"}]}}
+    assert json.loads(text) == {
+        **doc,
+        "memvet": {"hooks": [{"type": "command", "command": "memvet hook"}]},
+    }
     back = JsonText(text)
     back.remove(("memvet",))
     assert back.result() == original
@@ -62,7 +76,10 @@ def test_replace_keeps_the_rest_and_detects_indent():
     edited = JsonText(original)
     edited.replace(("a", "cmd"), "new path")
     edited.append_item(("b",), {"x": 1})
-    assert edited.result() == '{\n\t"a": {\n\t\t"cmd": "new path"\n\t},\n\t"b": [\n\t\t{\n\t\t\t"x": 1\n\t\t}\n\t]\n}'
+    assert (
+        edited.result()
+        == '{\n\t"a": {\n\t\t"cmd": "new path"\n\t},\n\t"b": [\n\t\t{\n\t\t\t"x": 1\n\t\t}\n\t]\n}'
+    )
 
 
 def test_remove_a_middle_member():
@@ -82,8 +99,12 @@ def test_crlf_files_stay_crlf():
 def test_large_file_is_edited_quickly():
     import time
 
-    big = {"projects": {f"/home/u/src/p{i}": {"history": [{"display": "x" * 200}] * 20} for i in range(2000)},
-           "mcpServers": {}}
+    big = {
+        "projects": {
+            f"/home/u/src/p{i}": {"history": [{"display": "x" * 200}] * 20} for i in range(2000)
+        },
+        "mcpServers": {},
+    }
     text = json.dumps(big, indent=2)
     assert len(text) > 5_000_000
     start = time.perf_counter()

@@ -45,9 +45,11 @@ class FakeLaunchctl:
         if argv[1] == "print":
             if self.loaded:
                 return subprocess.CompletedProcess(argv, 0, self.stdout, "")
-            return subprocess.CompletedProcess(argv, 113, "", f"Could not find service \"{LABEL}\"")
+            return subprocess.CompletedProcess(argv, 113, "", f'Could not find service "{LABEL}"')
         if argv[1] == self.fail:
-            return subprocess.CompletedProcess(argv, 5, "", "Bootstrap failed: 5: Input/output error")
+            return subprocess.CompletedProcess(
+                argv, 5, "", "Bootstrap failed: 5: Input/output error"
+            )
         return subprocess.CompletedProcess(argv, 0, "", "")
 
 
@@ -55,7 +57,13 @@ def test_plist_has_the_required_keys(tmp_path):
     logs = tmp_path / "Library" / "Logs" / "memvet"
     data = plistlib.loads(render_plist(daemon_argv(), {"MEMVET_HOME": "/Users/dana/mh"}, logs))
     assert data["Label"] == LABEL
-    assert data["ProgramArguments"] == [sys.executable, "-m", "memvet.install.launcher", "daemon", "run"]
+    assert data["ProgramArguments"] == [
+        sys.executable,
+        "-m",
+        "memvet.install.launcher",
+        "daemon",
+        "run",
+    ]
     assert all(os.path.isabs(arg) for arg in data["ProgramArguments"][:1])
     assert data["RunAtLoad"] is True
     assert data["KeepAlive"] == {"SuccessfulExit": False}
@@ -121,11 +129,17 @@ def test_status_reads_launchctl_print(tmp_path):
     path = tmp_path / f"{LABEL}.plist"
     path.write_bytes(b"x")
     report = Launchd(FakeLaunchctl(loaded=True), path, DOMAIN).status()
-    assert report == {"installed": True, "unit_path": str(path), "active": True,
-                      "detail": "state = running, pid = 4242"}
+    assert report == {
+        "installed": True,
+        "unit_path": str(path),
+        "active": True,
+        "detail": "state = running, pid = 4242",
+    }
     report = Launchd(FakeLaunchctl(loaded=False), path, DOMAIN).status()
     assert report["active"] is False and report["detail"] == "not loaded"
-    waiting = PRINT_RUNNING.replace("state = running", "state = not running").replace("\tpid = 4242\n", "")
+    waiting = PRINT_RUNNING.replace("state = running", "state = not running").replace(
+        "\tpid = 4242\n", ""
+    )
     report = Launchd(FakeLaunchctl(loaded=True, stdout=waiting), path, DOMAIN).status()
     assert report["active"] is False and report["detail"] == "state = not running"
 

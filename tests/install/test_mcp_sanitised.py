@@ -26,22 +26,32 @@ async def test_memory_propose_is_redacted_and_stripped(tmp_path: Path, monkeypat
     (ws / ".git").mkdir(parents=True)
     open_store().close()
     (memvet_home() / "config.toml").write_text("[mcp]\nwriteback = true\n")
-    statement = (f"Deploy with AWS key {AWS_ID} {AWS_SECRET} and token {GH_TOKEN}, "
-                 "\x1b[31mnever by hand\x1b[0m")
-    params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "memvet.install.launcher", "mcp"],
-                                   env=dict(os.environ), cwd=str(ws))
+    statement = (
+        f"Deploy with AWS key {AWS_ID} {AWS_SECRET} and token {GH_TOKEN}, "
+        "\x1b[31mnever by hand\x1b[0m"
+    )
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memvet.install.launcher", "mcp"],
+        env=dict(os.environ),
+        cwd=str(ws),
+    )
     async with Client(params, read_timeout_seconds=60) as client:
-        res = await client.call_tool("memory_propose", {"statement": statement,
-                                                        "kind": "procedure"})
+        res = await client.call_tool(
+            "memory_propose", {"statement": statement, "kind": "procedure"}
+        )
         assert not res.is_error, res
     store = open_store(schema="never")
     try:
-        [cand] = store.list_candidates(store.reader_for(None, all_scopes=True),
-                                       QueueFilter(statuses=("pending",)))
+        [cand] = store.list_candidates(
+            store.reader_for(None, all_scopes=True), QueueFilter(statuses=("pending",))
+        )
     finally:
         store.close()
-    assert "[REDACTED:aws-access-key]" in cand.statement and "[REDACTED:github-token]" in cand.statement
+    assert (
+        "[REDACTED:aws-access-key]" in cand.statement
+        and "[REDACTED:github-token]" in cand.statement
+    )
     assert "\x1b" not in cand.statement and cand.statement.endswith("never by hand")
     for name in ("memvet.db", "memvet.db-wal"):
         path = memvet_home() / name

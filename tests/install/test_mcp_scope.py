@@ -30,8 +30,12 @@ def two_projects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     (a / "escape").symlink_to(b)
     store = open_store()
     for statement, ws in (("Project A runs on Fly", a), (SECRET_B, b)):
-        draft = CandidateDraft(statement=statement, kind="fact", source_type="explicit_user",
-                               scope=Scope(user=store.user, workspace=str(ws)))
+        draft = CandidateDraft(
+            statement=statement,
+            kind="fact",
+            source_type="explicit_user",
+            scope=Scope(user=store.user, workspace=str(ws)),
+        )
         store.approve(store.admit(draft).candidate_id, actor="test")
     yield store, a, b
     store.close()
@@ -40,15 +44,23 @@ def two_projects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 def _client(cwd: Path, roots: list[Path] | None = None) -> Client:
     extra = {}
     if roots is not None:
+
         async def announce(_context):  # noqa: ANN001, ANN202
             return ListRootsResult(roots=[Root(uri=p.as_uri()) for p in roots])
+
         # Roots are a handshake-era feature (what Claude Code and Codex speak today); the
         # 2026 protocol has no server-to-client requests, and the server keeps its cwd there.
         extra = {"list_roots_callback": announce, "mode": "legacy"}
-    return Client(StdioServerParameters(command=sys.executable,
-                                        args=["-m", "memvet.install.launcher", "mcp"],
-                                        env=dict(os.environ), cwd=str(cwd)),
-                  read_timeout_seconds=60, **extra)
+    return Client(
+        StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "memvet.install.launcher", "mcp"],
+            env=dict(os.environ),
+            cwd=str(cwd),
+        ),
+        read_timeout_seconds=60,
+        **extra,
+    )
 
 
 def _text(result) -> str:  # noqa: ANN001
@@ -67,9 +79,11 @@ async def test_a_cwd_outside_the_servers_workspace_is_refused(two_projects):
         inside = await client.call_tool("memory_list", {"cwd": str(a / "src")})
         assert not inside.is_error
         assert [m["statement"] for m in inside.structured_content["memories"]] == [
-            "Project A runs on Fly"]
-        relative = await client.call_tool("memory_recall", {"query": "where does it run",
-                                                            "cwd": "src"})
+            "Project A runs on Fly"
+        ]
+        relative = await client.call_tool(
+            "memory_recall", {"query": "where does it run", "cwd": "src"}
+        )
         assert not relative.is_error
 
 
@@ -86,18 +100,29 @@ async def test_the_client_roots_are_the_scope(two_projects):
 async def test_memory_propose_does_not_bring_back_a_rejected_statement(two_projects):
     store, a, _ = two_projects
     Path(os.environ["MEMVET_HOME"], "config.toml").write_text("[mcp]\nwriteback = true\n")
-    cid = store.admit(CandidateDraft(
-        statement="We deploy on Fridays", kind="decision", source_type="operator",
-        scope=Scope(user=store.user, workspace=str(a)))).candidate_id
+    cid = store.admit(
+        CandidateDraft(
+            statement="We deploy on Fridays",
+            kind="decision",
+            source_type="operator",
+            scope=Scope(user=store.user, workspace=str(a)),
+        )
+    ).candidate_id
     store.reject(cid, actor="test")
     async with _client(a) as client:
         for args in ({}, {"global_scope": True}, {"kind": "constraint"}):
-            res = await client.call_tool("memory_propose",
-                                         {"statement": "We deploy on Fridаys。", **args})
+            res = await client.call_tool(
+                "memory_propose", {"statement": "We deploy on Fridаys。", **args}
+            )
             assert not res.is_error
             assert res.structured_content["outcome"] == "tombstoned", args
-        outside = await client.call_tool("memory_propose", {"statement": "x is y",
-                                                            "cwd": str(a.parent)})
+        outside = await client.call_tool(
+            "memory_propose", {"statement": "x is y", "cwd": str(a.parent)}
+        )
         assert outside.is_error
-    assert store.list_candidates(store.reader_for(None, all_scopes=True),
-                                 QueueFilter(statuses=("pending",))) == []
+    assert (
+        store.list_candidates(
+            store.reader_for(None, all_scopes=True), QueueFilter(statuses=("pending",))
+        )
+        == []
+    )

@@ -15,10 +15,13 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.parametrize("inherited", [signal.SIG_IGN, signal.SIG_DFL])
 def test_sigint_stops_the_server(inherited):
-    server = subprocess.Popen([sys.executable, "-m", "memvet.install.launcher", "mcp"],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE,
-                              preexec_fn=lambda: signal.signal(signal.SIGINT, inherited))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "memvet.install.launcher", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, inherited),
+    )
     try:
         server.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
         server.stdin.flush()

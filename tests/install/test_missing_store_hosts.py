@@ -26,9 +26,12 @@ def _home() -> Path:
 
 
 def _server(cwd: Path) -> Client:
-    return Client(StdioServerParameters(command=LAUNCHER[0], args=[*LAUNCHER[1:], "mcp"],
-                                        env=dict(os.environ), cwd=str(cwd)),
-                  read_timeout_seconds=60)
+    return Client(
+        StdioServerParameters(
+            command=LAUNCHER[0], args=[*LAUNCHER[1:], "mcp"], env=dict(os.environ), cwd=str(cwd)
+        ),
+        read_timeout_seconds=60,
+    )
 
 
 def _text(result) -> str:  # noqa: ANN001
@@ -48,8 +51,11 @@ def project(tmp_path: Path) -> Path:
 
 async def test_mcp_read_tools_on_a_missing_store_say_so_and_write_nothing(project: Path):
     async with _server(project) as client:
-        for tool, args in (("memory_list", {}), ("memory_recall", {"query": "how do we deploy"}),
-                           ("memory_status", {})):
+        for tool, args in (
+            ("memory_list", {}),
+            ("memory_recall", {"query": "how do we deploy"}),
+            ("memory_status", {}),
+        ):
             res = await client.call_tool(tool, args)
             assert res.is_error, tool
             assert "no store yet" in _text(res), (tool, _text(res))
@@ -78,19 +84,36 @@ async def test_mcp_propose_creates_the_store_and_the_readers_then_work(project: 
     assert stat.S_IMODE(db.stat().st_mode) == 0o600
 
 
-@pytest.mark.parametrize("host,event,payload", [
-    ("claude-code", "session-start", {"hook_event_name": "SessionStart", "source": "startup"}),
-    ("claude-code", "user-prompt-submit", {"hook_event_name": "UserPromptSubmit",
-                                           "prompt": "how do we deploy"}),
-    ("codex", "session-start", {"hook_event_name": "SessionStart", "source": "startup"}),
-    ("codex", "user-prompt-submit", {"hook_event_name": "UserPromptSubmit",
-                                     "prompt": "how do we deploy"}),
-])
-def test_the_hooks_on_a_missing_store_print_nothing_and_make_no_store(project: Path, host: str,
-                                                                      event: str, payload: dict):
+@pytest.mark.parametrize(
+    "host,event,payload",
+    [
+        ("claude-code", "session-start", {"hook_event_name": "SessionStart", "source": "startup"}),
+        (
+            "claude-code",
+            "user-prompt-submit",
+            {"hook_event_name": "UserPromptSubmit", "prompt": "how do we deploy"},
+        ),
+        ("codex", "session-start", {"hook_event_name": "SessionStart", "source": "startup"}),
+        (
+            "codex",
+            "user-prompt-submit",
+            {"hook_event_name": "UserPromptSubmit", "prompt": "how do we deploy"},
+        ),
+    ],
+)
+def test_the_hooks_on_a_missing_store_print_nothing_and_make_no_store(
+    project: Path, host: str, event: str, payload: dict
+):
     body = json.dumps({"session_id": "s1", "cwd": str(project), **payload})
-    done = subprocess.run([*LAUNCHER, "hook", host, event], input=body, capture_output=True,
-                          text=True, timeout=60, cwd=project, env=os.environ.copy())
+    done = subprocess.run(
+        [*LAUNCHER, "hook", host, event],
+        input=body,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=project,
+        env=os.environ.copy(),
+    )
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     # Only its own diagnostic line (a code, no user text); no store, no key, a private folder.
     assert _written(_home()) == ["logs", "logs/hook.log"]

@@ -13,17 +13,28 @@ import pytest
 
 
 def gate(payload: dict, cwd: Path) -> tuple[dict | None, str]:
-    done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", "hook", "claude-code",
-                           "pre-tool-use"], input=json.dumps(payload).encode(), cwd=cwd,
-                          capture_output=True, timeout=60, env={**os.environ})
+    done = subprocess.run(
+        [sys.executable, "-m", "memvet.install.launcher", "hook", "claude-code", "pre-tool-use"],
+        input=json.dumps(payload).encode(),
+        cwd=cwd,
+        capture_output=True,
+        timeout=60,
+        env={**os.environ},
+    )
     assert done.returncode == 0
     return (json.loads(done.stdout) if done.stdout.strip() else None), done.stderr.decode()
 
 
 def write(path: Path, content: str, cwd: Path, **extra: str) -> dict:
-    return {"session_id": "s-gate", "cwd": str(cwd), "hook_event_name": "PreToolUse",
-            "tool_name": "Write", "tool_input": {"file_path": str(path), "content": content},
-            "tool_use_id": "toolu_1", **extra}
+    return {
+        "session_id": "s-gate",
+        "cwd": str(cwd),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(path), "content": content},
+        "tool_use_id": "toolu_1",
+        **extra,
+    }
 
 
 @pytest.fixture
@@ -61,16 +72,26 @@ def test_a_write_into_the_memory_folder_is_queued_and_denied(project, memvet):
 
 def test_edits_give_one_candidate_per_entry_and_the_index_none(project, memvet):
     ws, memory = project
-    multi = {"session_id": "s-gate", "cwd": str(ws), "tool_name": "MultiEdit",
-             "tool_input": {"file_path": str(memory / "prefs.md"), "edits": [
-                 {"old_string": "a", "new_string": "The user prefers tabs over spaces in Go."},
-                 {"old_string": "b", "new_string": "Staging is deployed from the release branch."}]}}
+    multi = {
+        "session_id": "s-gate",
+        "cwd": str(ws),
+        "tool_name": "MultiEdit",
+        "tool_input": {
+            "file_path": str(memory / "prefs.md"),
+            "edits": [
+                {"old_string": "a", "new_string": "The user prefers tabs over spaces in Go."},
+                {"old_string": "b", "new_string": "Staging is deployed from the release branch."},
+            ],
+        },
+    }
     assert gate(multi, ws)[0]["hookSpecificOutput"]["permissionDecision"] == "deny"
     index = write(memory / "MEMORY.md", "- [testing](testing.md): how tests run\n", ws)
     assert gate(index, ws)[0]["hookSpecificOutput"]["permissionDecision"] == "deny"
     statements = sorted(c["statement"] for c in queued(memvet))
-    assert statements == ["Staging is deployed from the release branch.",
-                          "The user prefers tabs over spaces in Go."]
+    assert statements == [
+        "Staging is deployed from the release branch.",
+        "The user prefers tabs over spaces in Go.",
+    ]
 
 
 def test_other_writes_and_reads_pass(project, memvet):
@@ -80,26 +101,37 @@ def test_other_writes_and_reads_pass(project, memvet):
     assert gate(read, ws)[0] is None
     shell = {"cwd": str(ws), "tool_name": "Bash", "tool_input": {"command": "ls -la"}}
     assert gate(shell, ws)[0] is None
-    for unreadable in (f"cp /tmp/notes.md {memory}/tools.md",
-                       f"echo 'use uv' > {memory}/tools.md && rm -f /tmp/x",  # not only a write
-                       f"cat > {memory}/tools.md <<'EOF'\nuse uv\n"):  # an unterminated document
+    for unreadable in (
+        f"cp /tmp/notes.md {memory}/tools.md",
+        f"echo 'use uv' > {memory}/tools.md && rm -f /tmp/x",  # not only a write
+        f"cat > {memory}/tools.md <<'EOF'\nuse uv\n",
+    ):  # an unterminated document
         into = {"cwd": str(ws), "tool_name": "Bash", "tool_input": {"command": unreadable}}
         decision = gate(into, ws)[0]["hookSpecificOutput"]
-        assert decision["permissionDecision"] == "deny" and "shell writes" in decision[
-            "permissionDecisionReason"], unreadable
+        assert (
+            decision["permissionDecision"] == "deny"
+            and "shell writes" in decision["permissionDecisionReason"]
+        ), unreadable
     assert not (Path(os.environ["MEMVET_HOME"]) / "memvet.db").exists()  # nothing was queued
 
 
-@pytest.mark.parametrize("command", [
-    "echo 'Use uv for Python commands, never pip.' > {memory}/tools.md",
-    "printf 'Use uv for Python commands, never pip.\\n' >> {memory}/tools.md",
-    "cat > {memory}/tools.md <<'EOF'\n---\ntype: feedback\n---\n\nUse uv for Python commands, never pip.\nEOF",
-    "tee {memory}/tools.md > /dev/null <<EOF\nUse uv for Python commands, never pip.\nEOF\n",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo 'Use uv for Python commands, never pip.' > {memory}/tools.md",
+        "printf 'Use uv for Python commands, never pip.\\n' >> {memory}/tools.md",
+        "cat > {memory}/tools.md <<'EOF'\n---\ntype: feedback\n---\n\nUse uv for Python commands, never pip.\nEOF",
+        "tee {memory}/tools.md > /dev/null <<EOF\nUse uv for Python commands, never pip.\nEOF\n",
+    ],
+)
 def test_a_plain_shell_write_into_the_memory_folder_is_queued_and_denied(project, memvet, command):
     ws, memory = project
-    shell = {"session_id": "s-gate", "cwd": str(ws), "tool_name": "Bash",
-             "tool_input": {"command": command.format(memory=memory)}}
+    shell = {
+        "session_id": "s-gate",
+        "cwd": str(ws),
+        "tool_name": "Bash",
+        "tool_input": {"command": command.format(memory=memory)},
+    }
     decision = gate(shell, ws)[0]["hookSpecificOutput"]
     assert decision["permissionDecision"] == "deny"
     assert "queued in memvet for review" in decision["permissionDecisionReason"]
@@ -116,7 +148,10 @@ def test_it_fails_closed_when_memvet_cannot_take_the_write(project, memvet):
     (Path(os.environ["MEMVET_HOME"]) / "keys" / "kek-v1").unlink()
     out, _ = gate(write(memory / "testing.md", TOPIC, ws), ws)
     decision = out["hookSpecificOutput"]
-    assert decision["permissionDecision"] == "deny" and "could not queue" in decision["permissionDecisionReason"]
+    assert (
+        decision["permissionDecision"] == "deny"
+        and "could not queue" in decision["permissionDecisionReason"]
+    )
 
 
 def test_setup_modes_and_uninstall(project, memvet, claude_dir):
@@ -155,7 +190,9 @@ def test_setup_imports_existing_memory_files_once(project, memvet):
     assert (memory / "testing.md").read_text() == TOPIC  # the files stay
 
 
-def test_doctor_warns_when_a_project_turns_auto_memory_back_on(project, memvet, monkeypatch, claude_dir):
+def test_doctor_warns_when_a_project_turns_auto_memory_back_on(
+    project, memvet, monkeypatch, claude_dir
+):
     ws, _ = project
     (ws / ".claude").mkdir()
     (ws / ".claude" / "settings.json").write_text('{"autoMemoryEnabled": true}\n')

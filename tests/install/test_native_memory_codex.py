@@ -24,7 +24,7 @@ def test_memories_on_get_use_memories_off_and_back(memvet, codex_dir):
 
 def test_a_use_memories_the_user_set_is_flipped_and_restored(memvet, codex_dir):
     config = codex_dir / "config.toml"
-    original = '[features]\nmemories = true\n\n[memories]\nuse_memories = true # injected\nmax_unused_days = 9\n'
+    original = "[features]\nmemories = true\n\n[memories]\nuse_memories = true # injected\nmax_unused_days = 9\n"
     config.write_text(original)
     memvet("setup", "codex")
     data = tomllib.loads(config.read_text())
@@ -35,16 +35,21 @@ def test_a_use_memories_the_user_set_is_flipped_and_restored(memvet, codex_dir):
 
 def test_memories_off_means_nothing_is_added(memvet, codex_dir):
     config = codex_dir / "config.toml"
-    config.write_text('[features]\nmemories = false\n')
+    config.write_text("[features]\nmemories = false\n")
     memvet("setup", "codex")
-    assert "memories" not in tomllib.loads(config.read_text()) or "use_memories" not in config.read_text()
+    assert (
+        "memories" not in tomllib.loads(config.read_text())
+        or "use_memories" not in config.read_text()
+    )
 
 
 def test_the_daemon_queues_codex_memory_files_once(memvet, memvet_process, codex_dir, monkeypatch):
     monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
     summaries = codex_dir / "memories_v2" / "rollout_summaries"
     summaries.mkdir(parents=True)
-    (summaries / "2026-12-01-thread-a.md").write_text("# Thread a\n- The user deploys with Helm charts.\n")
+    (summaries / "2026-12-01-thread-a.md").write_text(
+        "# Thread a\n- The user deploys with Helm charts.\n"
+    )
     (codex_dir / "memories_v2" / "memory_summary.md").write_text("digest\n")
     (codex_dir / "config.toml").write_text("[features]\nmemories = false\n")
     assert memvet_process("daemon", "run", "--once").returncode == 0

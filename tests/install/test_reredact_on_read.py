@@ -16,7 +16,9 @@ from memvet.store import CandidateDraft, Scope, open_store
 from memvet.store.redaction.served import recheck, rechecked
 
 pytestmark = pytest.mark.slow
-TOKEN = "xoxo-5820348523-5820348524-5820348525-4f9a2b7c1d3e"  # Slack legacy: a rule memvet once lacked
+TOKEN = (
+    "xoxo-5820348523-5820348524-5820348525-4f9a2b7c1d3e"  # Slack legacy: a rule memvet once lacked
+)
 STATEMENT = f"We always post deploy notices with the Slack token {TOKEN} in this repo."
 
 
@@ -31,10 +33,15 @@ def _store_unredacted(workspace: Path, monkeypatch) -> None:
 def _approve_unredacted(workspace: Path) -> None:
     store = open_store()
     try:
-        result = store.admit(CandidateDraft(statement=STATEMENT, kind="procedure", source_type="explicit_user",
-                                            scope=Scope(user=getpass.getuser(),
-                                                        workspace=str(workspace), agent="claude-code")),
-                             actor="test")
+        result = store.admit(
+            CandidateDraft(
+                statement=STATEMENT,
+                kind="procedure",
+                source_type="explicit_user",
+                scope=Scope(user=getpass.getuser(), workspace=str(workspace), agent="claude-code"),
+            ),
+            actor="test",
+        )
         store.approve(result.candidate_id, actor="test")
         [memory] = store.list_memories(store.reader_for(str(workspace)))
         assert TOKEN in memory.statement  # stored as an older version would have
@@ -42,26 +49,41 @@ def _approve_unredacted(workspace: Path) -> None:
         store.close()
 
 
-async def test_mcp_serves_old_memories_redacted_with_todays_rules(tmp_path: Path, monkeypatch) -> None:
+async def test_mcp_serves_old_memories_redacted_with_todays_rules(
+    tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
     workspace = tmp_path / "repo"
     (workspace / ".git").mkdir(parents=True)
     _store_unredacted(workspace, monkeypatch)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "memvet.install.launcher", "mcp"],
-                                   env={**os.environ, "MEMVET_KEY_PROVIDER": "file"}, cwd=str(workspace))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memvet.install.launcher", "mcp"],
+        env={**os.environ, "MEMVET_KEY_PROVIDER": "file"},
+        cwd=str(workspace),
+    )
     async with Client(params, read_timeout_seconds=60) as client:
         listed = (await client.call_tool("memory_list", {})).structured_content
-        recalled = await client.call_tool("memory_recall", {"query": "how do we post deploy notices"})
+        recalled = await client.call_tool(
+            "memory_recall", {"query": "how do we post deploy notices"}
+        )
     shown = [m["statement"] for m in listed["memories"]]
     assert shown and all(TOKEN not in s and "[REDACTED:" in s for s in shown), shown
     assert TOKEN not in repr(recalled.structured_content) + repr(recalled.content)
 
 
 def test_served_documents_are_redacted_again_field_by_field() -> None:
-    document = {"memories": [{"id": "m_1", "statement": STATEMENT, "usage_boundary": None, "kind": "procedure"}],
-                "total": 1}
+    document = {
+        "memories": [
+            {"id": "m_1", "statement": STATEMENT, "usage_boundary": None, "kind": "procedure"}
+        ],
+        "total": 1,
+    }
     again = rechecked(document)
-    assert TOKEN not in again["memories"][0]["statement"] and "[REDACTED:" in again["memories"][0]["statement"]
+    assert (
+        TOKEN not in again["memories"][0]["statement"]
+        and "[REDACTED:" in again["memories"][0]["statement"]
+    )
     assert again["memories"][0]["id"] == "m_1" and again["total"] == 1 and recheck(None) is None
 
 
@@ -80,14 +102,30 @@ def test_the_no_daemon_hook_rechecks_until_the_sweep_has_run(tmp_path: Path, mon
     store = open_store()
     try:
         with store.engine.begin() as conn:
-            conn.execute(sa.text("UPDATE store_meta SET value = 'gitleaks-older+memvet-1' "
-                                 "WHERE key = 'redaction_ruleset'"))
+            conn.execute(
+                sa.text(
+                    "UPDATE store_meta SET value = 'gitleaks-older+memvet-1' "
+                    "WHERE key = 'redaction_ruleset'"
+                )
+            )
     finally:
         store.close()
-    payload = json.dumps({"session_id": "s-1", "cwd": str(workspace), "source": "startup",
-                          "hook_event_name": "SessionStart"})
-    done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", "hook", "claude-code", "session-start"],
-                          input=payload, capture_output=True, text=True, timeout=60, cwd=workspace,
-                          env={**os.environ, "MEMVET_HOOK_DAEMON": "off", "MEMVET_KEY_PROVIDER": "file"})
+    payload = json.dumps(
+        {
+            "session_id": "s-1",
+            "cwd": str(workspace),
+            "source": "startup",
+            "hook_event_name": "SessionStart",
+        }
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "memvet.install.launcher", "hook", "claude-code", "session-start"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=workspace,
+        env={**os.environ, "MEMVET_HOOK_DAEMON": "off", "MEMVET_KEY_PROVIDER": "file"},
+    )
     assert "deploy notices" in done.stdout, done.stdout + done.stderr  # the memory is served …
     assert TOKEN not in done.stdout and "[REDACTED:" in done.stdout  # … redacted with today's rules

@@ -59,8 +59,13 @@ def test_systemd_install_status_uninstall_in_subprocesses(memvet_process, record
 
     status = memvet_process("service", "status", "--json", env=env)
     assert status.returncode == 0
-    assert status.json() == {"platform": "systemd", "installed": True, "unit_path": str(unit),
-                             "active": True, "detail": "active"}
+    assert status.json() == {
+        "platform": "systemd",
+        "installed": True,
+        "unit_path": str(unit),
+        "active": True,
+        "detail": "active",
+    }
     assert recorder.commands() == [["systemctl", "--user", "is-active", UNIT]]
 
 
@@ -94,8 +99,16 @@ def test_uninstall_start_stop(memvet, recorder, home):
 
 
 def test_failing_command_is_reported_with_stderr_and_no_unit_is_left(memvet, recorder, home):
-    env = recorder("systemd", [{"match": "enable", "returncode": 1,
-                                "stderr": "Failed to connect to bus: No medium found"}])
+    env = recorder(
+        "systemd",
+        [
+            {
+                "match": "enable",
+                "returncode": 1,
+                "stderr": "Failed to connect to bus: No medium found",
+            }
+        ],
+    )
     result = memvet("service", "install", env=env)
     assert result.returncode == 1
     assert "Failed to connect to bus: No medium found" in result.stderr
@@ -108,8 +121,10 @@ def test_failing_command_is_reported_with_stderr_and_no_unit_is_left(memvet, rec
 
 
 def test_launchd_install_and_status(memvet, recorder, home):
-    env = recorder("launchd", [{"match": "launchctl print", "returncode": 113,
-                                "stderr": "Could not find service"}])
+    env = recorder(
+        "launchd",
+        [{"match": "launchctl print", "returncode": 113, "stderr": "Could not find service"}],
+    )
     result = memvet("service", "install", "--json", env=env)
     assert result.returncode == 0, result.stderr
     uid = os.getuid()
@@ -124,10 +139,16 @@ def test_launchd_install_and_status(memvet, recorder, home):
     data = plistlib.loads(plist.read_bytes())
     assert data["ProgramArguments"][0] == sys.executable
     assert data["EnvironmentVariables"] == {  # the host folders too (issue 10)
-        key: os.environ[key] for key in ("MEMVET_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME")}
+        key: os.environ[key] for key in ("MEMVET_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME")
+    }
     status = memvet("service", "status", "--json", env=env).json()
-    assert status == {"platform": "launchd", "installed": True, "unit_path": str(plist),
-                      "active": False, "detail": "not loaded"}
+    assert status == {
+        "platform": "launchd",
+        "installed": True,
+        "unit_path": str(plist),
+        "active": False,
+        "detail": "not loaded",
+    }
 
 
 def test_no_service_manager(memvet, recorder):
@@ -143,6 +164,9 @@ def test_no_service_manager(memvet, recorder):
 def test_bad_overrides_are_usage_errors(memvet, tmp_path):
     bad = memvet("service", "status", env={"MEMVET_SERVICE_PLATFORM": "upstart"})
     assert bad.returncode == 2
-    bad = memvet("service", "status", env={"MEMVET_SERVICE_PLATFORM": "systemd",
-                                           "MEMVET_SERVICE_RUNNER": "shell:rm"})
+    bad = memvet(
+        "service",
+        "status",
+        env={"MEMVET_SERVICE_PLATFORM": "systemd", "MEMVET_SERVICE_RUNNER": "shell:rm"},
+    )
     assert bad.returncode == 2

@@ -50,9 +50,12 @@ def _daemon(env: dict[str, str]) -> subprocess.Popen:
     import sys
     import time
 
-    daemon = subprocess.Popen([sys.executable, "-m", "memvet.install.launcher", "daemon", "run"],
-                              env={**os.environ, **env}, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "memvet.install.launcher", "daemon", "run"],
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     stats = Path(os.environ["MEMVET_HOME"]) / "run" / "daemon-stats.json"
     deadline = time.monotonic() + 60
     while not (stats.exists() and str(daemon.pid) in stats.read_text()):
@@ -78,7 +81,9 @@ def test_doctor_fails_when_the_daemon_watches_other_host_folders(memvet, home, m
     assert "CODEX_HOME" in found["daemon.roots codex"]["message"]
     assert "memvet service install" in found["daemon.roots codex"]["fix"]
     assert found["daemon.roots claude-code"]["level"] == "ok"
-    assert str(home) not in (Path(os.environ["MEMVET_HOME"]) / "run" / "daemon-stats.json").read_text()
+    assert (
+        str(home) not in (Path(os.environ["MEMVET_HOME"]) / "run" / "daemon-stats.json").read_text()
+    )
     daemon = _daemon({"MEMVET_KEY_PROVIDER": "file"})
     try:
         found = {c["name"]: c for c in memvet("doctor", "--json").json()["checks"]}

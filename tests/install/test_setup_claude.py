@@ -20,8 +20,12 @@ def memvet_script() -> str:
 
 
 def ours(settings: dict, event: str) -> list[dict]:
-    return [h for g in settings["hooks"].get(event, []) for h in g["hooks"]
-            if "memvet hook claude-code" in h["command"]]
+    return [
+        h
+        for g in settings["hooks"].get(event, [])
+        for h in g["hooks"]
+        if "memvet hook claude-code" in h["command"]
+    ]
 
 
 @pytest.fixture
@@ -45,8 +49,12 @@ def test_setup_merges_hooks_and_mcp_and_keeps_everything_else(memvet, wired, sam
     for entry in report["files"]:
         backup = Path(entry["backup"])
         assert backup.name.startswith(Path(entry["path"]).name + ".memvet-backup-")
-        assert backup.read_bytes() == (samples.claude_settings if "settings" in entry["path"]
-                                       else samples.claude_state).encode()
+        assert (
+            backup.read_bytes()
+            == (
+                samples.claude_settings if "settings" in entry["path"] else samples.claude_state
+            ).encode()
+        )
 
     settings = json.loads(settings_path.read_text())
     original = json.loads(samples.claude_settings)
@@ -131,8 +139,12 @@ def test_handmade_layout_survives_setup_and_uninstall(memvet, claude_dir, sample
     # the one-line arrays and objects the user wrote are still one line each
     assert '    "permissions": {"allow": ["Bash(ls:*)", "Read"], "deny": []},\n' in text
     assert '    "env": {"FOO": "bar"}\n}' in text
-    assert '\n            {"hooks": [{"type": "command", "command": "~/bin/prompt-guard"}]},\n' in text
-    assert '\n        "SessionStart": [\n            {\n                "matcher"' in text  # 4 spaces
+    assert (
+        '\n            {"hooks": [{"type": "command", "command": "~/bin/prompt-guard"}]},\n' in text
+    )
+    assert (
+        '\n        "SessionStart": [\n            {\n                "matcher"' in text
+    )  # 4 spaces
     data = json.loads(text)
     assert len(data["hooks"]["UserPromptSubmit"]) == 2
     assert memvet("setup", "claude-code", "--uninstall").returncode == 0
@@ -155,7 +167,7 @@ def test_dry_run_writes_nothing_and_shows_a_diff(memvet, wired, samples, claude_
     result = memvet("setup", "claude-code", "--dry-run")
     assert result.returncode == 0
     assert f"--- {claude_dir / 'settings.json'}" in result.stdout
-    assert "+        \"matcher\": \"startup|resume|clear|compact\"," in result.stdout
+    assert '+        "matcher": "startup|resume|clear|compact",' in result.stdout
     assert '+    "memvet": {' in result.stdout
     assert samples.snapshot(claude_dir) == before and not samples.backups(claude_dir)
     report = memvet("setup", "claude-code", "--dry-run", "--json").json()
@@ -181,10 +193,17 @@ def test_broken_json_is_reported_and_left_alone(memvet, wired, samples, claude_d
 
 def test_stale_path_is_updated_in_place_and_duplicates_dropped(memvet, claude_dir):
     old = "/old/venv/bin/memvet hook claude-code session-start"
-    settings = {"hooks": {"SessionStart": [
-        {"matcher": "startup", "hooks": [{"type": "command", "command": old, "timeout": 7}]},
-        {"hooks": [{"type": "command", "command": old}]},
-    ]}}
+    settings = {
+        "hooks": {
+            "SessionStart": [
+                {
+                    "matcher": "startup",
+                    "hooks": [{"type": "command", "command": old, "timeout": 7}],
+                },
+                {"hooks": [{"type": "command", "command": old}]},
+            ]
+        }
+    }
     (claude_dir / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
     assert memvet("setup", "claude-code").returncode == 0
     data = json.loads((claude_dir / "settings.json").read_text())
@@ -250,7 +269,9 @@ def test_uninstall_without_the_setup_record_still_removes_what_became_empty(memv
     memvet("setup", "claude-code")
     record = Path(os.environ["MEMVET_HOME"]) / "setup-record.json"
     assert json.loads(record.read_text())[str(settings_path)]["containers"] == [
-        ["hooks", "PreToolUse"], ["hooks", "UserPromptSubmit"]]  # PreToolUse: the native-memory gate
+        ["hooks", "PreToolUse"],
+        ["hooks", "UserPromptSubmit"],
+    ]  # PreToolUse: the native-memory gate
     record.unlink()  # e.g. uninstall run with another MEMVET_HOME
     memvet("setup", "claude-code", "--uninstall")
     assert settings_path.read_text() == samples.claude_settings

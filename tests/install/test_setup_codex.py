@@ -41,7 +41,10 @@ def test_setup_writes_hooks_mcp_and_turns_hooks_feature_on(memvet, wired, sample
     hooks = json.loads(hooks_path.read_text())
     assert set(hooks) == {"hooks"}  # Codex rejects other root keys
     assert hooks["hooks"]["Stop"] == json.loads(samples.codex_hooks)["hooks"]["Stop"]
-    for event, slug in (("SessionStart", "session-start"), ("UserPromptSubmit", "user-prompt-submit")):
+    for event, slug in (
+        ("SessionStart", "session-start"),
+        ("UserPromptSubmit", "user-prompt-submit"),
+    ):
         [group] = hooks["hooks"][event]
         [handler] = group["hooks"]
         assert set(handler) == {"type", "command", "timeout"}
@@ -61,10 +64,13 @@ def test_setup_writes_hooks_mcp_and_turns_hooks_feature_on(memvet, wired, sample
     # every comment and line of the user's file is still there, in order: the only changes
     # are the hooks switch (its comment kept) and the table appended at the end
     old, new = samples.codex_config.splitlines(), text.splitlines()
-    ops = [op for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
-           if op[0] != "equal"]
+    ops = [
+        op
+        for op in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+        if op[0] != "equal"
+    ]
     assert [op[0] for op in ops] == ["replace", "insert"]
-    assert old[ops[0][1]:ops[0][2]] == ["hooks = false  # off while I debug another hook"]
+    assert old[ops[0][1] : ops[0][2]] == ["hooks = false  # off while I debug another hook"]
     assert new[ops[0][3]].startswith("hooks = true  # memvet")
     assert new[ops[0][3]].endswith("# off while I debug another hook")
     assert ops[1][1] == len(old) and new[ops[1][3] + 1] == "[mcp_servers.memvet]"
@@ -139,7 +145,9 @@ def test_config_round_trips(memvet, codex_dir, original):
 
 def test_broken_toml_is_reported_and_nothing_is_written(memvet, wired, samples, codex_dir):
     config_path, _ = wired
-    broken = samples.codex_config.replace('approval_policy = "on-request"', "approval_policy = on-request")
+    broken = samples.codex_config.replace(
+        'approval_policy = "on-request"', "approval_policy = on-request"
+    )
     config_path.write_text(broken)
     before = samples.snapshot(codex_dir)
     result = memvet("setup", "codex")
@@ -192,8 +200,10 @@ def test_a_foreign_memvet_mcp_table_is_not_removed(memvet, codex_dir):
 
 def test_moved_memvet_is_updated_in_place_keeping_comments(memvet, codex_dir):
     config = codex_dir / "config.toml"
-    config.write_text('[mcp_servers.memvet]\n# mine\ncommand = "/old/venv/bin/memvet"  # moved since\n'
-                      'args = ["mcp"]\ntool_timeout_sec = 30\n\n[profiles.a]\nmodel = "x"\n')
+    config.write_text(
+        '[mcp_servers.memvet]\n# mine\ncommand = "/old/venv/bin/memvet"  # moved since\n'
+        'args = ["mcp"]\ntool_timeout_sec = 30\n\n[profiles.a]\nmodel = "x"\n'
+    )
     report = memvet("setup", "codex", "--json").json()
     assert report["files"][1]["action"] == "updated"
     text = config.read_text()

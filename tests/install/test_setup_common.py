@@ -40,10 +40,16 @@ def test_hook_command_quotes_paths_with_spaces(monkeypatch):
     monkeypatch.setattr(setup_common, "memvet_argv", lambda: ["/Users/Dana Q/venv/bin/memvet"])
     monkeypatch.setenv("MEMVET_HOME", "/Users/Dana Q/memvet home")
     command = hook_command("claude-code", "user-prompt-submit")
-    assert command == ("MEMVET_HOME='/Users/Dana Q/memvet home' "
-                       "'/Users/Dana Q/venv/bin/memvet' hook claude-code user-prompt-submit")
-    assert shlex.split(command)[1:] == ["/Users/Dana Q/venv/bin/memvet", "hook", "claude-code",
-                                        "user-prompt-submit"]
+    assert command == (
+        "MEMVET_HOME='/Users/Dana Q/memvet home' "
+        "'/Users/Dana Q/venv/bin/memvet' hook claude-code user-prompt-submit"
+    )
+    assert shlex.split(command)[1:] == [
+        "/Users/Dana Q/venv/bin/memvet",
+        "hook",
+        "claude-code",
+        "user-prompt-submit",
+    ]
     assert is_memvet_hook(command, "claude-code", "user-prompt-submit")
     monkeypatch.delenv("MEMVET_HOME")
     assert not hook_command("claude-code", "session-start").startswith("MEMVET_HOME")
@@ -54,7 +60,12 @@ def test_hook_command_quotes_paths_with_spaces(monkeypatch):
     [
         ("/x/bin/memvet hook claude-code session-start", "claude-code", "session-start", True),
         ("/x/bin/memvet hook claude-code session-start", "codex", None, False),
-        ("/x/bin/memvet hook claude-code session-start", "claude-code", "user-prompt-submit", False),
+        (
+            "/x/bin/memvet hook claude-code session-start",
+            "claude-code",
+            "user-prompt-submit",
+            False,
+        ),
         ("'/a b/memvet' hook codex user-prompt-submit", "codex", "user-prompt-submit", True),
         ("/py -m memvet.install.launcher hook codex session-start", "codex", None, True),
         ("python3 ~/.mymemvet/hook.py session-start", "claude-code", None, False),

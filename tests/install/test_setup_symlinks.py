@@ -37,8 +37,9 @@ def test_settings_linked_to_another_users_file_are_refused(memvet, claude_dir, t
     assert human.returncode == 1 and "nothing was written" in human.stderr + human.stdout
 
 
-def test_a_codex_folder_linked_into_another_users_home_is_refused(memvet, home, tmp_path,
-                                                                  monkeypatch):
+def test_a_codex_folder_linked_into_another_users_home_is_refused(
+    memvet, home, tmp_path, monkeypatch
+):
     theirs = tmp_path / "other-user" / ".codex"
     theirs.mkdir(parents=True)
     os.chown(theirs, OTHER_UID, OTHER_UID)

@@ -111,7 +111,8 @@ def test_recent_hook_failures_are_warned_about(memvet):
     logs.mkdir(parents=True)
     (logs / "hook.log").write_text(
         "2026-01-01T00:00:00Z codex session-start path=direct outcome=key_wrong ms=30\n"
-        "2026-01-01T00:00:01Z codex session-start path=daemon outcome=context ms=3\n")
+        "2026-01-01T00:00:01Z codex session-start path=daemon outcome=context ms=3\n"
+    )
     found = checks(memvet("doctor", "--json"))
     assert found["hook.log"]["level"] == "warn" and "key_wrong ×1" in found["hook.log"]["message"]
 

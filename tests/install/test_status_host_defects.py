@@ -56,7 +56,9 @@ def test_doctor_fails_when_codex_would_reject_hooks_json(memvet, codex_dir):
 
 
 def _trust(config: Path, key: str) -> None:
-    config.write_text(config.read_text() + f'\n[hooks.state."{key}"]\ntrusted_hash = "sha256:{"0" * 64}"\n')
+    config.write_text(
+        config.read_text() + f'\n[hooks.state."{key}"]\ntrusted_hash = "sha256:{"0" * 64}"\n'
+    )
 
 
 def test_doctor_reads_codex_trust_records_per_hook(memvet, codex_dir):
@@ -70,7 +72,9 @@ def test_doctor_reads_codex_trust_records_per_hook(memvet, codex_dir):
     found = checks(memvet("doctor", "--json"))
     assert found["codex.trust"]["level"] == "ok", found["codex.trust"]
     assert memvet("status", "--json").json()["hosts"]["codex"]["trust"] == {
-        "session-start": "trusted", "user-prompt-submit": "trusted"}
+        "session-start": "trusted",
+        "user-prompt-submit": "trusted",
+    }
     # Another tool's group put before memvet's moves it: Codex's record no longer applies.
     doc = json.loads(hooks.read_text())
     other = {"hooks": [{"type": "command", "command": "/usr/bin/true"}]}

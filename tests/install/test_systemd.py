@@ -49,7 +49,9 @@ def test_rendered_unit_has_the_required_settings():
     assert "Restart=on-failure" in lines
     assert "Environment=MEMVET_HOME=/home/dana/.local/share/memvet" in lines
     assert "WantedBy=default.target" in lines
-    assert not any(line.startswith("Environment") for line in unit_lines(render_unit(daemon_argv(), {})))
+    assert not any(
+        line.startswith("Environment") for line in unit_lines(render_unit(daemon_argv(), {}))
+    )
 
 
 def test_words_with_spaces_percent_and_dollar_are_escaped():
@@ -71,7 +73,9 @@ needs_analyze = pytest.mark.skipif(analyze is None, reason="systemd-analyze is n
 
 def verify(unit: Path) -> subprocess.CompletedProcess:
     # System mode: `--user` needs a running user manager, which test machines rarely have.
-    return subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True, timeout=30)
+    return subprocess.run(
+        [analyze, "verify", str(unit)], capture_output=True, text=True, timeout=30
+    )
 
 
 @needs_analyze
@@ -80,8 +84,12 @@ def test_systemd_analyze_accepts_the_unit(tmp_path):
     spaced.mkdir()
     (spaced / "python").symlink_to(sys.executable)  # a path with a space exercises quoting
     unit = tmp_path / UNIT_NAME
-    unit.write_text(render_unit([str(spaced / "python"), "-m", "memvet.install.launcher", "daemon", "run"],
-                                {"MEMVET_HOME": str(tmp_path / "home 100%")}))
+    unit.write_text(
+        render_unit(
+            [str(spaced / "python"), "-m", "memvet.install.launcher", "daemon", "run"],
+            {"MEMVET_HOME": str(tmp_path / "home 100%")},
+        )
+    )
     done = verify(unit)
     assert done.returncode == 0, done.stderr
     assert "Unknown" not in done.stderr and "Invalid" not in done.stderr, done.stderr
@@ -94,8 +102,11 @@ def test_systemd_analyze_rejects_a_broken_unit(tmp_path):
     spaced.mkdir()
     (spaced / "python").symlink_to(sys.executable)
     unit = tmp_path / UNIT_NAME
-    unit.write_text(render_unit(daemon_argv(), {}).replace(
-        f"ExecStart={sys.executable}", f"ExecStart={spaced / 'python'}"))
+    unit.write_text(
+        render_unit(daemon_argv(), {}).replace(
+            f"ExecStart={sys.executable}", f"ExecStart={spaced / 'python'}"
+        )
+    )
     assert verify(unit).returncode != 0
 
 
@@ -105,8 +116,12 @@ def test_install_writes_the_unit_then_reloads_and_enables(tmp_path):
     result = Systemd(run, unit).install()
     assert run.calls == [sysctl("daemon-reload"), sysctl("enable", "--now", UNIT_NAME)]
     assert result["changed"] is True and result["commands"] == run.calls
-    assert unit.read_text() == render_unit(daemon_argv(), {  # the host folders too (issue 10)
-        key: os.environ[key] for key in ("MEMVET_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME")})
+    assert unit.read_text() == render_unit(
+        daemon_argv(),
+        {  # the host folders too (issue 10)
+            key: os.environ[key] for key in ("MEMVET_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME")
+        },
+    )
     assert oct(unit.stat().st_mode & 0o777) == "0o644"
 
     run.calls.clear()
@@ -119,7 +134,11 @@ def test_changed_unit_is_reloaded_and_restarted(tmp_path):
     unit.write_text("[Service]\nExecStart=/old/python -m memvet daemon run\n")
     run = FakeRun()
     Systemd(run, unit).install()
-    assert run.calls == [sysctl("daemon-reload"), sysctl("enable", UNIT_NAME), sysctl("restart", UNIT_NAME)]
+    assert run.calls == [
+        sysctl("daemon-reload"),
+        sysctl("enable", UNIT_NAME),
+        sysctl("restart", UNIT_NAME),
+    ]
 
 
 def test_failed_enable_leaves_no_unit_behind(tmp_path):
@@ -165,7 +184,13 @@ def test_uninstall_keeps_the_unit_when_disable_fails(tmp_path):
         (0, "active\n", "", True, "active"),
         (3, "inactive\n", "", False, "inactive"),
         (3, "failed\n", "", False, "failed"),
-        (1, "", "Failed to connect to bus: No such file or directory", None, "Failed to connect to bus"),
+        (
+            1,
+            "",
+            "Failed to connect to bus: No such file or directory",
+            None,
+            "Failed to connect to bus",
+        ),
     ],
 )
 def test_status_reads_is_active(tmp_path, code, stdout, stderr, active, detail):

@@ -36,15 +36,34 @@ def store(clock: FakeClock) -> Iterator[Store]:
 _LINES = itertools.count(7)
 
 
-def draft(statement: str, *, workspace: str | None = "/home/dana/src/app", kind: str = "preference",
-          source: str = "explicit_user", user: str = "dana", hint: str | None = None,
-          polarity: str = "assert", confidence: float = 0.8) -> CandidateDraft:
+def draft(
+    statement: str,
+    *,
+    workspace: str | None = "/home/dana/src/app",
+    kind: str = "preference",
+    source: str = "explicit_user",
+    user: str = "dana",
+    hint: str | None = None,
+    polarity: str = "assert",
+    confidence: float = 0.8,
+) -> CandidateDraft:
     line = next(_LINES)  # each draft is another line of the session: a repeat is a merge
     return CandidateDraft(
-        statement=statement, kind=kind, source_type=source,
+        statement=statement,
+        kind=kind,
+        source_type=source,
         scope=Scope(user=user, workspace=workspace, agent="claude-code", session="s-1"),
-        host="claude-code", confidence=confidence, reasons=("rule:test",), polarity=polarity,
+        host="claude-code",
+        confidence=confidence,
+        reasons=("rule:test",),
+        polarity=polarity,
         supersedes_hint=hint,
-        evidence=Evidence(path="/home/dana/.claude/projects/x/s-1.jsonl", line=line,
-                          message_id=f"msg-{line}", timestamp=None, excerpt=statement,
-                          session="s-1"))
+        evidence=Evidence(
+            path="/home/dana/.claude/projects/x/s-1.jsonl",
+            line=line,
+            message_id=f"msg-{line}",
+            timestamp=None,
+            excerpt=statement,
+            session="s-1",
+        ),
+    )

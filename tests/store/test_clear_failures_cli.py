@@ -21,8 +21,9 @@ def file_key(monkeypatch):
 
 
 def memvet(*args: str | bytes, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([*LAUNCHER, *args], capture_output=True, timeout=timeout,
-                          env=os.environ.copy())
+    return subprocess.run(
+        [*LAUNCHER, *args], capture_output=True, timeout=timeout, env=os.environ.copy()
+    )
 
 
 def home() -> Path:
@@ -81,10 +82,21 @@ def propose_many(count: int) -> str:
     store = open_store()
     try:
         scope = Scope(user=store.user, workspace=None, agent=None, session=None)
-        results = store.admit_many([CandidateDraft(
-            statement=f"we always use build tool number {i} in this project", kind="fact",
-            source_type="operator", scope=scope, host="memvet", confidence=1.0,
-            reasons=("operator typed",)) for i in range(count)], actor="test")
+        results = store.admit_many(
+            [
+                CandidateDraft(
+                    statement=f"we always use build tool number {i} in this project",
+                    kind="fact",
+                    source_type="operator",
+                    scope=scope,
+                    host="memvet",
+                    confidence=1.0,
+                    reasons=("operator typed",),
+                )
+                for i in range(count)
+            ],
+            actor="test",
+        )
         return results[-1].candidate_id
     finally:
         store.close()
@@ -92,10 +104,12 @@ def propose_many(count: int) -> str:
 
 # --- a reader that goes away ----------------------------------------------------------------------
 
+
 def _closed_pipe_run(*args: str) -> tuple[int, str]:
     """Start memvet with stdout a pipe whose reader is already gone (`… | head` that exited)."""
-    proc = subprocess.Popen([*LAUNCHER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=os.environ.copy())
+    proc = subprocess.Popen(
+        [*LAUNCHER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ.copy()
+    )
     proc.stdout.close()
     err = proc.stderr.read().decode()
     proc.stderr.close()
@@ -103,8 +117,15 @@ def _closed_pipe_run(*args: str) -> tuple[int, str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("args", [("queue", "show", "ID"), ("queue", "list"),
-                                  ("daemon", "status"), ("daemon", "status", "--json")])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("queue", "show", "ID"),
+        ("queue", "list"),
+        ("daemon", "status"),
+        ("daemon", "status", "--json"),
+    ],
+)
 def test_output_into_a_closed_pipe_ends_quietly(args):
     cid = propose_many(40)
     args = tuple(cid if a == "ID" else a for a in args)

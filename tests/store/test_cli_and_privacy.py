@@ -19,8 +19,13 @@ PLANTED_PATH = "/home/dana/src/project-obsidian-heron"
 
 def memvet(*args: str) -> subprocess.CompletedProcess:
     """A real `memvet` process (slow: each pays the imports); used where the process matters."""
-    return subprocess.run([sys.executable, "-m", "memvet.install.launcher", *args],
-                          capture_output=True, text=True, env=os.environ.copy(), timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "memvet.install.launcher", *args],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+        timeout=120,
+    )
 
 
 def in_process(*args: str) -> subprocess.CompletedProcess:
@@ -47,8 +52,18 @@ def test_propose_approve_list_as_interfaces_md_says(tmp_path):
     assert dup["error"]["code"] == "duplicate"
     listed = run_json("queue", "list")["candidates"]
     assert [c["id"] for c in listed] == [out["id"]]
-    assert set(listed[0]) >= {"id", "status", "statement", "kind", "source_type", "host", "scope",
-                              "confidence", "evidence_count", "created_at"}
+    assert set(listed[0]) >= {
+        "id",
+        "status",
+        "statement",
+        "kind",
+        "source_type",
+        "host",
+        "scope",
+        "confidence",
+        "evidence_count",
+        "created_at",
+    }
     assert listed[0]["scope"]["workspace"] == str(ws) and listed[0]["evidence_count"] == 2
     approved = run_json("queue", "approve", out["id"])["results"]
     assert approved[0]["status"] == "committed" and approved[0]["memory_id"]
@@ -56,8 +71,18 @@ def test_propose_approve_list_as_interfaces_md_says(tmp_path):
     assert again["error"] and again["status"] == "committed"
     memories = run_json("memories", "list", "--cwd", str(ws))["memories"]
     assert [m["statement"] for m in memories] == ["we use uv here"]
-    assert set(memories[0]) >= {"id", "statement", "kind", "status", "scope", "source_type",
-                                "candidate_id", "valid_from", "valid_to", "recorded_at"}
+    assert set(memories[0]) >= {
+        "id",
+        "statement",
+        "kind",
+        "status",
+        "scope",
+        "source_type",
+        "candidate_id",
+        "valid_from",
+        "valid_to",
+        "recorded_at",
+    }
     assert run_json("memories", "list", "--cwd", str(tmp_path))["memories"] == []
     mid = memories[0]["id"]
     assert run_json("memories", "false-write", mid, "--reason", "wrong")["status"] == "retired"

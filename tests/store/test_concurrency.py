@@ -47,11 +47,19 @@ def file_keys(monkeypatch):
 @pytest.mark.slow
 def test_processes_racing_commit_each_candidate_exactly_once(file_keys):
     store = open_store(user="dana")
-    ids = [store.admit(draft(f"convention number {i} holds", kind="constraint")).candidate_id
-           for i in range(12)]
-    procs = [subprocess.Popen([sys.executable, "-c", APPROVER, str(n), *ids],
-                              stdout=subprocess.PIPE, text=True, env=os.environ.copy())
-             for n in range(4)]
+    ids = [
+        store.admit(draft(f"convention number {i} holds", kind="constraint")).candidate_id
+        for i in range(12)
+    ]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", APPROVER, str(n), *ids],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
+        for n in range(4)
+    ]
     results = [json.loads(p.communicate(timeout=60)[0]) for p in procs]
     for cid in ids:
         outcomes = [r for batch in results for r in batch if r["id"] == cid]
@@ -70,8 +78,13 @@ def test_processes_racing_commit_each_candidate_exactly_once(file_keys):
 def test_a_process_killed_between_reserve_and_commit_leaves_a_recoverable_stale_lease(file_keys):
     store = open_store(user="dana")
     cid = store.admit(draft("release branches are cut on thursdays", kind="procedure")).candidate_id
-    proc = subprocess.Popen([sys.executable, "-c", CRASHER, cid], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CRASHER, cid],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
     assert proc.stdout.readline().strip() == "reserved"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)

@@ -8,7 +8,10 @@ from memvet.store import open_store
 
 from .conftest import FakeClock, draft
 
-TIED = ("Run poetry install after every pull", "Commit the poetry lock file with dependency changes")
+TIED = (
+    "Run poetry install after every pull",
+    "Commit the poetry lock file with dependency changes",
+)
 CORRECTION = "We moved from poetry to uv, use uv now"
 
 

@@ -39,8 +39,12 @@ def test_moving_a_ciphertext_between_rows_in_the_database_is_detected(store):
     a = store.admit(draft("we use uv here")).candidate_id
     b = store.admit(draft("never run terraform apply", kind="constraint")).candidate_id
     with store.engine.begin() as conn:
-        blob = conn.execute(sa.text("SELECT statement_ct FROM candidates WHERE id=:i"), {"i": a}).scalar()
-        conn.execute(sa.text("UPDATE candidates SET statement_ct=:b WHERE id=:i"), {"b": blob, "i": b})
+        blob = conn.execute(
+            sa.text("SELECT statement_ct FROM candidates WHERE id=:i"), {"i": a}
+        ).scalar()
+        conn.execute(
+            sa.text("UPDATE candidates SET statement_ct=:b WHERE id=:i"), {"b": blob, "i": b}
+        )
     assert store.get_candidate(a).statement == "we use uv here"
     with pytest.raises(IntegrityError):
         store.get_candidate(b)
@@ -50,9 +54,11 @@ def test_normalisation_of_the_content_key():
     assert normalise_statement("  We   use ＵＶ here!! ") == "we use uv here"
     cipher = FieldCipher(new_key(), "k")
     assert cipher.content_key("u", "/w", None, "fact", "We use uv.") == cipher.content_key(
-        "u", "/w", None, "fact", "we use uv")
+        "u", "/w", None, "fact", "we use uv"
+    )
     assert cipher.content_key("u", "/w", None, "fact", "x") != cipher.content_key(
-        "u", "/v", None, "fact", "x")
+        "u", "/v", None, "fact", "x"
+    )
 
 
 def test_keyring_is_used_when_usable(tmp_path, memory_keyring):
@@ -129,7 +135,9 @@ def test_rotation_rewraps_and_rows_stay_readable(tmp_path, monkeypatch, provider
     if provider == "file":
         assert sorted(p.name for p in (tmp_path / "h" / "keys").iterdir()) == ["kek-v3"]
     else:
-        assert [k for k in memory_keyring.entries if k[1].startswith("kek-v")][0][1].startswith("kek-v3")
+        assert [k for k in memory_keyring.entries if k[1].startswith("kek-v")][0][1].startswith(
+            "kek-v3"
+        )
     assert reopened.verify_audit().ok
 
 
@@ -148,8 +156,15 @@ def test_keyed_digests_are_hmac_sha256(key_bytes):
         assert keyed_digest(key, data) == hmac.new(key, data, hashlib.sha256).digest()
     assert term_index.token(key, "pytest") == hmac.new(key, b"pytest", hashlib.sha256).digest()[:16]
     cipher = FieldCipher(new_key(), "k")
-    assert cipher.blind_index("user", "ana") == hmac.new(
-        cipher._bidx_key, b"user\x1fana", hashlib.sha256).hexdigest()
-    assert cipher.statement_key("ana", "Use uv") == hmac.new(
-        cipher._content_key, f"sk2\x1fana\x1f{normalise_statement('Use uv')}".encode(),
-        hashlib.sha256).hexdigest()
+    assert (
+        cipher.blind_index("user", "ana")
+        == hmac.new(cipher._bidx_key, b"user\x1fana", hashlib.sha256).hexdigest()
+    )
+    assert (
+        cipher.statement_key("ana", "Use uv")
+        == hmac.new(
+            cipher._content_key,
+            f"sk2\x1fana\x1f{normalise_statement('Use uv')}".encode(),
+            hashlib.sha256,
+        ).hexdigest()
+    )

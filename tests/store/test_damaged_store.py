@@ -14,14 +14,27 @@ from pathlib import Path
 import pytest
 from memvet.store import CandidateDraft, Scope, open_store
 
-COMMANDS = [("queue", "list"), ("memories", "list", "--global"), ("propose", "we use uv"),
-            ("audit", "verify"), ("key", "status"), ("recall", "which package manager"),
-            ("queue", "show", "c_x"), ("memories", "forget", "m_x"), ("migrate",)]
+COMMANDS = [
+    ("queue", "list"),
+    ("memories", "list", "--global"),
+    ("propose", "we use uv"),
+    ("audit", "verify"),
+    ("key", "status"),
+    ("recall", "which package manager"),
+    ("queue", "show", "c_x"),
+    ("memories", "forget", "m_x"),
+    ("migrate",),
+]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "memvet.install.launcher", *args],
-                          capture_output=True, text=True, timeout=60, env=dict(os.environ))
+    return subprocess.run(
+        [sys.executable, "-m", "memvet.install.launcher", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ),
+    )
 
 
 @pytest.fixture
@@ -29,8 +42,14 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
     store = open_store()
     for i in range(40):
-        store.admit(CandidateDraft(statement=f"statement {i} about the build " * 4, kind="fact",
-                                   source_type="operator", scope=Scope(user=store.user)))
+        store.admit(
+            CandidateDraft(
+                statement=f"statement {i} about the build " * 4,
+                kind="fact",
+                source_type="operator",
+                scope=Scope(user=store.user),
+            )
+        )
     store.close()
     return Path(os.environ["MEMVET_HOME"])
 
@@ -96,7 +115,9 @@ def test_doctor_checks_the_file_and_every_record(home):
     res = run("doctor", "--deep", "--json")
     assert res.returncode == 1
     checks = {c["name"]: c for c in json.loads(res.stdout)["checks"]}
-    assert checks["store.records"]["level"] == "fail" and victim in checks["store.records"]["message"]
+    assert (
+        checks["store.records"]["level"] == "fail" and victim in checks["store.records"]["message"]
+    )
     (home / "memvet.db").write_bytes(b"garbage" * 1000)
     res = run("doctor")
     assert res.returncode == 1 and "is damaged" in res.stdout and "Traceback" not in res.stderr

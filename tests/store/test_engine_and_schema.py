@@ -21,8 +21,10 @@ def test_every_connection_has_wal_foreign_keys_and_busy_timeout(tmp_path):
 
 def _columns(engine: sa.Engine) -> dict[str, dict[str, tuple[str, bool]]]:
     insp = sa.inspect(engine)
-    return {t: {c["name"]: (type(c["type"]).__name__, c["nullable"]) for c in insp.get_columns(t)}
-            for t in insp.get_table_names()}
+    return {
+        t: {c["name"]: (type(c["type"]).__name__, c["nullable"]) for c in insp.get_columns(t)}
+        for t in insp.get_table_names()
+    }
 
 
 def test_migrating_an_empty_database_yields_exactly_the_models(tmp_path):
@@ -81,10 +83,12 @@ def test_never_mode_does_not_create_a_schema(tmp_path):
 
 def test_optimize_gathers_planner_statistics(tmp_path):
     store = open_store(tmp_path / "h")
+
     def stats() -> int:
         with store.engine.connect() as conn:
             return conn.exec_driver_sql(
-                "SELECT count(*) FROM sqlite_master WHERE name='sqlite_stat1'").scalar()
+                "SELECT count(*) FROM sqlite_master WHERE name='sqlite_stat1'"
+            ).scalar()
 
     assert stats() == 0
     store.optimize()

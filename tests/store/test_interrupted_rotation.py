@@ -22,8 +22,13 @@ def file_key(monkeypatch):
 
 
 def memvet(*args: str) -> dict:
-    proc = subprocess.run([*LAUNCHER, *args, "--json"], capture_output=True, text=True,
-                          timeout=60, env=os.environ.copy())
+    proc = subprocess.run(
+        [*LAUNCHER, *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ.copy(),
+    )
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stdout + proc.stderr
     return json.loads(proc.stdout)
 
@@ -33,9 +38,13 @@ def key_files() -> list[str]:
 
 
 def kill_rotation_at(point: str) -> None:
-    proc = subprocess.Popen([sys.executable, str(HANGING_ROTATION), point, "key", "rotate"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=os.environ.copy())
+    proc = subprocess.Popen(
+        [sys.executable, str(HANGING_ROTATION), point, "key", "rotate"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
     assert proc.stderr.readline().strip() in ("saved", "committed")
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
@@ -49,8 +58,13 @@ def test_a_rotation_killed_after_its_commit_leaves_the_old_key_named_and_finish_
 
     status = memvet("key", "status")
     assert status["kek_version"] == 2 and status["leftover_versions"] == [1]
-    human = subprocess.run([*LAUNCHER, "key", "status"], capture_output=True, text=True,
-                           timeout=60, env=os.environ.copy()).stdout
+    human = subprocess.run(
+        [*LAUNCHER, "key", "status"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ.copy(),
+    ).stdout
     assert "v1" in human and "memvet key rotate --finish" in human
 
     finished = memvet("key", "rotate", "--finish")

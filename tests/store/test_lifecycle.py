@@ -72,8 +72,10 @@ def test_a_failed_commit_releases_with_the_error_kept(store, monkeypatch):
 
 
 def test_stale_leases_are_settled_only_by_recovery(store, clock):
-    ids = [store.admit(draft(f"rule number {i} applies", kind="constraint")).candidate_id
-           for i in range(3)]
+    ids = [
+        store.admit(draft(f"rule number {i} applies", kind="constraint")).candidate_id
+        for i in range(3)
+    ]
     for cid in ids:
         store.reserve(cid, owner="crashed inspector", ttl=timedelta(minutes=1))
     assert store.mark_stale_leases(clock.advance(minutes=5)) == 3
@@ -85,7 +87,9 @@ def test_stale_leases_are_settled_only_by_recovery(store, clock):
     assert store.recover(ids[0], "commit", actor="op").id == memory.id
     assert store.recover(ids[1], "release", actor="op").status == "pending"
     assert store.recover(ids[2], "reject", actor="op").status == "rejected"
-    assert [m.id for m in store.list_memories(store.reader_for(None, all_scopes=True))] == [memory.id]
+    assert [m.id for m in store.list_memories(store.reader_for(None, all_scopes=True))] == [
+        memory.id
+    ]
     assert store.verify_audit().ok
 
 
@@ -111,19 +115,28 @@ def test_memory_lifecycle_and_replayed_transactions(store):
     assert gone.memory.status == "retired" and gone.memory.retired_reason == "false_write"
     assert store.restore(memory.id, actor="op").memory.status == "active"
     history = [(t.from_status, t.to_status) for t in store.transitions(memory.id)]
-    assert history == [(None, "active"), ("active", "disputed"), ("disputed", "active"),
-                       ("active", "retired"), ("retired", "active")]
+    assert history == [
+        (None, "active"),
+        ("active", "disputed"),
+        ("disputed", "active"),
+        ("active", "retired"),
+        ("retired", "active"),
+    ]
     # the tombstone stays through the restore: the same statement never comes back as a candidate
-    assert store.admit(draft("deploys go through make ship", kind="procedure")).outcome == "tombstoned"
+    assert (
+        store.admit(draft("deploys go through make ship", kind="procedure")).outcome == "tombstoned"
+    )
 
 
 def test_a_correction_supersedes_and_history_stays_readable(store, clock):
     reader = store.reader_for("/home/dana/src/app")
-    old = store.approve(store.admit(draft("we use yarn for packages", kind="decision")).candidate_id,
-                        actor="op")
+    old = store.approve(
+        store.admit(draft("we use yarn for packages", kind="decision")).candidate_id, actor="op"
+    )
     t_old = clock.advance(days=1)
-    cid = store.admit(draft("actually we switched to pnpm for packages", kind="decision",
-                            hint="yarn")).candidate_id
+    cid = store.admit(
+        draft("actually we switched to pnpm for packages", kind="decision", hint="yarn")
+    ).candidate_id
     detail = store.candidate_detail(cid)
     assert detail.supersedes is not None and detail.supersedes.id == old.id
     clock.advance(days=1)
@@ -144,8 +157,11 @@ def test_a_correction_supersedes_and_history_stays_readable(store, clock):
 
 def test_approve_with_edits_moves_scope_and_text(store):
     cid = store.admit(draft("i like conventional commits")).candidate_id
-    memory = store.approve(cid, actor="op", edits=Edits(statement="Use conventional commits",
-                                                        kind="preference", make_global=True))
+    memory = store.approve(
+        cid,
+        actor="op",
+        edits=Edits(statement="Use conventional commits", kind="preference", make_global=True),
+    )
     assert memory.scope.workspace is None and memory.statement == "Use conventional commits"
     assert [m.id for m in store.list_memories(store.reader_for("/any/where"))] == [memory.id]
 
@@ -155,14 +171,20 @@ def test_expiry_ttl_and_decay_sweeps(store, clock):
     clock.advance(days=40)
     assert store.expire_candidates(clock.now, timedelta(days=30)) == 1
     assert store.get_candidate(old).status == "expired"
-    m = store.approve(store.admit(draft("the model thinks we use nix", source="model_inference",
-                                        confidence=0.8)).candidate_id, actor="op")
+    m = store.approve(
+        store.admit(
+            draft("the model thinks we use nix", source="model_inference", confidence=0.8)
+        ).candidate_id,
+        actor="op",
+    )
     assert store.decay_confidence(clock.advance(days=30), timedelta(days=30)) == 1
     assert store.decay_confidence(clock.now, timedelta(days=30)) == 0
     assert abs(store.get_memory(m.id).confidence - 0.4) < 1e-6
-    explicit = store.approve(store.admit(draft("ci runs on buildkite", kind="fact",
-                                               confidence=0.9)).candidate_id, actor="op",
-                             edits=Edits(valid_to=clock.now + timedelta(days=1)))
+    explicit = store.approve(
+        store.admit(draft("ci runs on buildkite", kind="fact", confidence=0.9)).candidate_id,
+        actor="op",
+        edits=Edits(valid_to=clock.now + timedelta(days=1)),
+    )
     store.decay_confidence(clock.advance(days=60), timedelta(days=30))
     assert store.get_memory(explicit.id).confidence == 0.9
     assert store.retire_due_memories(clock.now) == 1
@@ -171,15 +193,27 @@ def test_expiry_ttl_and_decay_sweeps(store, clock):
 
 
 def test_bulk_admit_and_import_follow_the_same_rules(store):
-    results = store.admit_many([draft("we use uv here"), draft("we use uv here"),
-                                draft("ci is github actions", kind="fact")])
+    results = store.admit_many(
+        [
+            draft("we use uv here"),
+            draft("we use uv here"),
+            draft("ci is github actions", kind="fact"),
+        ]
+    )
     assert [r.outcome for r in results] == ["queued", "merged", "queued"]
     store.reject(results[2].candidate_id, actor="op")
-    ids = store.import_memories([draft("ci is github actions", kind="fact"),
-                                 draft("tests run with pytest -q", kind="procedure")], actor="op")
+    ids = store.import_memories(
+        [
+            draft("ci is github actions", kind="fact"),
+            draft("tests run with pytest -q", kind="procedure"),
+        ],
+        actor="op",
+    )
     assert len(ids) == 1  # the tombstoned statement is skipped
     memory = store.get_memory(ids[0])
-    assert memory.status == "active" and store.get_candidate(memory.candidate_id).status == "committed"
+    assert (
+        memory.status == "active" and store.get_candidate(memory.candidate_id).status == "committed"
+    )
     assert [t.to_status for t in store.transitions(ids[0])] == ["active"]
     assert store.verify_audit().ok
 
@@ -198,14 +232,17 @@ def test_recall_as_recorded_at_an_earlier_time(store, clock):
     from memvet.store.recall import recall
 
     ws = "/home/dana/src/app"
-    memory = store.approve(store.admit(draft("deploys run through make ship", kind="procedure"))
-                           .candidate_id, actor="op")
+    memory = store.approve(
+        store.admit(draft("deploys run through make ship", kind="procedure")).candidate_id,
+        actor="op",
+    )
     before_forget = clock.advance(hours=1)
     clock.advance(hours=1)
     store.forget(memory.id, actor="op")
     now = recall(store, "how do deploys run?", workspace=ws)
-    assert now["state"] == "UNKNOWN" and memory.id not in [m["id"] for m in now["memories"]
-                                                          if m.get("role") == "answer"]
+    assert now["state"] == "UNKNOWN" and memory.id not in [
+        m["id"] for m in now["memories"] if m.get("role") == "answer"
+    ]
     then = recall(store, "how do deploys run?", workspace=ws, recorded_as_of=before_forget)
     # As recorded then it was in force; told as history, never as current (issue 13).
     assert then["state"] == "VERIFIED_HISTORICAL" and then["memories"][0]["id"] == memory.id

@@ -18,16 +18,25 @@ from memvet.store.schema import current_version
 
 LAUNCHER = [sys.executable, "-m", "memvet.install.launcher"]
 NO_STORE = "no store yet"
-READING = [("queue", "list"), ("queue", "show", "c_0"), ("memories", "list"),
-           ("key", "status"), ("audit", "verify"), ("recall", "how do we deploy"),
-           ("queue", "approve", "c_0"), ("queue", "reject", "c_0"),
-           ("queue", "recover", "c_0", "--commit"), ("memories", "forget", "m_0"),
-           ("key", "rotate")]
+READING = [
+    ("queue", "list"),
+    ("queue", "show", "c_0"),
+    ("memories", "list"),
+    ("key", "status"),
+    ("audit", "verify"),
+    ("recall", "how do we deploy"),
+    ("queue", "approve", "c_0"),
+    ("queue", "reject", "c_0"),
+    ("queue", "recover", "c_0", "--commit"),
+    ("memories", "forget", "m_0"),
+    ("key", "rotate"),
+]
 
 
 def memvet(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*LAUNCHER, *args], capture_output=True, text=True, timeout=60,
-                          env=os.environ.copy())
+    return subprocess.run(
+        [*LAUNCHER, *args], capture_output=True, text=True, timeout=60, env=os.environ.copy()
+    )
 
 
 def home() -> Path:
@@ -100,6 +109,7 @@ def test_propose_creates_the_store_at_the_current_schema_and_then_readers_work()
 
 
 # --- file modes -------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def open_umask():

@@ -17,25 +17,37 @@ CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "extraction"
 WS = "/home/dana/src/app"
 
 
-@pytest.mark.parametrize(("a", "b"), [
-    ("We always use pnpm here, never npm.", "Use pnpm in this repo, not npm!"),
-    ("Decided: ruff instead of flake8, don't reopen it", "We decided to use ruff instead of flake8."),
-    ("Stop reaching for axios, we don't allow it here.", "Do not use axios."),
-    ("tests run with `uv run pytest -q`, not the bare runner", "Run the tests with `uv run pytest -q`."),
-    ("No network calls in unit tests, ever!", "no netwrok calls in unit tests, ever"),  # a typo
-])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("We always use pnpm here, never npm.", "Use pnpm in this repo, not npm!"),
+        (
+            "Decided: ruff instead of flake8, don't reopen it",
+            "We decided to use ruff instead of flake8.",
+        ),
+        ("Stop reaching for axios, we don't allow it here.", "Do not use axios."),
+        (
+            "tests run with `uv run pytest -q`, not the bare runner",
+            "Run the tests with `uv run pytest -q`.",
+        ),
+        ("No network calls in unit tests, ever!", "no netwrok calls in unit tests, ever"),  # a typo
+    ],
+)
 def test_the_same_rule_in_other_words(a: str, b: str) -> None:
     assert same_rule(a, b), similarity(rule_words(a), rule_words(b))
 
 
-@pytest.mark.parametrize(("a", "b"), [
-    ("Staging postgres listens on 5433.", "Staging postgres listens on 3001."),
-    ("Before pushing, run `make test`.", "Before pushing, run `mix test`."),
-    ("Use pnpm for installs.", "Never use pnpm for installs."),
-    ("Use npm for installs.", "Use pnpm for installs, not npm."),
-    ("Vendor/ is generated, hands off.", "Third_party/ is generated, hands off."),
-    ("Use pnpm for installs.", "Use npm for installs."),
-])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Staging postgres listens on 5433.", "Staging postgres listens on 3001."),
+        ("Before pushing, run `make test`.", "Before pushing, run `mix test`."),
+        ("Use pnpm for installs.", "Never use pnpm for installs."),
+        ("Use npm for installs.", "Use pnpm for installs, not npm."),
+        ("Vendor/ is generated, hands off.", "Third_party/ is generated, hands off."),
+        ("Use pnpm for installs.", "Use npm for installs."),
+    ],
+)
 def test_rivals_are_not_one_rule(a: str, b: str) -> None:
     assert not same_rule(a, b)
 
@@ -50,23 +62,52 @@ def test_the_threshold_holds_on_the_corpus_dev_pairs() -> None:
     assert len(pairs) > 200
     same = [p for p in pairs if p["same"]]
     hits = sum(same_rule(p["a"]["text"], p["b"]["text"], SAME_RULE) for p in same)
-    false = sum(same_rule(p["a"]["text"], p["b"]["text"], SAME_RULE) for p in pairs if not p["same"])
+    false = sum(
+        same_rule(p["a"]["text"], p["b"]["text"], SAME_RULE) for p in pairs if not p["same"]
+    )
     assert hits / len(same) >= 0.8 and false <= 0.02 * len(pairs)
 
 
-def _draft(statement: str, *, workspace: str | None = WS, host: str = "claude-code", line: int = 1,
-           session: str = "s-1", source: str = "explicit_user") -> CandidateDraft:
+def _draft(
+    statement: str,
+    *,
+    workspace: str | None = WS,
+    host: str = "claude-code",
+    line: int = 1,
+    session: str = "s-1",
+    source: str = "explicit_user",
+) -> CandidateDraft:
     return CandidateDraft(
-        statement=statement, kind="preference", source_type=source,
-        scope=Scope(user="dana", workspace=workspace, agent=host, session=session), host=host,
-        confidence=0.8, reasons=("test",),
-        evidence=Evidence(path=f"/t/{session}.jsonl", line=line, message_id=f"m{line}", timestamp=None,
-                          excerpt=statement, session=session))
+        statement=statement,
+        kind="preference",
+        source_type=source,
+        scope=Scope(user="dana", workspace=workspace, agent=host, session=session),
+        host=host,
+        confidence=0.8,
+        reasons=("test",),
+        evidence=Evidence(
+            path=f"/t/{session}.jsonl",
+            line=line,
+            message_id=f"m{line}",
+            timestamp=None,
+            excerpt=statement,
+            session=session,
+        ),
+    )
 
 
 def _ingest(store, *drafts: CandidateDraft, path: str = "/t/a.jsonl"):  # noqa: ANN001, ANN202
-    checkpoint = Checkpoint(path=path, host="claude-code", device=1, inode=1, fingerprint="0:x",
-                            offset=1, line_no=1, size_seen=1, extra={})
+    checkpoint = Checkpoint(
+        path=path,
+        host="claude-code",
+        device=1,
+        inode=1,
+        fingerprint="0:x",
+        offset=1,
+        line_no=1,
+        size_seen=1,
+        extra={},
+    )
     return store.ingest(checkpoint, list(drafts))
 
 
@@ -78,8 +119,11 @@ def test_a_restatement_in_the_other_host_merges_with_both_evidences() -> None:
     store = open_store(user="dana")
     try:
         first = _ingest(store, _draft("We always use pnpm here, never npm.", session="s-1"))
-        second = _ingest(store, _draft("Use pnpm in this repo, not npm!", host="codex", session="s-2", line=7),
-                         path="/t/b.jsonl")
+        second = _ingest(
+            store,
+            _draft("Use pnpm in this repo, not npm!", host="codex", session="s-2", line=7),
+            path="/t/b.jsonl",
+        )
         assert first[0].outcome == "queued" and second[0].outcome == "merged"
         assert second[0].candidate_id == first[0].candidate_id
         [candidate] = _pending(store)
@@ -93,13 +137,19 @@ def test_a_restatement_in_the_other_host_merges_with_both_evidences() -> None:
 def test_a_user_global_candidate_restated_in_a_workspace_takes_the_workspace() -> None:
     store = open_store(user="dana")
     try:
-        _ingest(store, _draft("Always write commit messages in the imperative mood.", workspace=None))
-        result = _ingest(store, _draft("Commit messages go in the imperative mood, always.", session="s-2"))
+        _ingest(
+            store, _draft("Always write commit messages in the imperative mood.", workspace=None)
+        )
+        result = _ingest(
+            store, _draft("Commit messages go in the imperative mood, always.", session="s-2")
+        )
         assert result[0].outcome == "merged"
         [candidate] = _pending(store)
         assert candidate.scope.workspace == WS
         # its content key moved with it: the same words again in that workspace merge exactly
-        again = _ingest(store, _draft("Always write commit messages in the imperative mood.", session="s-3"))
+        again = _ingest(
+            store, _draft("Always write commit messages in the imperative mood.", session="s-3")
+        )
         assert again[0].outcome == "merged" and again[0].candidate_id == candidate.id
     finally:
         store.close()
@@ -109,9 +159,16 @@ def test_rivals_and_other_workspaces_stay_apart_and_so_does_the_operator() -> No
     store = open_store(user="dana")
     try:
         _ingest(store, _draft("Staging postgres listens on 5433."))
-        assert _ingest(store, _draft("Staging postgres listens on 3001.", session="s-2"))[0].outcome == "queued"
-        other = _ingest(store, _draft("Staging postgres listens on 5433!", workspace="/home/dana/src/other",
-                                      session="s-3"))
+        assert (
+            _ingest(store, _draft("Staging postgres listens on 3001.", session="s-2"))[0].outcome
+            == "queued"
+        )
+        other = _ingest(
+            store,
+            _draft(
+                "Staging postgres listens on 5433!", workspace="/home/dana/src/other", session="s-3"
+            ),
+        )
         assert other[0].outcome == "queued"
         typed = store.admit(_draft("The staging postgres listens on port 5433.", source="operator"))
         assert typed.outcome == "queued"  # what the operator types is queued as typed
@@ -123,8 +180,11 @@ def test_rivals_and_other_workspaces_stay_apart_and_so_does_the_operator() -> No
 def test_a_restatement_within_one_batch_merges_too() -> None:
     store = open_store(user="dana")
     try:
-        results = _ingest(store, _draft("Decided: ruff instead of flake8, don't reopen it", line=1),
-                          _draft("We decided to use ruff instead of flake8.", line=9))
+        results = _ingest(
+            store,
+            _draft("Decided: ruff instead of flake8, don't reopen it", line=1),
+            _draft("We decided to use ruff instead of flake8.", line=9),
+        )
         assert [r.outcome for r in results] == ["queued", "merged"]
         assert _pending(store)[0].evidence_count == 2
     finally:
@@ -136,7 +196,9 @@ def test_a_candidate_decided_elsewhere_is_not_merged_into() -> None:
     try:
         [queued] = _ingest(store, _draft("Do not use axios."))
         store.reject(queued.candidate_id, actor="operator")  # as the inspector does
-        result = _ingest(store, _draft("Stop reaching for axios, we don't allow it here.", session="s-2"))
+        result = _ingest(
+            store, _draft("Stop reaching for axios, we don't allow it here.", session="s-2")
+        )
         assert result[0].outcome == "queued"
     finally:
         store.close()

@@ -25,25 +25,45 @@ def old_key(text: str) -> str:
     return hashlib.sha256(("norm1:" + text).encode()).hexdigest()  # not what norm2 derives
 
 
-def old_candidate(conn, cipher, cid: str, statement: str, status: str, workspace: str | None,  # noqa: ANN001
-                  user: str) -> str:
+def old_candidate(
+    conn,
+    cipher,
+    cid: str,
+    statement: str,
+    status: str,
+    workspace: str | None,  # noqa: ANN001
+    user: str,
+) -> str:
     key = old_key(statement)
-    conn.execute(sa.text(
-        "INSERT INTO candidates (id, status, kind, source_type, host, user_bidx, workspace_bidx, "
-        "content_key, polarity, confidence, importance, evidence_count, created_at, updated_at, "
-        "statement_ct, user_ct, workspace_ct) VALUES (:id, :status, 'decision', 'operator', "
-        "'memvet', :ub, :wb, :key, 'assert', 1.0, 1, 1, :now, :now, :st, :uc, :wc)"),
-        dict(id=cid, status=status, ub=cipher.blind_index("user", user),
-             wb=cipher.blind_index("workspace", workspace), key=key, now=NOW,
-             st=cipher.encrypt("candidates", "statement", cid, statement),
-             uc=cipher.encrypt("candidates", "user", cid, user),
-             wc=cipher.encrypt("candidates", "workspace", cid, workspace)))
+    conn.execute(
+        sa.text(
+            "INSERT INTO candidates (id, status, kind, source_type, host, user_bidx, workspace_bidx, "
+            "content_key, polarity, confidence, importance, evidence_count, created_at, updated_at, "
+            "statement_ct, user_ct, workspace_ct) VALUES (:id, :status, 'decision', 'operator', "
+            "'memvet', :ub, :wb, :key, 'assert', 1.0, 1, 1, :now, :now, :st, :uc, :wc)"
+        ),
+        dict(
+            id=cid,
+            status=status,
+            ub=cipher.blind_index("user", user),
+            wb=cipher.blind_index("workspace", workspace),
+            key=key,
+            now=NOW,
+            st=cipher.encrypt("candidates", "statement", cid, statement),
+            uc=cipher.encrypt("candidates", "user", cid, user),
+            wc=cipher.encrypt("candidates", "workspace", cid, workspace),
+        ),
+    )
     if status == "rejected":
-        conn.execute(sa.text(
-            "INSERT INTO tombstones (content_key, reason, source_id, created_at, seen_again, "
-            "preview_ct) VALUES (:key, 'rejected', :id, :now, 2, :pv)"),
-            dict(key=key, id=cid, now=NOW,
-                 pv=cipher.encrypt("tombstones", "preview", key, statement)))
+        conn.execute(
+            sa.text(
+                "INSERT INTO tombstones (content_key, reason, source_id, created_at, seen_again, "
+                "preview_ct) VALUES (:key, 'rejected', :id, :now, 2, :pv)"
+            ),
+            dict(
+                key=key, id=cid, now=NOW, pv=cipher.encrypt("tombstones", "preview", key, statement)
+            ),
+        )
     return key
 
 
@@ -66,15 +86,27 @@ def test_an_upgraded_store_blocks_what_it_rejected_before_in_every_form(tmp_path
     try:
         [tomb] = store.list_tombstones()
         assert tomb.seen_again == 4 and tomb.preview == "We deploy on Fridays"  # merged into one
-        for statement, workspace, kind in (("We deplоy on Fridays", None, "fact"),
-                                           ("“We deploy on Fridays.”", ws, "constraint")):
-            result = store.admit(CandidateDraft(statement=statement, kind=kind,
-                                                source_type="operator",
-                                                scope=Scope(user=user, workspace=workspace)))
+        for statement, workspace, kind in (
+            ("We deplоy on Fridays", None, "fact"),
+            ("“We deploy on Fridays.”", ws, "constraint"),
+        ):
+            result = store.admit(
+                CandidateDraft(
+                    statement=statement,
+                    kind=kind,
+                    source_type="operator",
+                    scope=Scope(user=user, workspace=workspace),
+                )
+            )
             assert result.outcome == "tombstoned", statement
-        again = store.admit(CandidateDraft(statement="Run the tests with pytest.",
-                                           kind="decision", source_type="operator",
-                                           scope=Scope(user=user, workspace=ws)))
+        again = store.admit(
+            CandidateDraft(
+                statement="Run the tests with pytest.",
+                kind="decision",
+                source_type="operator",
+                scope=Scope(user=user, workspace=ws),
+            )
+        )
         assert (again.outcome, again.candidate_id) == ("merged", "c_3")  # its key is norm2's now
         reader = store.reader_for(None, all_scopes=True)
         pending = store.list_candidates(reader, QueueFilter(statuses=("pending",)))

@@ -24,8 +24,10 @@ def test_text_filter_matches_the_decrypted_statement_case_insensitively(store, c
     found = store.list_candidates(reader, QueueFilter(text="uv"))
     assert [c.statement for c in found] == ["we use uv here", "Deploy with UV run"]
     assert store.count_candidates(reader, QueueFilter(text="UV")) == 2
-    assert store.list_candidates(reader, QueueFilter(text="uv"), limit=1)[0].statement == \
-        "we use uv here"
+    assert (
+        store.list_candidates(reader, QueueFilter(text="uv"), limit=1)[0].statement
+        == "we use uv here"
+    )
     assert store.count_candidates(reader, QueueFilter(text="nothing like it")) == 0
 
 
@@ -34,8 +36,7 @@ def test_text_filter_pages_by_keyset(store, clock):
     reader = store.reader_for(None, all_scopes=True)
     flt = QueueFilter(text="rule")
     first = store.list_candidates(reader, flt, limit=4)
-    rest = store.list_candidates(reader, flt, limit=4,
-                                 after=(first[-1].created_at, first[-1].id))
+    rest = store.list_candidates(reader, flt, limit=4, after=(first[-1].created_at, first[-1].id))
     assert [c.statement for c in first + rest] == [f"rule number {i}" for i in range(7)]
 
 
@@ -45,8 +46,9 @@ def test_sorted_keyset_paging_visits_every_row_once_in_order(store, clock):
     for newest_first in (False, True):
         seen, after = [], None
         while True:
-            page = store.list_candidates(reader, limit=3, after=after, sort="confidence",
-                                         newest_first=newest_first)
+            page = store.list_candidates(
+                reader, limit=3, after=after, sort="confidence", newest_first=newest_first
+            )
             if not page:
                 break
             seen.extend(page)

@@ -44,8 +44,9 @@ def filled(store, clock, dana):
     memories = []
     for i, ws in enumerate((APP, None, OTHER, APP, None)):
         clock.advance(minutes=1)
-        cid = store.admit(draft(f"fact {i}: service{i} listens on port {8000 + i}",
-                                workspace=ws, kind="fact")).candidate_id
+        cid = store.admit(
+            draft(f"fact {i}: service{i} listens on port {8000 + i}", workspace=ws, kind="fact")
+        ).candidate_id
         memories.append(store.approve(cid, actor="dana").id)
     store.retire(memories[3], actor="dana")
     store.dispute(memories[4], actor="dana")
@@ -68,8 +69,14 @@ def orm_records(*args: str) -> dict:
     return json.loads(out)
 
 
-STATUS_SETS = ([], ["reserved"], ["stale"], ["reserved", "stale"], ["committed", "rejected"],
-               ["pending", "reserved", "stale", "committed", "rejected", "expired"])
+STATUS_SETS = (
+    [],
+    ["reserved"],
+    ["stale"],
+    ["reserved", "stale"],
+    ["committed", "rejected"],
+    ["pending", "reserved", "stale", "committed", "rejected", "expired"],
+)
 
 
 def test_both_paths_give_the_same_records(filled, monkeypatch):
@@ -93,19 +100,42 @@ def test_both_paths_give_the_same_records(filled, monkeypatch):
             assert code == 0 and fast == orm_records("memories", "list", *flags), flags
             workspaces = {m["scope"]["workspace"] for m in fast["memories"]}
             assert where == ["--all-scopes"] or OTHER not in workspaces
-            assert fast["memories"] or (where, statuses) == (["--global"], ["retired",
-                                                                            "disputed"])
+            assert fast["memories"] or (where, statuses) == (["--global"], ["retired", "disputed"])
 
 
 def test_pages_chain_without_gaps_or_repeats(filled, dana):
-    code, out, _ = run("memories", "list", "--all-scopes", "--status", "active", "--status",
-                       "retired", "--status", "disputed", "--json", "--all")
+    code, out, _ = run(
+        "memories",
+        "list",
+        "--all-scopes",
+        "--status",
+        "active",
+        "--status",
+        "retired",
+        "--status",
+        "disputed",
+        "--json",
+        "--all",
+    )
     everything = [m["id"] for m in json.loads(out)["memories"]]
     assert len(everything) == 5 and json.loads(out)["next_after"] is None
     seen, after = [], []
     while True:
-        code, out, _ = run("memories", "list", "--all-scopes", "--status", "active", "--status",
-                           "retired", "--status", "disputed", "--limit", "2", *after, "--json")
+        code, out, _ = run(
+            "memories",
+            "list",
+            "--all-scopes",
+            "--status",
+            "active",
+            "--status",
+            "retired",
+            "--status",
+            "disputed",
+            "--limit",
+            "2",
+            *after,
+            "--json",
+        )
         assert code == 0
         page = json.loads(out)
         seen += [m["id"] for m in page["memories"]]
@@ -114,17 +144,41 @@ def test_pages_chain_without_gaps_or_repeats(filled, dana):
         assert page["next_after"] == page["memories"][-1]["id"] and len(page["memories"]) == 2
         after = ["--after", page["next_after"]]
     assert seen == everything
-    recorded = [m["recorded_at"] for m in json.loads(run(
-        "memories", "list", "--all-scopes", "--json")[1])["memories"]]
+    recorded = [
+        m["recorded_at"]
+        for m in json.loads(run("memories", "list", "--all-scopes", "--json")[1])["memories"]
+    ]
     assert recorded == sorted(recorded, reverse=True)
 
 
 def test_queue_pages_oldest_first(filled, dana):
-    _, out, _ = run("queue", "list", "--status", "pending", "--status", "stale",
-                    "--status", "reserved", "--limit", "2", "--json")
+    _, out, _ = run(
+        "queue",
+        "list",
+        "--status",
+        "pending",
+        "--status",
+        "stale",
+        "--status",
+        "reserved",
+        "--limit",
+        "2",
+        "--json",
+    )
     first = json.loads(out)
-    _, out, _ = run("queue", "list", "--status", "pending", "--status", "stale",
-                    "--status", "reserved", "--after", first["next_after"], "--json")
+    _, out, _ = run(
+        "queue",
+        "list",
+        "--status",
+        "pending",
+        "--status",
+        "stale",
+        "--status",
+        "reserved",
+        "--after",
+        first["next_after"],
+        "--json",
+    )
     rest = json.loads(out)
     stamps = [c["created_at"] for c in first["candidates"] + rest["candidates"]]
     assert len(stamps) == 5 and stamps == sorted(stamps)
@@ -155,8 +209,10 @@ def test_a_row_altered_without_the_key_is_left_out_and_named(filled, store, dana
 def test_times_are_written_as_records_iso_writes_them(store, clock):
     from datetime import UTC, datetime
 
-    for moment in (datetime(2026, 3, 1, 9, 0, tzinfo=UTC),
-                   datetime(2026, 3, 1, 9, 0, 0, 123456, tzinfo=UTC)):
+    for moment in (
+        datetime(2026, 3, 1, 9, 0, tzinfo=UTC),
+        datetime(2026, 3, 1, 9, 0, 0, 123456, tzinfo=UTC),
+    ):
         assert iso_text(moment.strftime("%Y-%m-%d %H:%M:%S.%f")) == iso(moment)
     assert iso_text("2026-03-01 09:00:00") == "2026-03-01T09:00:00.000000Z"
 
@@ -191,11 +247,15 @@ for argv in (["queue", "list", "--json"], ["memories", "list", "--global", "--js
                                              if m.split(".")[0] in {ORM!r})])
 print(json.dumps(seen))
 """
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     (queue, q_mods), (memories, m_mods), (status, s_mods), (_, as_of) = json.loads(done.stdout)
-    assert queue.startswith('{"candidates": [{"id": "c_') and memories.startswith(
-        '{"memories": [{"id": "m_') and status.startswith("{")
+    assert (
+        queue.startswith('{"candidates": [{"id": "c_')
+        and memories.startswith('{"memories": [{"id": "m_')
+        and status.startswith("{")
+    )
     assert q_mods == [] and m_mods == [] and s_mods == []
     assert "sqlalchemy" in as_of and "sqlmodel" in as_of

@@ -17,18 +17,34 @@ APP = "/home/dana/src/app"
 OTHER = "/home/dana/src/other"
 
 
-def propose(store, statement: str, *, kind: str = "fact", workspace: str | None = APP,
-            source: str = "explicit_user", polarity: str = "assert", importance: int = 1,
-            hint: str | None = None) -> str:
-    draft = CandidateDraft(statement=statement, kind=kind, source_type=source,
-                           scope=Scope(user="dana", workspace=workspace), host="claude-code",
-                           polarity=polarity, importance=importance, supersedes_hint=hint)
+def propose(
+    store,
+    statement: str,
+    *,
+    kind: str = "fact",
+    workspace: str | None = APP,
+    source: str = "explicit_user",
+    polarity: str = "assert",
+    importance: int = 1,
+    hint: str | None = None,
+) -> str:
+    draft = CandidateDraft(
+        statement=statement,
+        kind=kind,
+        source_type=source,
+        scope=Scope(user="dana", workspace=workspace),
+        host="claude-code",
+        polarity=polarity,
+        importance=importance,
+        supersedes_hint=hint,
+    )
     return store.admit(draft).candidate_id
 
 
 def remember(store, statement: str, *, boundary: str | None = None, **kw):
-    return store.approve(propose(store, statement, **kw), actor="dana",
-                         edits=Edits(usage_boundary=boundary))
+    return store.approve(
+        propose(store, statement, **kw), actor="dana", edits=Edits(usage_boundary=boundary)
+    )
 
 
 def ask(store, query: str, workspace: str | None = APP, **kw) -> dict:
@@ -69,8 +85,12 @@ def test_a_narrower_prohibition_is_a_boundary_not_a_conflict(store):
 
 
 def test_a_usage_boundary_on_the_answer_is_reported(store):
-    remember(store, "Run the integration tests with make itest", kind="procedure",
-             boundary="only on the VPN")
+    remember(
+        store,
+        "Run the integration tests with make itest",
+        kind="procedure",
+        boundary="only on the VPN",
+    )
     out = ask(store, "how do I run the integration tests")
     assert out["state"] == "VERIFIED_WITH_NEGATIVE_BOUNDARY"
     assert out["memories"][0]["usage_boundary"] == "only on the VPN"
@@ -89,11 +109,13 @@ def test_as_of_an_earlier_time_answers_historically(store, clock):
 
 
 def test_ranking_prefers_operator_then_explicit_then_inferred(store):
-    inferred = remember(store, "Prefers ruff over flake8", kind="preference",
-                        source="model_inference")
+    inferred = remember(
+        store, "Prefers ruff over flake8", kind="preference", source="model_inference"
+    )
     explicit = remember(store, "Run ruff with --fix", kind="procedure")
-    operator = remember(store, "Always run ruff before committing", kind="constraint",
-                        source="operator")
+    operator = remember(
+        store, "Always run ruff before committing", kind="constraint", source="operator"
+    )
     out = ask(store, "ruff")
     assert out["state"] == "VERIFIED"
     assert [m["id"] for m in out["memories"]] == [operator.id, explicit.id, inferred.id]
@@ -153,27 +175,36 @@ def test_unrelated_memories_do_not_contradict(store):
 
 
 def test_a_workspace_rule_overrides_a_global_preference(store):
-    remember(store, "Write Python tests with pytest and plain asserts", kind="preference",
-             workspace=None)
+    remember(
+        store, "Write Python tests with pytest and plain asserts", kind="preference", workspace=None
+    )
     local = remember(store, "legacy: tests are unittest only; don't add pytest", kind="constraint")
     out = ask(store, "which test framework should the new test use?")
     assert out["state"] == "VERIFIED" and ids(out["memories"]) == {local.id}
 
 
 def test_a_rule_against_how_bounds_the_answer_of_how(store):
-    how = remember(store, "iOS builds go through fastlane: bundle exec fastlane ios beta",
-                   kind="procedure")
-    rule = remember(store, "Never call xcodebuild directly for iOS builds", kind="constraint",
-                    polarity="deny")
+    how = remember(
+        store, "iOS builds go through fastlane: bundle exec fastlane ios beta", kind="procedure"
+    )
+    rule = remember(
+        store, "Never call xcodebuild directly for iOS builds", kind="constraint", polarity="deny"
+    )
     out = ask(store, "how do I produce an iOS build?")
     assert out["state"] == "VERIFIED_WITH_NEGATIVE_BOUNDARY"
-    assert [(m["id"], m["role"]) for m in out["memories"]] == [(how.id, "answer"),
-                                                                (rule.id, "boundary")]
+    assert [(m["id"], m["role"]) for m in out["memories"]] == [
+        (how.id, "answer"),
+        (rule.id, "boundary"),
+    ]
 
 
 def test_a_yes_no_question_is_answered_by_the_prohibition(store):
-    rule = remember(store, "Never run terraform apply locally; only Atlantis applies",
-                    kind="constraint", polarity="deny")
+    rule = remember(
+        store,
+        "Never run terraform apply locally; only Atlantis applies",
+        kind="constraint",
+        polarity="deny",
+    )
     remember(store, "Running terraform plan locally is fine", kind="procedure")
     out = ask(store, "can I just run terraform apply for the bucket change?")
     assert out["state"] == "VERIFIED_NEGATIVE" and ids(out["memories"]) == {rule.id}
@@ -181,8 +212,12 @@ def test_a_yes_no_question_is_answered_by_the_prohibition(store):
 
 def test_how_is_unknown_when_only_the_rule_outlived_the_procedure(store):
     old = remember(store, "Rebuild the search index with manage.py rebuild_index", kind="procedure")
-    remember(store, "Never rebuild the search index during business hours", kind="constraint",
-             polarity="deny")
+    remember(
+        store,
+        "Never rebuild the search index during business hours",
+        kind="constraint",
+        polarity="deny",
+    )
     store.forget(old.id, actor="dana")
     out = ask(store, "how do I rebuild the search index?")
     assert (out["state"], out["reason_code"]) == ("UNKNOWN", "retired_or_expired")
@@ -190,7 +225,9 @@ def test_how_is_unknown_when_only_the_rule_outlived_the_procedure(store):
 
 def test_the_lexicon_knows_tool_families(store):
     m = remember(store, "This repo uses pnpm")
-    assert ids(ask(store, "which package manager do I add a dependency with?")["memories"]) == {m.id}
+    assert ids(ask(store, "which package manager do I add a dependency with?")["memories"]) == {
+        m.id
+    }
 
 
 def test_a_disputed_memory_that_agrees_does_not_block_the_answer(store):
@@ -289,14 +326,29 @@ def test_the_recall_command_prints_one_json_document(tmp_path, monkeypatch, caps
 
     monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")  # the subprocess reads the key file
     own = open_store()  # the real user, as the command sees it
-    draft = CandidateDraft(statement="Never force-push to main", kind="constraint",
-                           source_type="operator", scope=Scope(user=own.user,
-                                                               workspace=str(tmp_path)))
+    draft = CandidateDraft(
+        statement="Never force-push to main",
+        kind="constraint",
+        source_type="operator",
+        scope=Scope(user=own.user, workspace=str(tmp_path)),
+    )
     own.approve(own.admit(draft).candidate_id, actor="test")
     own.close()
-    done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", "recall",
-                           "force-push to main?", "--cwd", str(tmp_path), "--json"],
-                          capture_output=True, text=True, env=dict(os.environ))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memvet.install.launcher",
+            "recall",
+            "force-push to main?",
+            "--cwd",
+            str(tmp_path),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+    )
     assert done.returncode == 0
     assert json.loads(done.stdout)["state"] == "VERIFIED"
     assert run_cli(["recall", "kubernetes", "--cwd", str(tmp_path)]) == 0

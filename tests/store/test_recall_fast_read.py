@@ -48,11 +48,17 @@ def mixed(store):
         for ws in (A, B, None):
             for n, status in enumerate(("active", "disputed", "retired", "superseded")):
                 draft = CandidateDraft(
-                    statement=f"{user} {ws} fact {n}", kind="fact",
+                    statement=f"{user} {ws} fact {n}",
+                    kind="fact",
                     source_type=("operator", "explicit_user", "model_inference")[n % 3],
-                    scope=Scope(user=user, workspace=ws), importance=n % 2)
-                m = store.approve(store.admit(draft).candidate_id, actor="t",
-                                  edits=Edits(usage_boundary="only here" if n == 0 else None))
+                    scope=Scope(user=user, workspace=ws),
+                    importance=n % 2,
+                )
+                m = store.approve(
+                    store.admit(draft).candidate_id,
+                    actor="t",
+                    edits=Edits(usage_boundary="only here" if n == 0 else None),
+                )
                 if status == "disputed":
                     store.dispute(m.id, actor="t")
                 elif status != "active":
@@ -62,8 +68,9 @@ def mixed(store):
 
 
 @pytest.mark.parametrize("user,workspace", [("dana", A), ("dana", B), ("dana", None), ("eve", A)])
-def test_direct_source_is_the_scope_rule_and_the_rank_order(store, mixed, user, workspace,
-                                                            monkeypatch):
+def test_direct_source_is_the_scope_rule_and_the_rank_order(
+    store, mixed, user, workspace, monkeypatch
+):
     monkeypatch.setattr(fr, "FIRST_PAGE", 2)  # the second, unlimited page is read too
     conn = sqlite3.connect(str(store.path))
     try:
@@ -78,7 +85,10 @@ def test_direct_source_is_the_scope_rule_and_the_rank_order(store, mixed, user, 
     assert [i.id for i in got] == [m.id for m in expected] == ranked_ids
     for item, memory in zip(got, expected, strict=True):
         assert (item.statement, item.boundary, item.status) == (
-            memory.statement, memory.usage_boundary, memory.status)
+            memory.statement,
+            memory.usage_boundary,
+            memory.status,
+        )
         assert item.statement_len == len(memory.statement.encode())
         assert item.boundary_len == len((memory.usage_boundary or "").encode())
 
@@ -87,11 +97,20 @@ def test_the_sql_in_force_count_matches_the_python_one(store, clock):
     from datetime import timedelta
 
     now = clock.now
-    for n, edits in enumerate((Edits(), Edits(valid_from=now + timedelta(days=1)),
-                               Edits(valid_to=now - timedelta(seconds=1)),
-                               Edits(valid_to=now + timedelta(days=1)))):
-        draft = CandidateDraft(statement=f"fact {n}", kind="fact", source_type="operator",
-                               scope=Scope(user="dana", workspace=A))
+    for n, edits in enumerate(
+        (
+            Edits(),
+            Edits(valid_from=now + timedelta(days=1)),
+            Edits(valid_to=now - timedelta(seconds=1)),
+            Edits(valid_to=now + timedelta(days=1)),
+        )
+    ):
+        draft = CandidateDraft(
+            statement=f"fact {n}",
+            kind="fact",
+            source_type="operator",
+            scope=Scope(user="dana", workspace=A),
+        )
         store.approve(store.admit(draft).candidate_id, actor="t", edits=edits)
     conn = sqlite3.connect(str(store.path))
     try:
@@ -122,9 +141,19 @@ def test_open_direct_uses_the_recorded_provider_and_refuses_other_schemas(store,
 
 # --- the pack -----------------------------------------------------------------------------------
 def item(i: int, statement: str = "x" * 40, status: str = "active", **kw) -> cp.PackItem:
-    it = cp.PackItem(f"m{i:03}", kw.get("kind", "fact"), status, "explicit_user", 1,
-                     f"2026-01-01 00:00:{i:02}.000000", "2026-01-01 00:00:00.000000",
-                     kw.get("valid_to"), None, len(statement.encode()), 0)
+    it = cp.PackItem(
+        f"m{i:03}",
+        kw.get("kind", "fact"),
+        status,
+        "explicit_user",
+        1,
+        f"2026-01-01 00:00:{i:02}.000000",
+        "2026-01-01 00:00:00.000000",
+        kw.get("valid_to"),
+        None,
+        len(statement.encode()),
+        0,
+    )
     it.statement = statement
     return it
 
@@ -166,16 +195,28 @@ def test_relevance_needs_rare_shared_terms():
     assert list(cp.relevant(index, "Set up Docker", {"m099"}, NOW)) == []
 
 
-@pytest.mark.parametrize("word,stem", [("tests", "test"), ("testing", "test"), ("policies", "policy"),
-                                       ("status", "status"), ("deployed", "deploy")])
+@pytest.mark.parametrize(
+    "word,stem",
+    [
+        ("tests", "test"),
+        ("testing", "test"),
+        ("policies", "policy"),
+        ("status", "status"),
+        ("deployed", "deploy"),
+    ],
+)
 def test_stem(word, stem):
     assert cp.stem(word) == stem
 
 
 def test_hook_budgets_read_config(tmp_path):
-    (tmp_path / "config.toml").write_text("[hook]\nsession_start_tokens = 99999\nprompt_tokens = 7\n")
-    assert reply.hook_budgets(str(tmp_path)) == {"session-start": cp.MAX_TOKENS,
-                                              "user-prompt-submit": 7}
+    (tmp_path / "config.toml").write_text(
+        "[hook]\nsession_start_tokens = 99999\nprompt_tokens = 7\n"
+    )
+    assert reply.hook_budgets(str(tmp_path)) == {
+        "session-start": cp.MAX_TOKENS,
+        "user-prompt-submit": 7,
+    }
     (tmp_path / "config.toml").write_text("hook = 3")
     assert reply.hook_budgets(str(tmp_path))["session-start"] == cp.SESSION_START_TOKENS
 

@@ -16,15 +16,32 @@ RULE = "terraform apply runs only through Atlantis, never from a local machine"
 
 
 def remember(store, statement: str, kind: str = "fact"):
-    draft = CandidateDraft(statement=statement, kind=kind, source_type="explicit_user",
-                           scope=Scope(user="dana", workspace=APP), host="claude-code",
-                           polarity="assert", importance=1)
+    draft = CandidateDraft(
+        statement=statement,
+        kind=kind,
+        source_type="explicit_user",
+        scope=Scope(user="dana", workspace=APP),
+        host="claude-code",
+        polarity="assert",
+        importance=1,
+    )
     return store.approve(store.admit(draft).candidate_id, actor="dana", edits=Edits())
 
 
 def item(i: int, statement: str) -> cp.PackItem:
-    it = cp.PackItem(f"m{i:03d}", "fact", "active", "explicit_user", 1, NOW, NOW, None, None,
-                     len(statement.encode()), 0)
+    it = cp.PackItem(
+        f"m{i:03d}",
+        "fact",
+        "active",
+        "explicit_user",
+        1,
+        NOW,
+        NOW,
+        None,
+        None,
+        len(statement.encode()),
+        0,
+    )
     it.statement = statement
     return it
 
@@ -33,14 +50,20 @@ def item(i: int, statement: str) -> cp.PackItem:
 def test_the_prompt_hook_answers_a_paraphrase_as_recall_does():
     statements = [RULE, "Lambdas are packaged with kustomize overlays", "Use pnpm, not npm"]
     items = [item(i, s) for i, s in enumerate(statements)]
-    got = [i.statement for i in cp.relevant(cp.TermIndex(items), "can I deploy from my laptop?",
-                                            set(), NOW)]
+    got = [
+        i.statement
+        for i in cp.relevant(cp.TermIndex(items), "can I deploy from my laptop?", set(), NOW)
+    ]
     assert got[:1] == [RULE]  # shares no word with the prompt: synonyms (relevance.py) match it
 
 
 def test_the_prompt_hook_and_recall_score_alike():
-    statements = [RULE, "Lambdas are packaged with kustomize overlays", "Use pnpm, not npm",
-                  "Errors are returned as RFC 7807 problem details"]
+    statements = [
+        RULE,
+        "Lambdas are packaged with kustomize overlays",
+        "Use pnpm, not npm",
+        "Errors are returned as RFC 7807 problem details",
+    ]
     items = [item(i, s) for i, s in enumerate(statements)]
     index = cp.TermIndex(items)
 
@@ -49,8 +72,12 @@ def test_the_prompt_hook_and_recall_score_alike():
             self.id, self.statement, self.subject = it.id, it.statement, ""
             self.scope = type("S", (), {"workspace": None})()
 
-    for prompt in ("can I deploy from my laptop?", "how should we report failures?",
-                   "which package manager?", "what is the weather like?"):
+    for prompt in (
+        "can I deploy from my laptop?",
+        "how should we report failures?",
+        "which package manager?",
+        "what is the weather like?",
+    ):
         recall_scores = Relevance(prompt, [Scoped(it) for it in items]).scores()
         hook = {it.id for it in cp.relevant(index, prompt, set(), NOW)}
         assert hook == {k for k, v in recall_scores.items() if v >= FLOOR}, prompt
@@ -60,16 +87,24 @@ def test_the_hook_path_stays_free_of_sqlalchemy():
     import subprocess
     import sys
 
-    code = ("import sys; import memvet.store.fast_read, memvet.store.relevance, "
-            "memvet.store.context_pack as cp; cp.TermIndex([]); "
-            "print(any(m.startswith(('sqlalchemy', 'sqlmodel')) for m in sys.modules))")
+    code = (
+        "import sys; import memvet.store.fast_read, memvet.store.relevance, "
+        "memvet.store.context_pack as cp; cp.TermIndex([]); "
+        "print(any(m.startswith(('sqlalchemy', 'sqlmodel')) for m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
 # --- an attribute no memory states -------------------------------------------------------------
-@pytest.mark.parametrize("question", ["what is the cache host?", "what's the cache host?",
-                                      "what port does the local redis listen on?"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what is the cache host?",
+        "what's the cache host?",
+        "what port does the local redis listen on?",
+    ],
+)
 def test_a_question_for_an_attribute_no_memory_states_is_unknown(store, question):
     remember(store, "The cache is Redis, run locally with docker compose")
     out = recall(store, question, workspace=APP)
@@ -77,13 +112,19 @@ def test_a_question_for_an_attribute_no_memory_states_is_unknown(store, question
     assert out["memories"] == []
 
 
-@pytest.mark.parametrize("statement, question", [
-    ("The app runs on Node 20, pinned in .nvmrc", "what node version does the app need?"),
-    ("The prod AWS account is 4411-2290-1187", "what's the prod aws account id?"),
-    ("The database is MySQL 5.7 on legacy-db-01", "which host runs the mysql database?"),
-    ("Staging is at https://staging.tidepool.dev (basic auth)", "what's the staging url?"),
-    ("In dev, email goes to Mailpit at localhost:8025", "where can I see the password reset email?"),
-])
+@pytest.mark.parametrize(
+    "statement, question",
+    [
+        ("The app runs on Node 20, pinned in .nvmrc", "what node version does the app need?"),
+        ("The prod AWS account is 4411-2290-1187", "what's the prod aws account id?"),
+        ("The database is MySQL 5.7 on legacy-db-01", "which host runs the mysql database?"),
+        ("Staging is at https://staging.tidepool.dev (basic auth)", "what's the staging url?"),
+        (
+            "In dev, email goes to Mailpit at localhost:8025",
+            "where can I see the password reset email?",
+        ),
+    ],
+)
 def test_a_memory_holding_a_value_of_the_asked_type_still_answers(store, statement, question):
     m = remember(store, statement)
     out = recall(store, question, workspace=APP)
@@ -98,17 +139,23 @@ def _clash(a: str, b: str, kind: str = "fact") -> tuple[bool, str | None]:
 
 
 def test_two_procedures_that_differ_only_in_their_commands_are_two_tasks():
-    same, relation = _clash("To release the app on iOS, run `fastlane ios beta`",
-                            "To release the app on Android, run `fastlane android internal`",
-                            "procedure")
+    same, relation = _clash(
+        "To release the app on iOS, run `fastlane ios beta`",
+        "To release the app on Android, run `fastlane android internal`",
+        "procedure",
+    )
     assert same and relation is None
 
 
 def test_a_negation_word_is_no_part_of_a_subject():
-    assert _clash("Commit messages follow Conventional Commits",
-                  "Commit messages don't follow Conventional Commits") == (True, "negation")
-    assert _clash("The app uses Redux for state",
-                  "The app no longer uses Redux for state") == (True, "negation")
+    assert _clash(
+        "Commit messages follow Conventional Commits",
+        "Commit messages don't follow Conventional Commits",
+    ) == (True, "negation")
+    assert _clash("The app uses Redux for state", "The app no longer uses Redux for state") == (
+        True,
+        "negation",
+    )
 
 
 def test_node_versions_are_rival_values_not_names():

@@ -8,7 +8,10 @@ from memvet.store.redaction import redact
 
 MISSES = [
     # an AWS secret access key whose value starts with "/" (1 in 64 real ones) was taken for a path
-    ("AWS_SECRET_ACCESS_KEY=/q8Zr2Tt5Yu7Io9Pa1Sd3Fg5Hj7Kl9ZxCvBnMq1Wd", "/q8Zr2Tt5Yu7Io9Pa1Sd3Fg5Hj7Kl9ZxCvBnMq1Wd"),
+    (
+        "AWS_SECRET_ACCESS_KEY=/q8Zr2Tt5Yu7Io9Pa1Sd3Fg5Hj7Kl9ZxCvBnMq1Wd",
+        "/q8Zr2Tt5Yu7Io9Pa1Sd3Fg5Hj7Kl9ZxCvBnMq1Wd",
+    ),
     # the value before the word naming it
     ("we use Hq7vR2kLm9Zt4Wx8Np3Bc6Yd as the deploy key for staging", "Hq7vR2kLm9Zt4Wx8Np3Bc6Yd"),
     ("use the password Tr0ub4dor&3x for the staging db", "Tr0ub4dor&3x"),
@@ -21,8 +24,10 @@ MISSES = [
     ('curl -u "dana:Pq8wLz2Rk5" https://ci.acme.io/api', "Pq8wLz2Rk5"),
     # pw: and a pasted .env dump
     ("pw: Kq9-vL2m-Xr7", "Kq9-vL2m-Xr7"),
-    ("here is my .env:\nDB_HOST=db.internal\nDB_PASS=wR4n9Lq2Vz\nSTRIPE_SECRET=rk_live_51Hq8ZrT2mVx9LcQwN4pYk8s",
-     "wR4n9Lq2Vz"),
+    (
+        "here is my .env:\nDB_HOST=db.internal\nDB_PASS=wR4n9Lq2Vz\nSTRIPE_SECRET=rk_live_51Hq8ZrT2mVx9LcQwN4pYk8s",
+        "wR4n9Lq2Vz",
+    ),
 ]
 
 

@@ -18,10 +18,15 @@ TOKEN = "xoxo-5820348523-5820348524-5820348525-4f9a2b7c1d3e"
 
 
 def _draft(text: str, workspace: str) -> CandidateDraft:
-    return CandidateDraft(statement=text, kind="procedure", source_type="explicit_user",
-                          scope=Scope(user=getpass.getuser(), workspace=workspace, agent="claude-code"),
-                          evidence=Evidence(path="/t.jsonl", line=1, message_id=None, timestamp=None,
-                                            excerpt=f"earlier: {text}"))
+    return CandidateDraft(
+        statement=text,
+        kind="procedure",
+        source_type="explicit_user",
+        scope=Scope(user=getpass.getuser(), workspace=workspace, agent="claude-code"),
+        evidence=Evidence(
+            path="/t.jsonl", line=1, message_id=None, timestamp=None, excerpt=f"earlier: {text}"
+        ),
+    )
 
 
 def test_the_sweep_redacts_what_was_stored_before_the_rule(tmp_path, monkeypatch) -> None:
@@ -40,13 +45,21 @@ def test_the_sweep_redacts_what_was_stored_before_the_rule(tmp_path, monkeypatch
         assert TOKEN in memory.statement  # stored as an older version would have
 
         counts = reredact_stored(store, datetime.now(UTC), force=True)
-        assert counts["memories"] == 1 and counts["candidates"] == 2 and counts["tombstones_doubled"] == 1
+        assert (
+            counts["memories"] == 1
+            and counts["candidates"] == 2
+            and counts["tombstones_doubled"] == 1
+        )
         [memory] = store.list_memories(store.reader_for(workspace))
         assert TOKEN not in memory.statement and "[REDACTED:" in memory.statement
-        shown = store.list_candidates(store.reader_for(None, all_scopes=True), QueueFilter(statuses=("rejected",)))
+        shown = store.list_candidates(
+            store.reader_for(None, all_scopes=True), QueueFilter(statuses=("rejected",))
+        )
         assert shown and all(TOKEN not in c.statement for c in shown)
         with store.engine.connect() as conn:
-            assert conn.execute(sa.text("SELECT value FROM store_meta WHERE key = :k"), {"k": META_KEY}).scalar()
+            assert conn.execute(
+                sa.text("SELECT value FROM store_meta WHERE key = :k"), {"k": META_KEY}
+            ).scalar()
         assert store.verify_audit().ok
         assert reredact_stored(store, datetime.now(UTC)) is None  # once per rule-set version
         # the rejected statement, arriving again (redacted by today's rules), is still blocked

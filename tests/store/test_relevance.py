@@ -13,13 +13,16 @@ APP = "/home/dana/src/shop-api"
 
 
 def memory(mid: str, statement: str, subject: str = "", workspace: str | None = APP):
-    return SimpleNamespace(id=mid, statement=statement, subject=subject,
-                           scope=SimpleNamespace(workspace=workspace))
+    return SimpleNamespace(
+        id=mid, statement=statement, subject=subject, scope=SimpleNamespace(workspace=workspace)
+    )
 
 
 SCOPE = [
-    memory("apply", "terraform apply runs only through Atlantis from a PR comment, never from a "
-                    "local machine."),
+    memory(
+        "apply",
+        "terraform apply runs only through Atlantis from a PR comment, never from a local machine.",
+    ),
     memory("pg", "shop-api's staging PostgreSQL listens on port 5433, not the default 5432."),
     memory("errors", "shop-api's error responses follow RFC 7807 (application/problem+json)."),
     memory("fmt", "cli formats with rustfmt at max_width 100 (rustfmt.toml)."),
@@ -47,8 +50,10 @@ def test_a_named_subject_counts_over_word_overlap():
     with_subject = [*SCOPE, memory("pm", text, "package manager")]
     without = [*SCOPE, memory("pm", text)]
     question = "which package manager sets a checkout up?"
-    assert (Relevance(question, with_subject).scores()["pm"]
-            > Relevance(question, without).scores()["pm"])
+    assert (
+        Relevance(question, with_subject).scores()["pm"]
+        > Relevance(question, without).scores()["pm"]
+    )
 
 
 def test_a_phrase_is_one_unit_in_place_of_its_words():
@@ -62,8 +67,13 @@ def test_nothing_in_the_question_scores_zero():
 
 
 def _remember(store, statement: str, kind: str = "fact") -> str:
-    draft = CandidateDraft(statement=statement, kind=kind, source_type="explicit_user",
-                           scope=Scope(user="dana", workspace=APP), host="claude-code")
+    draft = CandidateDraft(
+        statement=statement,
+        kind=kind,
+        source_type="explicit_user",
+        scope=Scope(user="dana", workspace=APP),
+        host="claude-code",
+    )
     return store.approve(store.admit(draft).candidate_id, actor="dana").id
 
 
@@ -76,8 +86,11 @@ def test_recall_abstains_on_a_question_that_shares_one_generic_word(store):
 
 
 def test_recall_answers_a_paraphrase(store):
-    rule = _remember(store, "terraform apply runs only through Atlantis from a PR comment, "
-                            "never from a local machine.", "constraint")
+    rule = _remember(
+        store,
+        "terraform apply runs only through Atlantis from a PR comment, never from a local machine.",
+        "constraint",
+    )
     _remember(store, "shop-api's staging PostgreSQL listens on port 5433.")
     out = recall(store, "can I deploy from my laptop?", workspace=APP)
     assert out["state"] != "UNKNOWN" and out["memories"][0]["id"] == rule

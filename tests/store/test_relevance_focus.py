@@ -16,8 +16,9 @@ NOW = "2026-07-01 00:00:00.000000"
 
 
 def memory(mid: str, statement: str, subject: str = ""):
-    return SimpleNamespace(id=mid, statement=statement, subject=subject,
-                           scope=SimpleNamespace(workspace=APP))
+    return SimpleNamespace(
+        id=mid, statement=statement, subject=subject, scope=SimpleNamespace(workspace=APP)
+    )
 
 
 SCOPE = [
@@ -26,26 +27,40 @@ SCOPE = [
     memory("fmt", "cli-tool formats with rustfmt at max_width 100 (rustfmt.toml)."),
     memory("tf_state", "infra keeps Terraform state in the S3 bucket acme-tfstate."),
     memory("tf_pin", "infra pins Terraform 1.9.2."),
-    memory("warehouse", "data-pipelines' warehouse is Snowflake (moved off Redshift in March 2026).",
-           "warehouse"),
+    memory(
+        "warehouse",
+        "data-pipelines' warehouse is Snowflake (moved off Redshift in March 2026).",
+        "warehouse",
+    ),
 ]
 
 
-@pytest.mark.parametrize("question, wanted", [
-    ("what's the snowflake warehouse size for the nightly run?", {"snowflak", "warehous", "size"}),
-    ("which rust edition are we on?", {"rust", "edition"}),
-    ("what is the cache host and port?", {"cach", "host"}),
-    ("which navigation library for new screens?", {"navigation"}),  # "library" is a class word
-    ("which elixir/otp version do I install?", {"elixir", "otp", "version"}),  # parts, not whole
-    ("what did we use to install packages back in february?", set()),  # "what" is an object
-    ("how do I deploy this app?", set()),
-])
+@pytest.mark.parametrize(
+    "question, wanted",
+    [
+        (
+            "what's the snowflake warehouse size for the nightly run?",
+            {"snowflak", "warehous", "size"},
+        ),
+        ("which rust edition are we on?", {"rust", "edition"}),
+        ("what is the cache host and port?", {"cach", "host"}),
+        ("which navigation library for new screens?", {"navigation"}),  # "library" is a class word
+        (
+            "which elixir/otp version do I install?",
+            {"elixir", "otp", "version"},
+        ),  # parts, not whole
+        ("what did we use to install packages back in february?", set()),  # "what" is an object
+        ("how do I deploy this app?", set()),
+    ],
+)
 def test_the_focus_is_the_noun_phrase_a_what_question_asks_for(question, wanted):
     assert focus_terms(question, frozenset()) == wanted
 
 
-@pytest.mark.parametrize("question", ["which rust edition are we on?",
-                                      "what's the snowflake warehouse size for the nightly run?"])
+@pytest.mark.parametrize(
+    "question",
+    ["which rust edition are we on?", "what's the snowflake warehouse size for the nightly run?"],
+)
 def test_what_nothing_in_scope_speaks_of_is_not_answered_by_the_other_words(question):
     # One shared word ("rust"; "snowflake warehouse", even as the subject) is not an answer.
     scores = Relevance(question, SCOPE).scores()
@@ -77,8 +92,19 @@ def test_a_phrase_of_the_vocabulary_is_one_focus():
 def _items(statements: list[str]) -> list[cp.PackItem]:
     out = []
     for i, statement in enumerate(statements):
-        it = cp.PackItem(f"m{i:03d}", "fact", "active", "explicit_user", 1, NOW, NOW, None, None,
-                         len(statement.encode()), 0)
+        it = cp.PackItem(
+            f"m{i:03d}",
+            "fact",
+            "active",
+            "explicit_user",
+            1,
+            NOW,
+            NOW,
+            None,
+            None,
+            len(statement.encode()),
+            0,
+        )
         it.statement = statement
         out.append(it)
     return out
@@ -87,6 +113,7 @@ def _items(statements: list[str]) -> list[cp.PackItem]:
 def test_the_prompt_hook_says_nothing_for_a_question_no_memory_answers():
     index = cp.TermIndex(_items([m.statement for m in SCOPE]))
     assert list(cp.relevant(index, "which rust edition are we on?", set(), NOW, APP)) == []
-    found = [it.id for it in cp.relevant(index, "what's the minimum rust version?", set(), NOW,
-                                         APP)]
+    found = [
+        it.id for it in cp.relevant(index, "what's the minimum rust version?", set(), NOW, APP)
+    ]
     assert found[:1] == ["m000"]

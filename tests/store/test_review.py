@@ -13,8 +13,13 @@ APP = "/home/dana/src/app"
 
 
 def propose(store, statement: str, kind: str = "fact") -> str:
-    draft = CandidateDraft(statement=statement, kind=kind, source_type="explicit_user",
-                           scope=Scope(user="dana", workspace=APP), host="claude-code")
+    draft = CandidateDraft(
+        statement=statement,
+        kind=kind,
+        source_type="explicit_user",
+        scope=Scope(user="dana", workspace=APP),
+        host="claude-code",
+    )
     return store.admit(draft).candidate_id
 
 
@@ -25,8 +30,7 @@ def due(store) -> dict[str, tuple[str, ...]]:
 def test_a_memory_unconfirmed_for_90_days_is_due_until_confirmed(store, clock):
     old = store.approve(propose(store, "The API listens on port 8000"), actor="dana")
     clock.advance(days=60)
-    young = store.approve(propose(store, "Deploys go through Argo CD", "procedure"),
-                          actor="dana")
+    young = store.approve(propose(store, "Deploys go through Argo CD", "procedure"), actor="dana")
     clock.advance(days=31)
     assert due(store) == {old.id: ("unconfirmed_for_days",)}
     store.confirm(old.id, actor="dana")
@@ -69,9 +73,21 @@ def test_cli_lists_due_memories_and_confirms(store, clock, capsys, monkeypatch):
     memory = store.approve(propose(store, "The API listens on port 8000"), actor="dana")
     clock.advance(days=100)
     monkeypatch.setattr(cli_handlers, "_open", lambda: store)
-    args = type("A", (), {"all_scopes": False, "global_": False, "cwd": APP, "status": None,
-                          "as_of": None, "recorded_as_of": None, "review": True,
-                          "json": True, "id": memory.id})()
+    args = type(
+        "A",
+        (),
+        {
+            "all_scopes": False,
+            "global_": False,
+            "cwd": APP,
+            "status": None,
+            "as_of": None,
+            "recorded_as_of": None,
+            "review": True,
+            "json": True,
+            "id": memory.id,
+        },
+    )()
     monkeypatch.setattr(cli_handlers, "resolve_workspace", lambda path: APP)
     assert cli_handlers.memories_list(args) == 0
     listed = json.loads(capsys.readouterr().out)["memories"]

@@ -33,8 +33,11 @@ class StoreMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         self.store.close()
 
-    @rule(word=st.sampled_from(WORDS), ws=st.sampled_from(WORKSPACES),
-          kind=st.sampled_from(["preference", "constraint", "fact"]))
+    @rule(
+        word=st.sampled_from(WORDS),
+        ws=st.sampled_from(WORKSPACES),
+        kind=st.sampled_from(["preference", "constraint", "fact"]),
+    )
     def admit(self, word, ws, kind):
         result = self.store.admit(draft(f"we use {word} here", workspace=ws, kind=kind))
         if result.candidate_id:
@@ -44,8 +47,20 @@ class StoreMachine(RuleBasedStateMachine):
         return data.draw(st.sampled_from(sorted(pool)))
 
     @precondition(lambda self: self.seen_candidates)
-    @rule(data=st.data(), action=st.sampled_from(["approve", "reject", "reserve", "recover_commit",
-                                                  "recover_release", "recover_reject", "undo"]))
+    @rule(
+        data=st.data(),
+        action=st.sampled_from(
+            [
+                "approve",
+                "reject",
+                "reserve",
+                "recover_commit",
+                "recover_release",
+                "recover_reject",
+                "undo",
+            ]
+        ),
+    )
     def act_on_candidate(self, data, action):
         cid = self._pick(data, self.seen_candidates)
         try:
@@ -67,8 +82,10 @@ class StoreMachine(RuleBasedStateMachine):
         self.store.mark_stale_leases(self.clock.advance(minutes=3))
 
     @precondition(lambda self: self.seen_memories)
-    @rule(data=st.data(), action=st.sampled_from(["false_write", "forget", "dispute",
-                                                  "resolve_dispute", "restore"]))
+    @rule(
+        data=st.data(),
+        action=st.sampled_from(["false_write", "forget", "dispute", "resolve_dispute", "restore"]),
+    )
     def act_on_memory(self, data, action):
         mid = self._pick(data, self.seen_memories)
         try:
@@ -80,8 +97,9 @@ class StoreMachine(RuleBasedStateMachine):
     def no_illegal_state_and_one_memory_per_commit(self):
         reader = self.store.reader_for(None, all_scopes=True)
         cands = self.store.list_candidates(reader, statuses_filter(), limit=None)
-        memories = self.store.list_memories(reader, statuses=("active", "superseded", "retired",
-                                                               "disputed"))
+        memories = self.store.list_memories(
+            reader, statuses=("active", "superseded", "retired", "disputed")
+        )
         by_candidate: dict[str, int] = {}
         for m in memories:
             by_candidate[m.candidate_id] = by_candidate.get(m.candidate_id, 0) + 1
@@ -105,8 +123,9 @@ class StoreMachine(RuleBasedStateMachine):
     def scope_never_leaks(self):
         for ws in ("/w/alpha", "/w/beta", None):
             reader = self.store.reader_for(ws)
-            for m in self.store.list_memories(reader, statuses=("active", "superseded", "retired",
-                                                                 "disputed")):
+            for m in self.store.list_memories(
+                reader, statuses=("active", "superseded", "retired", "disputed")
+            ):
                 assert m.scope.workspace in (None, ws)
             for c in self.store.list_candidates(reader, statuses_filter(), limit=None):
                 assert c.scope.workspace in (None, ws)
@@ -123,7 +142,9 @@ class StoreMachine(RuleBasedStateMachine):
 def statuses_filter():
     from memvet.store import QueueFilter
 
-    return QueueFilter(statuses=("pending", "reserved", "stale", "committed", "rejected", "expired"))
+    return QueueFilter(
+        statuses=("pending", "reserved", "stale", "committed", "rejected", "expired")
+    )
 
 
 def test_transition_tables_have_no_dead_ends():
@@ -131,5 +152,9 @@ def test_transition_tables_have_no_dead_ends():
 
 
 TestStoreMachine = StoreMachine.TestCase
-TestStoreMachine.settings = settings(max_examples=15, stateful_step_count=20, deadline=None,
-                                     suppress_health_check=[HealthCheck.too_slow])
+TestStoreMachine.settings = settings(
+    max_examples=15,
+    stateful_step_count=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)

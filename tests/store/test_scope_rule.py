@@ -15,19 +15,35 @@ from memvet.store import fast_read, scope
 
 USERS = ["u1", "u2"]
 WORKSPACES = [None, "w1", "w2"]
-TIMES = [None, "2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z", "2026-06-01T12:00:00Z", "2027-01-01T00:00:00Z"]
+TIMES = [
+    None,
+    "2026-01-01T00:00:00Z",
+    "2026-01-01T00:00:01Z",
+    "2026-06-01T12:00:00Z",
+    "2027-01-01T00:00:00Z",
+]
 COLUMNS = ("user_bidx", "workspace_bidx", "valid_from", "valid_to", "expires_at")
 
-rows_strategy = st.lists(st.tuples(st.sampled_from(USERS), st.sampled_from(WORKSPACES),
-                                   *(st.sampled_from(TIMES) for _ in range(3))), max_size=25)
+rows_strategy = st.lists(
+    st.tuples(
+        st.sampled_from(USERS),
+        st.sampled_from(WORKSPACES),
+        *(st.sampled_from(TIMES) for _ in range(3)),
+    ),
+    max_size=25,
+)
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("scope") / "rows.db"
     engine = sa.create_engine(f"sqlite:///{path}")
-    table = sa.Table("rows", sa.MetaData(), sa.Column("id", sa.Integer, primary_key=True),
-                     *(sa.Column(name, sa.Text) for name in COLUMNS))
+    table = sa.Table(
+        "rows",
+        sa.MetaData(),
+        sa.Column("id", sa.Integer, primary_key=True),
+        *(sa.Column(name, sa.Text) for name in COLUMNS),
+    )
     table.metadata.create_all(engine)
     raw = sqlite3.connect(path)
     yield SimpleNamespace(engine=engine, table=table, raw=raw)
@@ -37,50 +53,90 @@ def db(tmp_path_factory):
 
 def _load(db, rows) -> list[SimpleNamespace]:
     db.raw.execute("DELETE FROM rows")
-    db.raw.executemany(f"INSERT INTO rows (id, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",
-                       [(i, *row) for i, row in enumerate(rows)])
+    db.raw.executemany(
+        f"INSERT INTO rows (id, {', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",
+        [(i, *row) for i, row in enumerate(rows)],
+    )
     db.raw.commit()
-    return [SimpleNamespace(id=i, **dict(zip(COLUMNS, row, strict=True))) for i, row in enumerate(rows)]
+    return [
+        SimpleNamespace(id=i, **dict(zip(COLUMNS, row, strict=True))) for i, row in enumerate(rows)
+    ]
 
 
 def _by_sql(db, rule, column, values) -> tuple[set, set]:
     """The rows the raw SQL rendering selects, and those the SQLAlchemy one does."""
     text, params = scope.sql(rule, column)
-    by_sql = {r[0] for r in db.raw.execute(f"SELECT id FROM rows WHERE {text}", [values[p] for p in params])}
+    by_sql = {
+        r[0]
+        for r in db.raw.execute(f"SELECT id FROM rows WHERE {text}", [values[p] for p in params])
+    }
     with db.engine.connect() as conn:
-        by_sqlalchemy = {r[0] for r in conn.execute(sa.select(db.table.c.id).where(
-            scope.clause(rule, db.table, values, column)))}
+        by_sqlalchemy = {
+            r[0]
+            for r in conn.execute(
+                sa.select(db.table.c.id).where(scope.clause(rule, db.table, values, column))
+            )
+        }
     return by_sql, by_sqlalchemy
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rows=rows_strategy, user=st.sampled_from(USERS), workspace=st.sampled_from(WORKSPACES),
-       all_scopes=st.booleans())
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    rows=rows_strategy,
+    user=st.sampled_from(USERS),
+    workspace=st.sampled_from(WORKSPACES),
+    all_scopes=st.booleans(),
+)
 def test_the_scope_rule_renders_the_same_three_ways(db, rows, user, workspace, all_scopes):
     records = _load(db, rows)
     rule = scope.SCOPE_ALL if all_scopes else scope.SCOPE
-    in_python = {r.id for r in records if scope.visible(
-        user, workspace, all_scopes, SimpleNamespace(user=r.user_bidx, workspace=r.workspace_bidx))}
+    in_python = {
+        r.id
+        for r in records
+        if scope.visible(
+            user,
+            workspace,
+            all_scopes,
+            SimpleNamespace(user=r.user_bidx, workspace=r.workspace_bidx),
+        )
+    }
     by_sql, by_sqlalchemy = _by_sql(db, rule, "{}_bidx", {"user": user, "workspace": workspace})
     assert by_sql == by_sqlalchemy == in_python
     # the rule itself: own user only; global, or this workspace, unless all scopes
-    assert in_python == {r.id for r in records if r.user_bidx == user and (
-        all_scopes or r.workspace_bidx is None or r.workspace_bidx == workspace)}
+    assert in_python == {
+        r.id
+        for r in records
+        if r.user_bidx == user
+        and (all_scopes or r.workspace_bidx is None or r.workspace_bidx == workspace)
+    }
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(rows=rows_strategy, now=st.sampled_from(TIMES[1:]))
 def test_in_force_renders_the_same_three_ways(db, rows, now):
     records = _load(db, [row for row in rows if row[2] is not None])  # valid_from is never NULL
     in_python = {r.id for r in records if scope.in_force(r, now)}
     by_sql, by_sqlalchemy = _by_sql(db, scope.IN_FORCE, "{}", {"now": now})
     assert by_sql == by_sqlalchemy == in_python
-    assert in_python == {r.id for r in records if r.valid_from <= now and (r.valid_to is None or r.valid_to > now)
-                         and (r.expires_at is None or r.expires_at > now)}
+    assert in_python == {
+        r.id
+        for r in records
+        if r.valid_from <= now
+        and (r.valid_to is None or r.valid_to > now)
+        and (r.expires_at is None or r.expires_at > now)
+    }
 
 
 def test_the_hook_path_uses_the_one_rendering():
-    assert fast_read.SCOPE_SQL == scope.SCOPE_SQL == "user_bidx = ? AND (workspace_bidx IS NULL OR workspace_bidx = ?)"
+    assert (
+        fast_read.SCOPE_SQL
+        == scope.SCOPE_SQL
+        == "user_bidx = ? AND (workspace_bidx IS NULL OR workspace_bidx = ?)"
+    )
     assert fast_read.IN_FORCE_SQL == scope.IN_FORCE_SQL
 
 

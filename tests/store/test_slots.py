@@ -18,8 +18,16 @@ from .conftest import draft
 APP = "/home/dana/src/app"
 
 
-def said(store, clock, statement: str, *, kind: str = "fact", polarity: str = "assert",
-         hint: str | None = None, workspace: str | None = APP) -> str:
+def said(
+    store,
+    clock,
+    statement: str,
+    *,
+    kind: str = "fact",
+    polarity: str = "assert",
+    hint: str | None = None,
+    workspace: str | None = APP,
+) -> str:
     """A candidate whose evidence says the user typed it now (clock time)."""
     d = draft(statement, kind=kind, polarity=polarity, hint=hint, workspace=workspace)
     d = replace(d, evidence=replace(d.evidence, timestamp=clock.now))
@@ -31,46 +39,84 @@ def approve(store, cid: str, **edits):
 
 
 # --- subjects and rivals ---------------------------------------------------------------------------
-@pytest.mark.parametrize("statement, kind, subject", [
-    ("The staging postgres listens on port 5433, not the default 5432", "fact",
-     "staging postgres port"),
-    ("The staging postgres listens on port 5432", "fact", "staging postgres port"),
-    ("This repo uses poetry", "fact", "package manager"),
-    ("We moved from poetry to uv last week, use `uv sync` now", "decision", "package manager"),
-    ("Deploys go through Heroku", "fact", "deploys"),
-    ("Format Python with ruff format.", "preference", "python formatter"),  # role per language
-    ("Never push straight to main on this repo", "constraint", "push"),
-])
+@pytest.mark.parametrize(
+    "statement, kind, subject",
+    [
+        (
+            "The staging postgres listens on port 5433, not the default 5432",
+            "fact",
+            "staging postgres port",
+        ),
+        ("The staging postgres listens on port 5432", "fact", "staging postgres port"),
+        ("This repo uses poetry", "fact", "package manager"),
+        ("We moved from poetry to uv last week, use `uv sync` now", "decision", "package manager"),
+        ("Deploys go through Heroku", "fact", "deploys"),
+        ("Format Python with ruff format.", "preference", "python formatter"),  # role per language
+        ("Never push straight to main on this repo", "constraint", "push"),
+    ],
+)
 def test_a_subject_is_derived_from_the_statement_and_kind(statement, kind, subject):
     assert derive_subject(statement, kind) == subject
 
 
-def _clash(a: str, b: str, kind_a: str = "fact", kind_b: str = "fact",
-           pol_a: str = "assert", pol_b: str = "assert") -> str | None:
+def _clash(
+    a: str,
+    b: str,
+    kind_a: str = "fact",
+    kind_b: str = "fact",
+    pol_a: str = "assert",
+    pol_b: str = "assert",
+) -> str | None:
     subject = derive_subject(a, kind_a)
     assert normalise_subject(subject) == normalise_subject(derive_subject(b, kind_b))
     return rivalry(claim_of(a, pol_a, subject), claim_of(b, pol_b, subject), kind_a, kind_b)
 
 
 def test_a_negated_value_is_a_rival_not_support():
-    assert _clash("The staging postgres listens on port 5433, not the default 5432",
-                  "The staging postgres listens on port 5432") == "negation"
-    assert _clash("We use Docker for local development", "This project does not use Docker",
-                  pol_b="deny") == "negation"
-    assert _clash("Packages are managed with uv", "Packages are managed with poetry") == \
-        "different_value"
-    assert _clash("The staging database is Postgres 15", "The staging database is Postgres 16") == \
-        "different_value"
+    assert (
+        _clash(
+            "The staging postgres listens on port 5433, not the default 5432",
+            "The staging postgres listens on port 5432",
+        )
+        == "negation"
+    )
+    assert (
+        _clash(
+            "We use Docker for local development", "This project does not use Docker", pol_b="deny"
+        )
+        == "negation"
+    )
+    assert (
+        _clash("Packages are managed with uv", "Packages are managed with poetry")
+        == "different_value"
+    )
+    assert (
+        _clash("The staging database is Postgres 15", "The staging database is Postgres 16")
+        == "different_value"
+    )
 
 
 def test_agreeing_or_limiting_memories_of_one_slot_are_not_rivals():
-    assert _clash("This repo uses poetry", "Run `poetry install` after pulling (not pip)",
-                  kind_b="procedure") is None
-    assert _clash("Indent with tabs", "Never use tabs in YAML files", "preference",
-                  "constraint") is None  # a narrower rule is a boundary
+    assert (
+        _clash(
+            "This repo uses poetry",
+            "Run `poetry install` after pulling (not pip)",
+            kind_b="procedure",
+        )
+        is None
+    )
+    assert (
+        _clash("Indent with tabs", "Never use tabs in YAML files", "preference", "constraint")
+        is None
+    )  # a narrower rule is a boundary
     assert _clash("We use pnpm in this repo", "Don't run npm install", kind_b="constraint") is None
-    assert _clash("The staging postgres listens on port 5433",
-                  "The staging postgres listens on port 5433 (docker compose)") is None
+    assert (
+        _clash(
+            "The staging postgres listens on port 5433",
+            "The staging postgres listens on port 5433 (docker compose)",
+        )
+        is None
+    )
 
 
 # --- storage ---------------------------------------------------------------------------------------
@@ -89,8 +135,9 @@ def test_the_subject_is_stored_encrypted_with_a_blind_index_and_editable(store, 
 
 # --- decisions at approval -------------------------------------------------------------------------
 def test_a_conflicting_approval_that_asks_is_refused_naming_the_memories(store, clock):
-    old = approve(store, said(store, clock, "The staging postgres listens on port 5433, "
-                                            "not the default 5432"))
+    old = approve(
+        store, said(store, clock, "The staging postgres listens on port 5433, not the default 5432")
+    )
     cid = said(store, clock, "The staging postgres listens on port 5432")
     with pytest.raises(ConflictError) as err:
         approve(store, cid, conflict="ask")
@@ -103,13 +150,19 @@ def test_a_conflicting_approval_that_asks_is_refused_naming_the_memories(store, 
 
 def test_a_correction_supersedes_every_memory_that_asserts_what_it_replaces(store, clock):
     uses = approve(store, said(store, clock, "This repo uses poetry"))
-    run = approve(store, said(store, clock, "Run `poetry install` after pulling (not pip)",
-                              kind="procedure"))
+    run = approve(
+        store, said(store, clock, "Run `poetry install` after pulling (not pip)", kind="procedure")
+    )
     other = approve(store, said(store, clock, "Deploys go through Heroku"))
     clock.advance(days=3)
     told = clock.now
-    cid = said(store, clock, "We moved from poetry to uv last week, use `uv sync` now",
-               kind="decision", hint="poetry")
+    cid = said(
+        store,
+        clock,
+        "We moved from poetry to uv last week, use `uv sync` now",
+        kind="decision",
+        hint="poetry",
+    )
     detail = store.candidate_detail(cid)
     assert detail.correction and set(detail.preselect) == {uses.id, run.id}
     with pytest.raises(ConflictError):
@@ -126,8 +179,9 @@ def test_a_correction_supersedes_every_memory_that_asserts_what_it_replaces(stor
     served = {m["id"] for m in out["memories"]}
     assert new.id in served and not served & {uses.id, run.id}
     before = recall(store, "which package manager?", workspace=APP, as_of=told - timedelta(hours=1))
-    assert before["state"] == "VERIFIED_HISTORICAL" and uses.id in {m["id"] for m in
-                                                                    before["memories"]}
+    assert before["state"] == "VERIFIED_HISTORICAL" and uses.id in {
+        m["id"] for m in before["memories"]
+    }
 
 
 def test_supersede_refuses_a_memory_outside_the_slot(store, clock):
@@ -150,8 +204,9 @@ def test_keep_both_marks_compatible_and_recall_serves_both(store, clock):
 
 
 def test_keep_both_cannot_make_a_denial_compatible(store, clock):
-    old = approve(store, said(store, clock, "The staging postgres listens on port 5433, "
-                                            "not the default 5432"))
+    old = approve(
+        store, said(store, clock, "The staging postgres listens on port 5433, not the default 5432")
+    )
     cid = said(store, clock, "The staging postgres listens on port 5432")
     with pytest.raises(ConflictError, match="cannot both be true"):
         approve(store, cid, conflict="keep_both")
@@ -160,10 +215,12 @@ def test_keep_both_cannot_make_a_denial_compatible(store, clock):
 
 
 def test_dispute_takes_both_out_of_recall(store, clock):
-    a = approve(store, said(store, clock, "The staging postgres listens on port 5433, "
-                                          "not the default 5432"))
-    b = approve(store, said(store, clock, "The staging postgres listens on port 5432"),
-                conflict="dispute")
+    a = approve(
+        store, said(store, clock, "The staging postgres listens on port 5433, not the default 5432")
+    )
+    b = approve(
+        store, said(store, clock, "The staging postgres listens on port 5432"), conflict="dispute"
+    )
     assert {store.get_memory(a.id).status, store.get_memory(b.id).status} == {"disputed"}
     out = recall(store, "what port does staging postgres listen on?", workspace=APP)
     assert (out["state"], out["reason_code"]) == ("UNKNOWN", "unresolved_conflict")
@@ -171,8 +228,9 @@ def test_dispute_takes_both_out_of_recall(store, clock):
 
 
 def test_no_choice_leaves_both_unsettled_and_recall_refuses_to_pick(store, clock):
-    a = approve(store, said(store, clock, "The staging postgres listens on port 5433, "
-                                          "not the default 5432"))
+    a = approve(
+        store, said(store, clock, "The staging postgres listens on port 5433, not the default 5432")
+    )
     b = approve(store, said(store, clock, "The staging postgres listens on port 5432"))
     assert {store.get_memory(a.id).conflict_state, b.conflict_state} == {"unsettled"}
     out = recall(store, "what port does staging postgres listen on?", workspace=APP)
@@ -181,22 +239,30 @@ def test_no_choice_leaves_both_unsettled_and_recall_refuses_to_pick(store, clock
     assert out["missing_conditions"][1].startswith("decide which is current")
     store.forget(b.id, actor="dana")
     assert store.get_memory(a.id).conflict_state == "none"  # its rival left: settled
-    assert recall(store, "what port does staging postgres listen on?",
-                  workspace=APP)["state"] == "VERIFIED"
+    assert (
+        recall(store, "what port does staging postgres listen on?", workspace=APP)["state"]
+        == "VERIFIED"
+    )
 
 
 # --- valid time ------------------------------------------------------------------------------------
 def test_valid_from_is_when_the_user_said_it_and_record_time_the_approval(store, clock):
     said_at = clock.now
-    cid = store.admit(replace(draft("We use uv"), evidence=Evidence(
-        path="/x.jsonl", line=1, message_id="m", timestamp=said_at, excerpt="We use uv"))
+    cid = store.admit(
+        replace(
+            draft("We use uv"),
+            evidence=Evidence(
+                path="/x.jsonl", line=1, message_id="m", timestamp=said_at, excerpt="We use uv"
+            ),
+        )
     ).candidate_id
     clock.advance(days=9)
     memory = approve(store, cid)
     assert memory.valid_from == said_at and memory.recorded_at == clock.now
     reader = store.reader_for(APP)
-    assert [m.id for m in store.list_memories(reader, as_of=said_at + timedelta(days=1))] == \
-        [memory.id]
+    assert [m.id for m in store.list_memories(reader, as_of=said_at + timedelta(days=1))] == [
+        memory.id
+    ]
     assert store.list_memories(reader, recorded_as_of=said_at + timedelta(days=1)) == []
 
 
@@ -243,10 +309,12 @@ def _pack(store, event: str = "session-start", prompt: str | None = None) -> str
 
 @pytest.mark.parametrize("decision", [None, "dispute"])
 def test_the_pack_never_hands_both_sides_and_names_the_slot(store, clock, decision):
-    a = approve(store, said(store, clock, "The staging postgres listens on port 5433, "
-                                          "not the default 5432"))
-    approve(store, said(store, clock, "The staging postgres listens on port 5432"),
-            conflict=decision)
+    a = approve(
+        store, said(store, clock, "The staging postgres listens on port 5433, not the default 5432")
+    )
+    approve(
+        store, said(store, clock, "The staging postgres listens on port 5432"), conflict=decision
+    )
     keep = approve(store, said(store, clock, "Deploys go through Heroku"))
     for text in (_pack(store), _pack(store, "user-prompt-submit", "staging postgres port?")):
         assert "5432" not in text and "5433" not in text
@@ -257,21 +325,27 @@ def test_the_pack_never_hands_both_sides_and_names_the_slot(store, clock, decisi
 
 def test_the_pack_drops_superseded_lines(store, clock):
     approve(store, said(store, clock, "This repo uses poetry"))
-    approve(store, said(store, clock, "Run `poetry install` after pulling (not pip)",
-                        kind="procedure"))
+    approve(
+        store, said(store, clock, "Run `poetry install` after pulling (not pip)", kind="procedure")
+    )
     clock.advance(days=1)
-    approve(store, said(store, clock, "We moved from poetry to uv, use `uv sync` now",
-                        kind="decision"), conflict="supersede")
+    approve(
+        store,
+        said(store, clock, "We moved from poetry to uv, use `uv sync` now", kind="decision"),
+        conflict="supersede",
+    )
     text = _pack(store)
     assert "uv sync" in text and "This repo uses poetry" not in text
     assert "poetry install" not in text
 
 
 def test_a_disputed_slot_lists_both_as_contradictions(store, clock):
-    a = approve(store, said(store, clock, "The staging postgres listens on port 5433, "
-                                          "not the default 5432"))
-    b = approve(store, said(store, clock, "The staging postgres listens on port 5432"),
-                conflict="dispute")
+    a = approve(
+        store, said(store, clock, "The staging postgres listens on port 5433, not the default 5432")
+    )
+    b = approve(
+        store, said(store, clock, "The staging postgres listens on port 5432"), conflict="dispute"
+    )
     out = recall(store, "what port does staging postgres listen on?", workspace=APP)
     assert {c["id"] for c in out["contradictions"]} == {a.id, b.id}
     assert any(m.startswith("decide which is current") for m in out["missing_conditions"])

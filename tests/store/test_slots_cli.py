@@ -26,14 +26,23 @@ def test_supersede_several_named_memories_and_name_the_subject(tmp_path):
     ws = tmp_path / "repo"
     (ws / ".git").mkdir(parents=True)
     uses = run("queue", "approve", propose("This repo uses poetry", ws))["results"][0]
-    run_ = run("queue", "approve", propose("Run `poetry install` after pulling", ws,
-                                           "procedure"))["results"][0]
+    run_ = run("queue", "approve", propose("Run `poetry install` after pulling", ws, "procedure"))[
+        "results"
+    ][0]
     fix = propose("We moved from poetry to uv, use `uv sync` now", ws, "decision")
     refused = run("queue", "approve", fix, code=1)["results"][0]
     assert refused["code"] == "conflict" and refused["status"] == "pending"
     assert {m["id"] for m in refused["conflicts"]} == {uses["memory_id"], run_["memory_id"]}
-    done = run("queue", "approve", fix, "--subject", "Package manager", "--supersede",
-               uses["memory_id"], run_["memory_id"])["results"][0]
+    done = run(
+        "queue",
+        "approve",
+        fix,
+        "--subject",
+        "Package manager",
+        "--supersede",
+        uses["memory_id"],
+        run_["memory_id"],
+    )["results"][0]
     assert done["status"] == "committed" and done["subject"] == "Package manager"
     listed = run("memories", "list", "--cwd", str(ws), "--status", "superseded")["memories"]
     assert {m["id"] for m in listed} == {uses["memory_id"], run_["memory_id"]}

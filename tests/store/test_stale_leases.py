@@ -19,8 +19,13 @@ HANGING_APPROVER = Path(__file__).parent / "helpers" / "approve_then_hang.py"
 
 
 def memvet(*args: str) -> dict:
-    proc = subprocess.run([*LAUNCHER, *args, "--json"], capture_output=True, text=True,
-                          timeout=60, env=os.environ.copy())
+    proc = subprocess.run(
+        [*LAUNCHER, *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ.copy(),
+    )
     assert "Traceback" not in proc.stderr, proc.stderr
     return {"code": proc.returncode, **json.loads(proc.stdout)}
 
@@ -29,9 +34,13 @@ def memvet(*args: str) -> dict:
 def test_an_approval_killed_between_reserve_and_commit_is_seen_stale_and_recovered(monkeypatch):
     monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
     cid = memvet("propose", "release branches are cut on thursdays", "--global")["id"]
-    approver = subprocess.Popen([sys.executable, str(HANGING_APPROVER), "queue", "approve", cid],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=os.environ.copy())
+    approver = subprocess.Popen(
+        [sys.executable, str(HANGING_APPROVER), "queue", "approve", cid],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
     assert approver.stderr.readline().strip() == "reserved"
     os.kill(approver.pid, signal.SIGKILL)  # the approver dies holding the lease
     approver.wait(timeout=10)
@@ -61,9 +70,17 @@ def test_a_live_lease_stays_reserved_and_an_expired_one_reads_as_stale(store, cl
     from memvet.store import CandidateDraft, Scope
 
     scope = Scope(user="dana", workspace=None, agent=None, session=None)
-    cid = store.admit(CandidateDraft(statement="we tag releases as vX.Y.Z", kind="procedure",
-                                     source_type="operator", scope=scope, host="memvet",
-                                     confidence=1.0, reasons=("test",))).candidate_id
+    cid = store.admit(
+        CandidateDraft(
+            statement="we tag releases as vX.Y.Z",
+            kind="procedure",
+            source_type="operator",
+            scope=scope,
+            host="memvet",
+            confidence=1.0,
+            reasons=("test",),
+        )
+    ).candidate_id
     reader = store.reader_for(None, all_scopes=True)
     store.reserve(cid, owner="an approver", ttl=timedelta(minutes=2))
 
@@ -89,9 +106,17 @@ def test_recovery_never_moves_a_decided_candidate(store):
     from memvet.store import CandidateDraft, IllegalTransitionError, Scope
 
     scope = Scope(user="dana", workspace=None, agent=None, session=None)
-    cid = store.admit(CandidateDraft(statement="we tag releases as vX.Y.Z", kind="procedure",
-                                     source_type="operator", scope=scope, host="memvet",
-                                     confidence=1.0, reasons=("test",))).candidate_id
+    cid = store.admit(
+        CandidateDraft(
+            statement="we tag releases as vX.Y.Z",
+            kind="procedure",
+            source_type="operator",
+            scope=scope,
+            host="memvet",
+            confidence=1.0,
+            reasons=("test",),
+        )
+    ).candidate_id
     memory = store.approve(cid, actor="A")
     for action in ("release", "reject"):
         with pytest.raises((IllegalTransitionError, MemvetError)):

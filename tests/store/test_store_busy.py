@@ -32,8 +32,9 @@ def holder(monkeypatch):
     """A real process holding the store's write lock, as a stuck writer would."""
     monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
     open_store().close()
-    proc = subprocess.Popen([sys.executable, "-c", HOLD_WRITE_LOCK, str(db())],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD_WRITE_LOCK, str(db())], stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout.readline().strip() == "held"
     yield proc
     proc.kill()
@@ -43,9 +44,16 @@ def holder(monkeypatch):
 @pytest.mark.slow
 def test_a_writer_past_the_busy_timeout_names_the_holder_and_exits_3(holder):
     env = os.environ.copy()
-    human, as_json = (subprocess.Popen([*LAUNCHER, "propose", "we deploy with make", *extra],
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       text=True, env=env) for extra in ((), ("--json",)))
+    human, as_json = (
+        subprocess.Popen(
+            [*LAUNCHER, "propose", "we deploy with make", *extra],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for extra in ((), ("--json",))
+    )
     out, err = human.communicate(timeout=90)
     assert human.returncode == 3 and out == ""
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
@@ -58,8 +66,13 @@ def test_a_writer_past_the_busy_timeout_names_the_holder_and_exits_3(holder):
 
     holder.kill()
     holder.wait()
-    done = subprocess.run([*LAUNCHER, "propose", "we deploy with make", "--json"],
-                          capture_output=True, text=True, env=env, timeout=90)
+    done = subprocess.run(
+        [*LAUNCHER, "propose", "we deploy with make", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=90,
+    )
     assert done.returncode == 0, done.stderr  # nothing was lost: it works once the lock is gone
 
 
@@ -68,9 +81,11 @@ def test_the_holder_is_read_from_the_os_lock_table():
     shm = db().with_name("memvet.db-shm")
     st = (shm if shm.exists() else db()).stat()
     fid = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
-    table = (f"1: POSIX  ADVISORY  READ 4242 {fid} 128 128\n"
-             f"2: -> POSIX  ADVISORY  WRITE 5151 {fid} 120 120\n"  # a waiter, not the holder
-             f"3: POSIX  ADVISORY  WRITE 31337 {fid} 120 120\n")
+    table = (
+        f"1: POSIX  ADVISORY  READ 4242 {fid} 128 128\n"
+        f"2: -> POSIX  ADVISORY  WRITE 5151 {fid} 120 120\n"  # a waiter, not the holder
+        f"3: POSIX  ADVISORY  WRITE 31337 {fid} 120 120\n"
+    )
     assert lock_holder(db(), table)[0] == 31337
 
 

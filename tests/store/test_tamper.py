@@ -20,14 +20,25 @@ from memvet.store import CandidateDraft, Scope, open_store
 
 def run(*args: str, stdin: bytes | None = None, cwd: str | None = None) -> SimpleNamespace:
     env = {**os.environ, "MEMVET_HOOK_DAEMON": "off"}
-    done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", *args], input=stdin,
-                          capture_output=True, timeout=60, env=env, cwd=cwd)
+    done = subprocess.run(
+        [sys.executable, "-m", "memvet.install.launcher", *args],
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+        env=env,
+        cwd=cwd,
+    )
     return SimpleNamespace(rc=done.returncode, out=done.stdout.decode(), err=done.stderr.decode())
 
 
 def hook_context(cwd: str) -> str:
-    payload = {"session_id": "s-1", "transcript_path": "/tmp/t.jsonl", "cwd": cwd,
-               "hook_event_name": "SessionStart", "source": "startup"}
+    payload = {
+        "session_id": "s-1",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": cwd,
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
     res = run("hook", "claude-code", "session-start", stdin=json.dumps(payload).encode(), cwd=cwd)
     assert res.rc == 0 and res.err == ""
     return json.loads(res.out)["hookSpecificOutput"]["additionalContext"] if res.out else ""
@@ -60,9 +71,13 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     store = open_store()
 
     def add(statement: str, workspace: Path | None, *, approve: bool = True) -> str:
-        draft = CandidateDraft(statement=statement, kind="fact", source_type="explicit_user",
-                               host="claude-code",
-                               scope=Scope(user=store.user, workspace=workspace and str(workspace)))
+        draft = CandidateDraft(
+            statement=statement,
+            kind="fact",
+            source_type="explicit_user",
+            host="claude-code",
+            scope=Scope(user=store.user, workspace=workspace and str(workspace)),
+        )
         cid = store.admit(draft).candidate_id
         return store.approve(cid, actor="test").id if approve else cid
 
@@ -75,8 +90,13 @@ def test_a_false_write_set_back_to_active_is_not_served_and_verify_names_it(worl
     bad = world.add("Deploy straight to production on Fridays", world.a)
     world.store.false_write(bad, actor="op")
     assert "Fridays" not in hook_context(world.a)
-    assert tamper("UPDATE memories SET status='active', retired_reason=NULL, valid_to=NULL "
-                  "WHERE id=?", bad) == 1
+    assert (
+        tamper(
+            "UPDATE memories SET status='active', retired_reason=NULL, valid_to=NULL WHERE id=?",
+            bad,
+        )
+        == 1
+    )
 
     context = hook_context(world.a)
     assert "pytest -q" in context and "Fridays" not in context
@@ -105,11 +125,18 @@ def test_a_workspace_memory_made_global_stays_out_of_other_workspaces(world):
 def test_a_tombstone_lifted_or_rescoped_without_the_key_still_blocks(world):
     cid = world.add("Always push with --force", world.a, approve=False)
     world.store.reject(cid, actor="op")
-    assert tamper("UPDATE tombstones SET lifted_at='2026-01-01 00:00:00.000000', "
-                  "workspace_bidx='0000'") == 1
-    again = CandidateDraft(statement="Always push with --force", kind="fact",
-                           source_type="explicit_user",
-                           scope=Scope(user=world.store.user, workspace=world.a))
+    assert (
+        tamper(
+            "UPDATE tombstones SET lifted_at='2026-01-01 00:00:00.000000', workspace_bidx='0000'"
+        )
+        == 1
+    )
+    again = CandidateDraft(
+        statement="Always push with --force",
+        kind="fact",
+        source_type="explicit_user",
+        scope=Scope(user=world.store.user, workspace=world.a),
+    )
     assert world.store.admit(again).outcome == "tombstoned"
     assert verify()["entity"].startswith("tombstone ")
 
@@ -136,12 +163,16 @@ def test_deleting_the_last_audit_events_is_detected(world):
 def test_an_older_state_copied_back_is_named_by_verify(world):
     mid = world.add("Deploy straight to production on Fridays", world.a)
     conn = sqlite3.connect(Path(os.environ["MEMVET_HOME"]) / "memvet.db")
-    old = conn.execute("SELECT status, valid_to, retired_reason, row_mac FROM memories "
-                       "WHERE id=?", (mid,)).fetchone()
+    old = conn.execute(
+        "SELECT status, valid_to, retired_reason, row_mac FROM memories WHERE id=?", (mid,)
+    ).fetchone()
     conn.close()
     world.store.false_write(mid, actor="op")
-    tamper("UPDATE memories SET status=?, valid_to=?, retired_reason=?, row_mac=? WHERE id=?",
-           *old, mid)
+    tamper(
+        "UPDATE memories SET status=?, valid_to=?, retired_reason=?, row_mac=? WHERE id=?",
+        *old,
+        mid,
+    )
     report = verify()  # a replayed MAC is valid on its own: the chain's recorded state is not
     assert not report["ok"] and report["entity"] == f"memory {mid}"
     assert "older copy" in report["problem"]
@@ -154,8 +185,9 @@ def test_one_bad_ciphertext_hides_only_its_own_row(world):
     broken = world.add("Lint with ruff check", world.a, approve=False)
     for table, rid in (("memories", bad), ("candidates", broken)):
         conn = sqlite3.connect(Path(os.environ["MEMVET_HOME"]) / "memvet.db")
-        blob = bytearray(conn.execute(f"SELECT statement_ct FROM {table} WHERE id=?",
-                                      (rid,)).fetchone()[0])
+        blob = bytearray(
+            conn.execute(f"SELECT statement_ct FROM {table} WHERE id=?", (rid,)).fetchone()[0]
+        )
         blob[-1] ^= 1
         conn.close()
         tamper(f"UPDATE {table} SET statement_ct=? WHERE id=?", bytes(blob), rid)
@@ -210,44 +242,73 @@ def test_a_store_from_before_row_macs_is_sealed_by_the_upgrade(tmp_path):
     user, ws = "dana", "/home/dana/src/app"
     cid, mid, rid = "c_old1", "m_old1", "c_old2"
     rows = {"candidates": [], "memories": []}
-    for table, row_id, statement, status in (("candidates", cid, "we use uv here", "committed"),
-                                             ("candidates", rid, "never run make clean",
-                                              "rejected"),
-                                             ("memories", mid, "we use uv here", "active")):
-        rows[table].append({
-            "id": row_id, "status": status, "kind": "fact", "source_type": "explicit_user",
-            "user_bidx": cipher.blind_index("user", user),
-            "workspace_bidx": cipher.blind_index("workspace", ws),
-            "content_key": cipher.content_key(user, ws, None, "fact", statement),
-            "statement_ct": cipher.encrypt(table, "statement", row_id, statement),
-            "user_ct": cipher.encrypt(table, "user", row_id, user),
-            "workspace_ct": cipher.encrypt(table, "workspace", row_id, ws)})
+    for table, row_id, statement, status in (
+        ("candidates", cid, "we use uv here", "committed"),
+        ("candidates", rid, "never run make clean", "rejected"),
+        ("memories", mid, "we use uv here", "active"),
+    ):
+        rows[table].append(
+            {
+                "id": row_id,
+                "status": status,
+                "kind": "fact",
+                "source_type": "explicit_user",
+                "user_bidx": cipher.blind_index("user", user),
+                "workspace_bidx": cipher.blind_index("workspace", ws),
+                "content_key": cipher.content_key(user, ws, None, "fact", statement),
+                "statement_ct": cipher.encrypt(table, "statement", row_id, statement),
+                "user_ct": cipher.encrypt(table, "user", row_id, user),
+                "workspace_ct": cipher.encrypt(table, "workspace", row_id, ws),
+            }
+        )
     with engine.begin() as conn:
         for row in rows["candidates"]:
-            conn.execute(sa.text(
-                "INSERT INTO candidates (id, status, kind, source_type, user_bidx, workspace_bidx, "
-                "content_key, polarity, confidence, importance, evidence_count, created_at, "
-                "updated_at, statement_ct, user_ct, workspace_ct) VALUES (:id, :status, :kind, "
-                ":source_type, :user_bidx, :workspace_bidx, :content_key, 'assert', 0.8, 1, 1, "
-                f"'{at}', '{at}', :statement_ct, :user_ct, :workspace_ct)"), row)
-        conn.execute(sa.text(
-            "INSERT INTO memories (id, candidate_id, status, kind, source_type, user_bidx, "
-            "workspace_bidx, content_key, polarity, confidence, importance, approved_by, "
-            "valid_from, recorded_at, updated_at, conflict_state, statement_ct, user_ct, "
-            "workspace_ct) VALUES (:id, 'c_old1', :status, :kind, :source_type, :user_bidx, "
-            ":workspace_bidx, :content_key, 'assert', 1.0, 1, 'op', "
-            f"'{at}', '{at}', '{at}', 'none', :statement_ct, :user_ct, :workspace_ct)"),
-            rows["memories"][0])
-        conn.execute(sa.text(
-            "INSERT INTO tombstones (content_key, reason, source_id, created_at, seen_again) "
-            f"VALUES (:k, 'rejected', :s, '{at}', 0)"),
-            {"k": rows["candidates"][1]["content_key"], "s": rid})
-        digest = _digest(cipher.audit_key, 1, datetime(2026, 3, 1, 9, tzinfo=UTC), "op",
-                         "memory.created", "memory", mid, None, GENESIS)
-        conn.execute(sa.text(
-            "INSERT INTO audit_events (seq, at, actor, action, entity_type, entity_id, "
-            f"prev_hash, hash) VALUES (1, '{at}', 'op', 'memory.created', 'memory', :m, :g, :h)"),
-            {"m": mid, "g": GENESIS, "h": digest})
+            conn.execute(
+                sa.text(
+                    "INSERT INTO candidates (id, status, kind, source_type, user_bidx, workspace_bidx, "
+                    "content_key, polarity, confidence, importance, evidence_count, created_at, "
+                    "updated_at, statement_ct, user_ct, workspace_ct) VALUES (:id, :status, :kind, "
+                    ":source_type, :user_bidx, :workspace_bidx, :content_key, 'assert', 0.8, 1, 1, "
+                    f"'{at}', '{at}', :statement_ct, :user_ct, :workspace_ct)"
+                ),
+                row,
+            )
+        conn.execute(
+            sa.text(
+                "INSERT INTO memories (id, candidate_id, status, kind, source_type, user_bidx, "
+                "workspace_bidx, content_key, polarity, confidence, importance, approved_by, "
+                "valid_from, recorded_at, updated_at, conflict_state, statement_ct, user_ct, "
+                "workspace_ct) VALUES (:id, 'c_old1', :status, :kind, :source_type, :user_bidx, "
+                ":workspace_bidx, :content_key, 'assert', 1.0, 1, 'op', "
+                f"'{at}', '{at}', '{at}', 'none', :statement_ct, :user_ct, :workspace_ct)"
+            ),
+            rows["memories"][0],
+        )
+        conn.execute(
+            sa.text(
+                "INSERT INTO tombstones (content_key, reason, source_id, created_at, seen_again) "
+                f"VALUES (:k, 'rejected', :s, '{at}', 0)"
+            ),
+            {"k": rows["candidates"][1]["content_key"], "s": rid},
+        )
+        digest = _digest(
+            cipher.audit_key,
+            1,
+            datetime(2026, 3, 1, 9, tzinfo=UTC),
+            "op",
+            "memory.created",
+            "memory",
+            mid,
+            None,
+            GENESIS,
+        )
+        conn.execute(
+            sa.text(
+                "INSERT INTO audit_events (seq, at, actor, action, entity_type, entity_id, "
+                f"prev_hash, hash) VALUES (1, '{at}', 'op', 'memory.created', 'memory', :m, :g, :h)"
+            ),
+            {"m": mid, "g": GENESIS, "h": digest},
+        )
     engine.dispose()
 
     store = open_store(home, schema="upgrade", user=user)
@@ -256,8 +317,12 @@ def test_a_store_from_before_row_macs_is_sealed_by_the_upgrade(tmp_path):
         assert store.get_candidate_record(rid).status == "rejected"
         report = store.verify_audit()
         assert report.ok, report.problem
-        again = CandidateDraft(statement="never run make clean", kind="fact",
-                               source_type="explicit_user", scope=Scope(user=user, workspace=ws))
+        again = CandidateDraft(
+            statement="never run make clean",
+            kind="fact",
+            source_type="explicit_user",
+            scope=Scope(user=user, workspace=ws),
+        )
         assert store.admit(again).outcome == "tombstoned"
         with store.engine.begin() as conn:  # as an attacker would, after the upgrade
             conn.execute(sa.text("UPDATE memories SET status='retired' WHERE id=:m"), {"m": mid})
@@ -278,8 +343,11 @@ def test_pages_stay_full_around_a_row_that_fails(world, sort):
         if len(page) < 2:  # a pager's "end of the queue"
             break
         last = page[-1]
-        after = (last.created_at, last.id) if sort == "created" else (
-            last.confidence if sort == "confidence" else last.host, last.created_at, last.id)
+        after = (
+            (last.created_at, last.id)
+            if sort == "created"
+            else (last.confidence if sort == "confidence" else last.host, last.created_at, last.id)
+        )
     assert [len(p) for p in pages] == [2, 2, 1]
     assert sorted(sum(pages, [])) == sorted(ids[:1] + ids[2:])
 
@@ -289,8 +357,9 @@ def test_only_a_false_write_or_forget_settles_a_row_that_fails(world):
 
     mid = world.add("Deploy straight to production on Fridays", world.a)
     world.store.false_write(mid, actor="op")
-    tamper("UPDATE memories SET status='active', retired_reason=NULL, valid_to=NULL WHERE id=?",
-           mid)
+    tamper(
+        "UPDATE memories SET status='active', retired_reason=NULL, valid_to=NULL WHERE id=?", mid
+    )
     with pytest.raises(IntegrityError):
         world.store.dispute(mid, actor="op")  # would re-seal the forged state
     world.store.false_write(mid, actor="op")  # takes it out of use for good, sealed as such
@@ -309,10 +378,13 @@ def test_the_row_mac_is_hmac_sha256_of_its_columns(key_bytes):
     key = os.urandom(key_bytes)
     at = datetime(2026, 3, 1, 9, tzinfo=UTC)
     values = ("active", None, "ws", at)
-    body = "\x1f".join(("memvet/row/v1", "memories", "m_1", "active", "\x00", "ws",
-                        "2026-03-01 09:00:00.000000")).encode()
+    body = "\x1f".join(
+        ("memvet/row/v1", "memories", "m_1", "active", "\x00", "ws", "2026-03-01 09:00:00.000000")
+    ).encode()
     expected = hmac.new(key, body, hashlib.sha256).hexdigest()
     assert row_mac.mac(key, "memories", "m_1", values) == expected
-    assert row_mac.mac(key, "memories", "m_1", values[:3] + ("2026-03-01 09:00:00.000000",)) \
-        == expected  # a datetime and SQLite's text of it seal alike
+    assert (
+        row_mac.mac(key, "memories", "m_1", values[:3] + ("2026-03-01 09:00:00.000000",))
+        == expected
+    )  # a datetime and SQLite's text of it seal alike
     assert row_mac.mac(key, "memories", "m_2", values) != expected

@@ -26,13 +26,15 @@ def full_recall(store, query: str, *, workspace: str | None, as_of=None) -> dict
     reader = store.reader_for(workspace)
     memories = store.list_memories(reader, statuses=MEMORY_STATUSES)
     candidates = store.list_candidates(
-        reader, QueueFilter(statuses=("pending", "reserved", "stale")), limit=None)
+        reader, QueueFilter(statuses=("pending", "reserved", "stale")), limit=None
+    )
     return Recall(query, memories, candidates, now=store.now(), as_of=as_of).decide()
 
 
 def approve(store, statement: str, **kwargs):
-    return store.approve(store.admit(draft(statement, **kwargs)).candidate_id, actor="dana",
-                         edits=Edits())
+    return store.approve(
+        store.admit(draft(statement, **kwargs)).candidate_id, actor="dana", edits=Edits()
+    )
 
 
 def stale_count(store) -> int:
@@ -42,8 +44,9 @@ def stale_count(store) -> int:
 
 def postings_of(store, memory_id: str) -> int:
     with store._read() as conn:
-        return conn.exec_driver_sql("SELECT count(*) FROM term_postings WHERE memory_id = ?",
-                                    (memory_id,)).scalar_one()
+        return conn.exec_driver_sql(
+            "SELECT count(*) FROM term_postings WHERE memory_id = ?", (memory_id,)
+        ).scalar_one()
 
 
 STATEMENTS = [
@@ -60,11 +63,21 @@ STATEMENTS = [
     ("Release notes live in docs/CHANGELOG.md", "fact"),
     ("The frontend builds with vite; do not add webpack", "constraint"),
 ]
-QUESTIONS = ["which package manager do we use?", "what port does staging postgres listen on?",
-             "how do deploys work?", "can I run terraform apply locally?", "how do I run tests?",
-             "which linter?", "what language is the api in?", "how should I log?",
-             "where are release notes?", "should I add webpack?", "what is the cache host?",
-             "what database do we use?", "what did we decide about kubernetes?"]
+QUESTIONS = [
+    "which package manager do we use?",
+    "what port does staging postgres listen on?",
+    "how do deploys work?",
+    "can I run terraform apply locally?",
+    "how do I run tests?",
+    "which linter?",
+    "what language is the api in?",
+    "how should I log?",
+    "where are release notes?",
+    "should I add webpack?",
+    "what is the cache host?",
+    "what database do we use?",
+    "what did we decide about kubernetes?",
+]
 
 
 @pytest.fixture(scope="module")
@@ -76,8 +89,15 @@ def filled(tmp_path_factory):
     for i, (statement, kind) in enumerate(STATEMENTS):
         approve(store, statement, kind=kind, workspace=APP if i % 3 else None)
     # rarity is counted over the whole scope: filler the index must count
-    store.import_memories([draft(f"Module {i} of the billing service keeps its fixtures in "
-                                 f"testdata/{i}", kind="fact") for i in range(40)], actor="dana")
+    store.import_memories(
+        [
+            draft(
+                f"Module {i} of the billing service keeps its fixtures in testdata/{i}", kind="fact"
+            )
+            for i in range(40)
+        ],
+        actor="dana",
+    )
     store.admit(draft("We might move deploys to Fly.io", kind="fact"))  # pending: counts too
     yield store
     store.close()
@@ -87,7 +107,8 @@ def test_index_recall_decides_exactly_as_reading_every_memory(filled, monkeypatc
     for question in QUESTIONS:
         for workspace in (APP, None, "/home/dana/src/other"):
             assert recall(filled, question, workspace=workspace) == full_recall(
-                filled, question, workspace=workspace), question
+                filled, question, workspace=workspace
+            ), question
     # and it read only what could answer: fewer memories than the scope holds
     from memvet.store.recall_index import IndexedScope
 
@@ -104,11 +125,13 @@ def test_index_recall_matches_on_the_gold_cases(tmp_path, monkeypatch):
     original, asked = recall_module.recall, []
 
     def checked(store, query, *, workspace, as_of=None, recorded_as_of=None):
-        got = original(store, query, workspace=workspace, as_of=as_of,
-                       recorded_as_of=recorded_as_of)
+        got = original(
+            store, query, workspace=workspace, as_of=as_of, recorded_as_of=recorded_as_of
+        )
         # the harness asks as recorded (the full read): the store as it is now, both ways
         assert original(store, query, workspace=workspace, as_of=as_of) == full_recall(
-            store, query, workspace=workspace, as_of=as_of), query
+            store, query, workspace=workspace, as_of=as_of
+        ), query
         asked.append(query)
         return got
 
@@ -130,7 +153,8 @@ def test_every_write_path_keeps_the_index_current(store):
     assert out == full_recall(store, "how do deploys work?", workspace=APP)
     store.forget(second.id, actor="dana")
     assert recall(store, "fenwickplover deploys?", workspace=APP) == full_recall(
-        store, "fenwickplover deploys?", workspace=APP)
+        store, "fenwickplover deploys?", workspace=APP
+    )
     store.restore(second.id, actor="dana")
     assert recall(store, "fenwickplover deploys?", workspace=APP)["memories"][0]["id"] == second.id
     store.rotate_key()  # the data key stays: tokens stay valid
@@ -144,18 +168,30 @@ def test_text_written_behind_the_store_is_read_directly_until_reindexed(store):
     m = approve(store, "The cache lives on quillonmarsh:6379", kind="fact")
     c = store.cipher
     with store.engine.begin() as conn:
-        conn.exec_driver_sql("UPDATE memories SET statement_ct = ? WHERE id = ?", (
-            c.encrypt("memories", "statement", m.id, "The queue lives on fenwickplover:5672"),
-            m.id))
+        conn.exec_driver_sql(
+            "UPDATE memories SET statement_ct = ? WHERE id = ?",
+            (
+                c.encrypt("memories", "statement", m.id, "The queue lives on fenwickplover:5672"),
+                m.id,
+            ),
+        )
     assert stale_count(store) == 1
     assert recall(store, "where is the fenwickplover queue?", workspace=APP) == full_recall(
-        store, "where is the fenwickplover queue?", workspace=APP)
+        store, "where is the fenwickplover queue?", workspace=APP
+    )
     approve(store, "Something else entirely about zanzibarquux", kind="fact")
     assert stale_count(store) == 0
     with store._read() as conn:
-        tokens = {bytes(r[0]) for r in conn.exec_driver_sql(
-            "SELECT token FROM term_postings WHERE memory_id = ?", (m.id,))}
-    assert ti.token(c.term_key, "fenwickplov") in tokens or ti.token(c.term_key, "fenwickplover") in tokens
+        tokens = {
+            bytes(r[0])
+            for r in conn.exec_driver_sql(
+                "SELECT token FROM term_postings WHERE memory_id = ?", (m.id,)
+            )
+        }
+    assert (
+        ti.token(c.term_key, "fenwickplov") in tokens
+        or ti.token(c.term_key, "fenwickplover") in tokens
+    )
     assert ti.token(c.term_key, "quillonmarsh") not in tokens
 
 
@@ -166,7 +202,9 @@ def test_no_plaintext_term_is_on_disk(tmp_path, monkeypatch):
     try:
         for word in SECRETIVE:
             approve(store, f"The {word} service deploys through {word}-pipelines", kind="fact")
-        assert recall(store, f"how does {SECRETIVE[0]} deploy?", workspace=APP)["state"] != "UNKNOWN"
+        assert (
+            recall(store, f"how does {SECRETIVE[0]} deploy?", workspace=APP)["state"] != "UNKNOWN"
+        )
         with store._read() as conn:
             assert conn.exec_driver_sql("SELECT count(*) FROM term_postings").scalar_one() > 10
         blobs = b"".join(p.read_bytes() for p in home.glob("memvet.db*"))
@@ -193,8 +231,9 @@ def test_the_migration_indexes_existing_memories(filled):
         m007_term_index(conn, filled.cipher)
     assert stale_count(filled) == 0
     for question in QUESTIONS[:5]:
-        assert recall(filled, question, workspace=APP) == full_recall(filled, question,
-                                                                      workspace=APP)
+        assert recall(filled, question, workspace=APP) == full_recall(
+            filled, question, workspace=APP
+        )
 
 
 def test_a_wrong_key_finds_nothing_and_altered_postings_never_crash(filled):
@@ -211,12 +250,15 @@ def test_a_wrong_key_finds_nothing_and_altered_postings_never_crash(filled):
     finally:
         filled.cipher.term_key = real
     with filled.engine.begin() as conn:  # postings altered without the key
-        conn.exec_driver_sql("INSERT INTO term_postings VALUES (?, 'm_nosuch', 0)",
-                             (ti.token(real, "deploy"),))
-        conn.exec_driver_sql("INSERT INTO term_postings VALUES (x'00', ?, 0)",
-                             (right.memories[0].id,))
-        conn.exec_driver_sql("DELETE FROM term_postings WHERE memory_id = ?",
-                             (right.memories[0].id,))
+        conn.exec_driver_sql(
+            "INSERT INTO term_postings VALUES (?, 'm_nosuch', 0)", (ti.token(real, "deploy"),)
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO term_postings VALUES (x'00', ?, 0)", (right.memories[0].id,)
+        )
+        conn.exec_driver_sql(
+            "DELETE FROM term_postings WHERE memory_id = ?", (right.memories[0].id,)
+        )
     out = recall(filled, "how do deploys work?", workspace=APP)
     assert out["state"] in ("VERIFIED", "UNKNOWN", "VERIFIED_WITH_NEGATIVE_BOUNDARY")
     assert all(m["id"] != "m_nosuch" for m in out["memories"])
@@ -227,9 +269,16 @@ def test_a_wrong_key_finds_nothing_and_altered_postings_never_crash(filled):
         index_all(conn, filled.cipher)
 
 
-PROMPTS = ["set up the deploy pipeline on heroku", "add a linter to CI", "write tests for the api",
-           "containerise the api with Docker", "switch the logging to fmt", "fix the flaky billing "
-           "module fixtures", "bump the go version", "nothing memvet was ever told about"]
+PROMPTS = [
+    "set up the deploy pipeline on heroku",
+    "add a linter to CI",
+    "write tests for the api",
+    "containerise the api with Docker",
+    "switch the logging to fmt",
+    "fix the flaky billing module fixtures",
+    "bump the go version",
+    "nothing memvet was ever told about",
+]
 
 
 def test_the_direct_prompt_hook_over_the_index_picks_what_reading_every_memory_picks(filled):
@@ -257,7 +306,8 @@ def test_the_direct_prompt_hook_over_the_index_picks_what_reading_every_memory_p
         source = fr.DirectSource(conn, filled.cipher, "dana", APP)
         for prompt in PROMPTS:
             assert [i.id for i in source.relevant(prompt, set(), now)] == [
-                i.id for i in cp.relevant(source.index(), prompt, set(), now)]
+                i.id for i in cp.relevant(source.index(), prompt, set(), now)
+            ]
     finally:
         conn.close()
         with filled.engine.begin() as write:
@@ -271,13 +321,25 @@ def test_the_session_start_reads_come_from_indexes(filled):
     from memvet.store.migrations import PACK_TIER_SQL
 
     assert PACK_TIER_SQL == fr.TIER_SQL
-    params = (filled.cipher.blind_index("user", "dana"), filled.cipher.blind_index("workspace", APP))
+    params = (
+        filled.cipher.blind_index("user", "dana"),
+        filled.cipher.blind_index("workspace", APP),
+    )
     with filled._read() as conn:
-        page = " ".join(r[-1] for r in conn.exec_driver_sql(
-            f"EXPLAIN QUERY PLAN SELECT {fr.COLUMNS} {fr.SCOPED_SQL} LIMIT {fr.FIRST_PAGE}",
-            params))
-        count = " ".join(r[-1] for r in conn.exec_driver_sql(
-            f"EXPLAIN QUERY PLAN SELECT count(*) FROM memories WHERE {fr.SCOPE_SQL} AND "
-            f"status = 'active' AND {fr.IN_FORCE_SQL}", (*params, "x", "x", "x")))
+        page = " ".join(
+            r[-1]
+            for r in conn.exec_driver_sql(
+                f"EXPLAIN QUERY PLAN SELECT {fr.COLUMNS} {fr.SCOPED_SQL} LIMIT {fr.FIRST_PAGE}",
+                params,
+            )
+        )
+        count = " ".join(
+            r[-1]
+            for r in conn.exec_driver_sql(
+                f"EXPLAIN QUERY PLAN SELECT count(*) FROM memories WHERE {fr.SCOPE_SQL} AND "
+                f"status = 'active' AND {fr.IN_FORCE_SQL}",
+                (*params, "x", "x", "x"),
+            )
+        )
     assert "ix_memories_pack_order" in page and "TEMP B-TREE" not in page, page
     assert "COVERING INDEX ix_memories_in_force" in count, count

@@ -117,8 +117,9 @@ def test_force_over_tombstone_commits_and_is_audited(repos):
     w, _ = repos
     reject(REJECTED, "--cwd", str(w))
     other = run_json("propose", "We deploy on Mondays", "--cwd", str(w))["id"]
-    result = run_json("queue", "approve", other, "--statement", REJECTED,
-                      "--force-over-tombstone")["results"][0]
+    result = run_json("queue", "approve", other, "--statement", REJECTED, "--force-over-tombstone")[
+        "results"
+    ][0]
     assert result["status"] == "committed"
     memories = run_json("memories", "list", "--cwd", str(w))["memories"]
     assert [m["statement"] for m in memories] == [REJECTED]

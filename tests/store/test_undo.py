@@ -11,8 +11,13 @@ APP = "/home/dana/src/app"
 
 
 def propose(store, statement: str, kind: str = "fact") -> str:
-    draft = CandidateDraft(statement=statement, kind=kind, source_type="explicit_user",
-                           scope=Scope(user="dana", workspace=APP), host="claude-code")
+    draft = CandidateDraft(
+        statement=statement,
+        kind=kind,
+        source_type="explicit_user",
+        scope=Scope(user="dana", workspace=APP),
+        host="claude-code",
+    )
     return store.admit(draft).candidate_id
 
 
@@ -56,10 +61,18 @@ def test_undoing_a_forget_restores_the_memory_and_lifts_its_tombstone(store):
     statement = "Never run migrations on a Friday"
     memory = store.approve(propose(store, statement, "constraint"), actor="dana")
     store.forget(memory.id, actor="dana")
-    assert store.admit(CandidateDraft(statement=statement, kind="constraint",
-                                      source_type="explicit_user",
-                                      scope=Scope(user="dana", workspace=APP),
-                                      host="claude-code")).outcome != "queued"
+    assert (
+        store.admit(
+            CandidateDraft(
+                statement=statement,
+                kind="constraint",
+                source_type="explicit_user",
+                scope=Scope(user="dana", workspace=APP),
+                host="claude-code",
+            )
+        ).outcome
+        != "queued"
+    )
     change = store.undo_retirement(memory.id, actor="dana")
     assert change.memory.status == "active" and memory.id in active_ids(store)
     assert not [t for t in store.list_tombstones() if t.source_id == memory.id]

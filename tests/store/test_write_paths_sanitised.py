@@ -20,12 +20,19 @@ AWS_SECRET = "Zk3v9QmB2xR7tL5pW8nY4cH6jD1sF0gA3eU7iO2q"
 GH_TOKEN = "ghp_R8kq2VbN7xT1mZ4cW9pL3sD6fH0jY5aE2uQ8"
 SECRETS = (AWS_ID, AWS_SECRET, GH_TOKEN)
 LEAKY = f"Deploy with AWS key {AWS_ID} {AWS_SECRET} and the GitHub token {GH_TOKEN} always"
-ESCAPES = "Use \x1b]8;;https://evil.example\x07uv\x1b]8;;\x07 for \x1b[31mPython\x1b[0m\x9b2J here\r"
+ESCAPES = (
+    "Use \x1b]8;;https://evil.example\x07uv\x1b]8;;\x07 for \x1b[31mPython\x1b[0m\x9b2J here\r"
+)
 
 
 def memvet(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "memvet.install.launcher", *args],
-                          capture_output=True, text=True, env=dict(os.environ), timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "memvet.install.launcher", *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+    )
 
 
 def run_json(*args: str) -> dict:
@@ -87,17 +94,36 @@ def test_bulk_import_and_admission_redact_every_stored_text() -> None:
     store = open_store(user="dana")
     try:
         scope = Scope(user="dana", workspace="/home/dana/src/app")
-        [mid] = store.import_memories([CandidateDraft(
-            statement=LEAKY, kind="procedure", source_type="import", scope=scope)], actor="op")
-        ev = Evidence(path="/t.jsonl", line=3, message_id="m1", timestamp=None,
-                      excerpt=f"said: {ESCAPES} {LEAKY}", session="s")
-        result = store.admit(CandidateDraft(
-            statement=ESCAPES, kind="preference", source_type="explicit_user", scope=scope,
-            evidence=ev, usage_boundary=f"only with {GH_TOKEN}"))
+        [mid] = store.import_memories(
+            [CandidateDraft(statement=LEAKY, kind="procedure", source_type="import", scope=scope)],
+            actor="op",
+        )
+        ev = Evidence(
+            path="/t.jsonl",
+            line=3,
+            message_id="m1",
+            timestamp=None,
+            excerpt=f"said: {ESCAPES} {LEAKY}",
+            session="s",
+        )
+        result = store.admit(
+            CandidateDraft(
+                statement=ESCAPES,
+                kind="preference",
+                source_type="explicit_user",
+                scope=scope,
+                evidence=ev,
+                usage_boundary=f"only with {GH_TOKEN}",
+            )
+        )
         memory = store.get_memory(mid)
         detail = store.candidate_detail(result.candidate_id)
-        texts = [memory.statement, detail.candidate.statement, detail.candidate.usage_boundary,
-                 detail.evidence[0].excerpt]
+        texts = [
+            memory.statement,
+            detail.candidate.statement,
+            detail.candidate.usage_boundary,
+            detail.evidence[0].excerpt,
+        ]
         assert detail.candidate.statement == "Use uv for Python here"
         assert all("\x1b" not in t and "\r" not in t for t in texts)
         assert_no_secret_anywhere(*texts)
@@ -115,13 +141,19 @@ def test_the_cli_escapes_what_an_older_row_still_holds(monkeypatch) -> None:
     monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")  # shared with the CLI subprocess
     store = open_store()
     try:
-        cid = store.admit(CandidateDraft(statement="Use uv for Python", kind="preference",
-                                         source_type="operator",
-                                         scope=Scope(user=store.user))).candidate_id
+        cid = store.admit(
+            CandidateDraft(
+                statement="Use uv for Python",
+                kind="preference",
+                source_type="operator",
+                scope=Scope(user=store.user),
+            )
+        ).candidate_id
         with store.engine.begin() as conn:  # as an older memvet stored it
-            conn.execute(sa.text("UPDATE candidates SET statement_ct = :ct WHERE id = :id"),
-                         {"ct": store.cipher.encrypt("candidates", "statement", cid, raw),
-                          "id": cid})
+            conn.execute(
+                sa.text("UPDATE candidates SET statement_ct = :ct WHERE id = :id"),
+                {"ct": store.cipher.encrypt("candidates", "statement", cid, raw), "id": cid},
+            )
     finally:
         store.close()
     human = memvet("queue", "show", cid)

@@ -55,14 +55,35 @@ class Server:
         if self.as_user:
             shutil.chown(self.root, "nobody")
             shutil.chown(pwfile, "nobody")
-        self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "memvet", "-E", "UTF8",
-                  "--auth=scram-sha-256", f"--pwfile={pwfile}", "--no-sync")
+        self._run(
+            str(self.bin / "initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            "memvet",
+            "-E",
+            "UTF8",
+            "--auth=scram-sha-256",
+            f"--pwfile={pwfile}",
+            "--no-sync",
+        )
 
     def start(self) -> None:
-        opts = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
-                "-c full_page_writes=off")  # fsync off: a killed server still keeps its commits (OS cache)
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", opts, "-l",
-                  str(self.root / "log"), "-w", "start")
+        opts = (
+            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c full_page_writes=off"
+        )  # fsync off: a killed server still keeps its commits (OS cache)
+        self._run(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-o",
+            opts,
+            "-l",
+            str(self.root / "log"),
+            "-w",
+            "start",
+        )
 
     def stop(self, mode: str = "fast") -> None:
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
@@ -73,9 +94,23 @@ class Server:
 
     def pg_dump(self, db: str) -> str:
         env = {**os.environ, "PGPASSWORD": PASSWORD}
-        return subprocess.run([str(self.bin / "pg_dump"), "-h", "127.0.0.1", "-p",
-                               str(self.port), "-U", "memvet", db], check=True,
-                              capture_output=True, text=True, env=env, timeout=60).stdout
+        return subprocess.run(
+            [
+                str(self.bin / "pg_dump"),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "-U",
+                "memvet",
+                db,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        ).stdout
 
 
 def _skip(reason: str) -> None:
@@ -89,8 +124,10 @@ def _skip(reason: str) -> None:
 def pg_server() -> Iterator[Server]:
     bin_dir = _bin_dir()
     if bin_dir is None:
-        _skip("no PostgreSQL server binaries (initdb) on this machine; .ci/run installs "
-                    "the Debian package `postgresql`")
+        _skip(
+            "no PostgreSQL server binaries (initdb) on this machine; .ci/run installs "
+            "the Debian package `postgresql`"
+        )
     try:
         import psycopg  # noqa: F401
     except ImportError:
@@ -143,7 +180,8 @@ def clone(where: Path, remote: str = REMOTE) -> str:
     """A folder that is a git clone of `remote` (only what memvet reads: .git/config)."""
     (where / ".git").mkdir(parents=True)
     (where / ".git" / "config").write_text(
-        f'[core]\n\tbare = false\n[remote "origin"]\n\turl = {remote}\n')
+        f'[core]\n\tbare = false\n[remote "origin"]\n\turl = {remote}\n'
+    )
     return str(where)
 
 
@@ -172,8 +210,13 @@ def _local_store(home: Path, user: str):  # noqa: ANN202
 
 
 class Member:
-    def __init__(self, home: Path, session, user: str = "dana",  # noqa: ANN001
-                 remote: str = REMOTE) -> None:
+    def __init__(
+        self,
+        home: Path,
+        session,
+        user: str = "dana",  # noqa: ANN001
+        remote: str = REMOTE,
+    ) -> None:
         self.home, self.session = home, session
         self.store = _local_store(home, user)
         self.repo = clone(home.parent / f"{home.name}-src" / "app", remote)
@@ -188,8 +231,15 @@ class Member:
         self.store.close()
 
 
-def team_of(homes: list[Path], url: str, *, roles: tuple[str, ...] = ("approver", "approver"),
-            personal: bool = False, user: str = "dana", **policy) -> list[Member]:  # noqa: ANN003
+def team_of(
+    homes: list[Path],
+    url: str,
+    *,
+    roles: tuple[str, ...] = ("approver", "approver"),
+    personal: bool = False,
+    user: str = "dana",
+    **policy,
+) -> list[Member]:  # noqa: ANN003
     first = create_team(homes[0], url, "ana-quokka", personal=personal, **policy)
     out = [Member(homes[0], first, user)]
     for home, role, name in zip(homes[1:], roles, ("ben-quokka", "cy-quokka"), strict=False):

@@ -26,8 +26,9 @@ def test_the_thread_syncs_a_team_home_and_nothing_runs_without_a_team(make_team,
     ana, ben = make_team(roles=("approver",))
     with team_sync(ben.store, ben.home) as thread:
         assert thread.is_alive()
-        cid = propose_team(ana.store, ana.session.team_id, "tag releases as vX.Y.Z", "procedure",
-                           ana.repo)
+        cid = propose_team(
+            ana.store, ana.session.team_id, "tag releases as vX.Y.Z", "procedure", ana.repo
+        )
         sync_once(ana.store, ana.session)
         items.approve(ben.session, cid)
         deadline = time.monotonic() + 20
@@ -41,8 +42,9 @@ def test_the_thread_syncs_a_team_home_and_nothing_runs_without_a_team(make_team,
 def test_once_with_the_server_away_keeps_the_outbox_and_logs_no_text(make_team, caplog):
     (ana,) = make_team(roles=())
     config = load_config(ana.home)
-    dead = dataclasses.replace(config, url=config.url.replace(config.url.split("@")[1].split(
-        "/")[0], "127.0.0.1:1"))
+    dead = dataclasses.replace(
+        config, url=config.url.replace(config.url.split("@")[1].split("/")[0], "127.0.0.1:1")
+    )
     (ana.home / "team.json").write_text(json.dumps(dataclasses.asdict(dead)))
     propose_team(ana.store, config.team_id, "secret-ish statement text", "fact", None)
     with caplog.at_level(logging.INFO, logger="memvet.daemon.team_sync"):

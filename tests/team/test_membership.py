@@ -20,8 +20,13 @@ def test_create_join_admit_lists_members_with_their_key_version(homes, team_url)
     admit(a, joined["member"], role="approver")
     listed = {m["name"]: m for m in members(a)}
     assert listed["ana"]["role"] == "admin" and listed["ana"]["status"] == "admitted"
-    assert listed["ben"] == {**listed["ben"], "role": "approver", "status": "admitted",
-                             "key_version": 1, "id": joined["member"]}
+    assert listed["ben"] == {
+        **listed["ben"],
+        "role": "approver",
+        "status": "admitted",
+        "key_version": 1,
+        "id": joined["member"],
+    }
     ben = open_session(homes[1])
     assert ben.keys[1] if ben.cipher() else False
     assert ben.keys[1] == a.keys[1]
@@ -47,25 +52,28 @@ def test_removal_rotates_the_key_and_the_old_key_opens_nothing_new(homes, team_u
     kept = ben.cipher()  # what a removed member may have kept
     from memvet.store.team import items
 
-    before = items.propose(a, items.new_item_id(), "written before removal", "fact", "assert",
-                           None)["id"]
+    before = items.propose(
+        a, items.new_item_id(), "written before removal", "fact", "assert", None
+    )["id"]
     result = remove(a, b["member"])
     assert result["key_version"] == 2 and a.key_version == 2
     assert a.keys[2] != a.keys[1]
     with pytest.raises(TeamUnavailableError) as err:
         open_session(homes[1]).cipher()
     assert err.value.code == "team_no_key"
-    written = items.propose(a, items.new_item_id(), "written after removal", "fact", "assert",
-                            None)
-    blob = a.conn.execute("SELECT statement_ct FROM team_candidates WHERE id = %s",
-                          (written["id"],)).fetchone()[0]  # what the removed member could fetch
+    written = items.propose(a, items.new_item_id(), "written after removal", "fact", "assert", None)
+    blob = a.conn.execute(
+        "SELECT statement_ct FROM team_candidates WHERE id = %s", (written["id"],)
+    ).fetchone()[0]  # what the removed member could fetch
     assert a.cipher().decrypt("team_candidates", "statement", written["id"], blob)
     with pytest.raises(IntegrityError):
         kept.decrypt("team_candidates", "statement", written["id"], blob)
-    old = a.conn.execute("SELECT statement_ct FROM team_candidates WHERE id = %s",
-                         (before,)).fetchone()[0]  # re-encrypted by the rotation
+    old = a.conn.execute(
+        "SELECT statement_ct FROM team_candidates WHERE id = %s", (before,)
+    ).fetchone()[0]  # re-encrypted by the rotation
     assert a.cipher().decrypt("team_candidates", "statement", before, old) == (
-        "written before removal")
+        "written before removal"
+    )
     with pytest.raises(IntegrityError):
         kept.decrypt("team_candidates", "statement", before, old)
     listed = {m["id"]: m for m in members(a)}

@@ -20,14 +20,16 @@ def _server_counts(url: str, table: str) -> int:
 
 
 @pytest.mark.slow
-def test_killed_mid_sync_then_back_nothing_lost_or_doubled(make_team, pg_server, team_url,
-                                                            monkeypatch):
+def test_killed_mid_sync_then_back_nothing_lost_or_doubled(
+    make_team, pg_server, team_url, monkeypatch
+):
     ana, ben = make_team(roles=("approver",))
     pg_server.stop("immediate")
     try:
         for i in range(N):
-            propose_team(ana.store, ana.session.team_id, f"rule number {i} holds", "constraint",
-                         ana.repo)
+            propose_team(
+                ana.store, ana.session.team_id, f"rule number {i} holds", "constraint", ana.repo
+            )
         assert sync_or_offline(ana.store, ana.home)["offline"] is True
         assert outbox.size(ana.store) == N  # everything local still works meanwhile
     finally:

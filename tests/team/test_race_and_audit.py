@@ -17,8 +17,9 @@ from memvet.store.team.sync import sync_once
 
 def test_two_approvers_racing_commit_each_candidate_once(make_team, team_url):
     ana, ben, cy = make_team()
-    ids = [propose_team(ana.store, ana.session.team_id, f"fact {i}", "fact", None)
-           for i in range(4)]
+    ids = [
+        propose_team(ana.store, ana.session.team_id, f"fact {i}", "fact", None) for i in range(4)
+    ]
     sync_once(ana.store, ana.session)
     for cid in ids:
         barrier, outcomes = threading.Barrier(2), []
@@ -46,17 +47,24 @@ def test_two_approvers_racing_commit_each_candidate_once(make_team, team_url):
 
 def test_two_approvals_required_and_an_invalid_policy_stops(make_team, team_url):
     ana, ben, cy = make_team(approvals_required=2)
-    cid = propose_team(ana.store, ana.session.team_id, "deploys go through CI", "procedure",
-                       None)
+    cid = propose_team(ana.store, ana.session.team_id, "deploys go through CI", "procedure", None)
     sync_once(ana.store, ana.session)
     assert items.approve(ben.session, cid)["status"] == "pending"
     assert items.approve(ben.session, cid)["status"] == "pending"  # one member counts once
     assert items.approve(cy.session, cid)["status"] == "committed"
     c = ana.session.cipher()
     with psycopg.connect(team_url, autocommit=True) as conn:
-        conn.execute("UPDATE teams SET policy_ct = %s", (c.encrypt(
-            "teams", "policy", ana.session.team_id, '{"approvals_required": 0, '
-            '"self_approval": true}'),))
+        conn.execute(
+            "UPDATE teams SET policy_ct = %s",
+            (
+                c.encrypt(
+                    "teams",
+                    "policy",
+                    ana.session.team_id,
+                    '{"approvals_required": 0, "self_approval": true}',
+                ),
+            ),
+        )
     with pytest.raises(TeamUnavailableError) as err:
         policy(ben.session)
     assert err.value.code == "team_policy_invalid" and err.value.exit_code == 3
@@ -68,11 +76,15 @@ def test_audit_verify_names_the_first_altered_or_missing_event(make_team, team_u
     sync_once(ana.store, ana.session)
     items.approve(ben.session, cid)
     result = verify(ana.session)
-    assert result["ok"] and result["events"] == 6  # created, 2 admitted, proposed, approved, committed
+    assert (
+        result["ok"] and result["events"] == 6
+    )  # created, 2 admitted, proposed, approved, committed
     with psycopg.connect(team_url, autocommit=True) as conn:
         conn.execute("UPDATE team_audit SET action = 'candidate.rejected' WHERE seq = 5")
-    assert verify(ana.session)["first_bad"] == {"seq": 5, "reason": "its contents do not match "
-                                                              "its hash"}
+    assert verify(ana.session)["first_bad"] == {
+        "seq": 5,
+        "reason": "its contents do not match its hash",
+    }
     with psycopg.connect(team_url, autocommit=True) as conn:
         conn.execute("UPDATE team_audit SET action = 'candidate.approved' WHERE seq = 5")
         conn.execute("DELETE FROM team_audit WHERE seq = 3")

@@ -21,9 +21,17 @@ def test_pg_dump_holds_no_planted_plaintext(make_team, pg_server, team_db):
     reject(ben.session, second, reason="zebracanary reason")
     from memvet.store.records import CandidateDraft, Scope
 
-    mid = ben.store.import_memories([CandidateDraft(
-        statement="zebracanary staging is read-only", kind="fact", source_type="operator",
-        scope=Scope(user="dana", workspace=ben.repo))], actor="operator")[0]
+    mid = ben.store.import_memories(
+        [
+            CandidateDraft(
+                statement="zebracanary staging is read-only",
+                kind="fact",
+                source_type="operator",
+                scope=Scope(user="dana", workspace=ben.repo),
+            )
+        ],
+        actor="operator",
+    )[0]
     share_memory(ben.store, ben.session.team_id, mid)
     for member in (ana, ben, cy):
         sync_once(member.store, member.session)
@@ -32,6 +40,15 @@ def test_pg_dump_holds_no_planted_plaintext(make_team, pg_server, team_db):
     dump = pg_server.pg_dump(team_db)
     assert "team_memories" in dump and len(dump) > 2000  # the dump is real
     lowered = dump.lower()
-    for planted in ("zebracanary", "fridays", "acme/app", "github.com", "read-only",
-                    "quokka", "dana", str(ana.home), "member-a-src"):
+    for planted in (
+        "zebracanary",
+        "fridays",
+        "acme/app",
+        "github.com",
+        "read-only",
+        "quokka",
+        "dana",
+        str(ana.home),
+        "member-a-src",
+    ):
         assert planted.lower() not in lowered, planted

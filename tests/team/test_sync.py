@@ -29,7 +29,8 @@ def test_a_proposal_approved_by_another_member_reaches_every_home(trio):
     assert sync_once(ana.store, ana.session).sent == 1
     pending = reads.candidates(ben.session)
     assert [(c["id"], c["statement"], c["remote"]) for c in pending] == [
-        (cid, RULE, "github.com/acme/app")]
+        (cid, RULE, "github.com/acme/app")
+    ]
     with pytest.raises(TeamRefusedError) as own:
         items.approve(ana.session, cid)
     assert own.value.code == "self_approval"
@@ -49,8 +50,9 @@ def test_a_proposal_approved_by_another_member_reaches_every_home(trio):
 
 def test_a_shared_memory_comes_back_to_its_home_once(trio):
     ana, ben, _ = trio
-    mid = ana.store.import_memories([_draft(ana, "the staging database is read-only")],
-                                    actor="operator")[0]
+    mid = ana.store.import_memories(
+        [_draft(ana, "the staging database is read-only")], actor="operator"
+    )[0]
     share_memory(ana.store, ana.session.team_id, mid)
     sync_once(ana.store, ana.session)
     (cand,) = reads.candidates(ben.session)
@@ -92,8 +94,12 @@ def test_a_false_write_on_one_home_retires_the_memory_on_the_others(trio):
 def _draft(member, statement):
     from memvet.store.records import CandidateDraft, Scope
 
-    return CandidateDraft(statement=statement, kind="fact", source_type="operator",
-                          scope=Scope(user="dana", workspace=member.repo))
+    return CandidateDraft(
+        statement=statement,
+        kind="fact",
+        source_type="operator",
+        scope=Scope(user="dana", workspace=member.repo),
+    )
 
 
 @pytest.mark.slow
@@ -105,8 +111,12 @@ def test_the_live_loop_applies_an_approval_on_notify_not_on_the_catch_up(trio):
 
     ana, ben, cy = trio
     stop, passes = threading.Event(), []
-    thread = threading.Thread(target=serve, args=(cy.store, cy.home, stop),
-                              kwargs={"catch_up_s": 3600, "on_pass": passes.append}, daemon=True)
+    thread = threading.Thread(
+        target=serve,
+        args=(cy.store, cy.home, stop),
+        kwargs={"catch_up_s": 3600, "on_pass": passes.append},
+        daemon=True,
+    )
     thread.start()
     try:
         deadline = time.monotonic() + 20
@@ -128,8 +138,9 @@ def test_a_personal_team_syncs_approved_memories_and_false_writes(make_team):
     from memvet.store.team.status import team_memories
 
     laptop, desktop = make_team(roles=("member",), personal=True)
-    global_memory = laptop.store.import_memories([_draft(laptop, "I prefer small commits")],
-                                                 actor="operator")
+    global_memory = laptop.store.import_memories(
+        [_draft(laptop, "I prefer small commits")], actor="operator"
+    )
     assert global_memory
     assert sync_once(laptop.store, laptop.session).sent == 1  # every approved memory goes
     assert sync_once(desktop.store, desktop.session).applied == 1
@@ -149,16 +160,26 @@ def test_a_personal_team_carries_a_rejection_to_the_other_machine(make_team):
     laptop, desktop = make_team(roles=("member",), personal=True)
 
     def offer(member):
-        return member.store.admit(CandidateDraft(
-            statement="Run the whole suite before every push", kind="procedure",
-            source_type="explicit_user", scope=Scope(user="dana", workspace=member.repo)))
+        return member.store.admit(
+            CandidateDraft(
+                statement="Run the whole suite before every push",
+                kind="procedure",
+                source_type="explicit_user",
+                scope=Scope(user="dana", workspace=member.repo),
+            )
+        )
 
     laptop.store.reject(offer(laptop).candidate_id, actor="operator")
     sync_once(laptop.store, laptop.session)
     sync_once(desktop.store, desktop.session)
-    again = desktop.store.admit(CandidateDraft(
-        statement="run the whole suite before every push.", kind="procedure",
-        source_type="explicit_user", scope=Scope(user="dana", workspace=desktop.repo)))
+    again = desktop.store.admit(
+        CandidateDraft(
+            statement="run the whole suite before every push.",
+            kind="procedure",
+            source_type="explicit_user",
+            scope=Scope(user="dana", workspace=desktop.repo),
+        )
+    )
     assert again.outcome == "tombstoned"  # any case or punctuation
     assert sync_once(laptop.store, laptop.session).sent == 0  # sent once
     tombs = desktop.store.list_tombstones()

@@ -49,13 +49,19 @@ def _visible(member, workspace):
     return {m.statement for m in member.store.list_memories(reader)}
 
 
-OPS = st.lists(st.tuples(st.integers(0, 3), st.sampled_from(("repo", "other", None)),
-                         st.booleans()), min_size=1, max_size=4)
+OPS = st.lists(
+    st.tuples(st.integers(0, 3), st.sampled_from(("repo", "other", None)), st.booleans()),
+    min_size=1,
+    max_size=4,
+)
 
 
 @pytest.mark.slow
-@settings(max_examples=6, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(ops=OPS)
 def test_reads_stay_in_scope_across_members_and_teams(two_teams, ops):
     members, model = two_teams

@@ -48,13 +48,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "tests" / "corpus" / "secrets" / "adjudicated.tsv"
-_IDENTIFIER_NAME = re.compile(r"(?i)\b(?:id|domain|url|uri|username|user name|bucket|hostname|host|"
-                              r"arn|account name|storage name|org(?:anization)? id|endpoint)\b")
+_IDENTIFIER_NAME = re.compile(
+    r"(?i)\b(?:id|domain|url|uri|username|user name|bucket|hostname|host|"
+    r"arn|account name|storage name|org(?:anization)? id|endpoint)\b"
+)
 _SECRETISH_NAME = re.compile(r"(?i)secret|token|key|password|credential|private")
-_PLACEHOLDER = re.compile(r"(?i:xxxx)|\*\*\*\*\*|#####|"
-                          r"^\s*[\"']?(?:\$\{[\w.\-]+\}|\$[A-Za-z_]\w*|#\{[^}]*\}|%[A-Za-z_]+%|\{\{[^}]*\}\}|<[^<>]+>)[\"']?\s*$|"
-                          r"(?i:example|sample|dummy|placeholder|fake|insert|goes here|_here\b|"
-                          r"your[_\-]?(?:pass|key|token|secret|api))|123e4567-e89b-12d3")
+_PLACEHOLDER = re.compile(
+    r"(?i:xxxx)|\*\*\*\*\*|#####|"
+    r"^\s*[\"']?(?:\$\{[\w.\-]+\}|\$[A-Za-z_]\w*|#\{[^}]*\}|%[A-Za-z_]+%|\{\{[^}]*\}\}|<[^<>]+>)[\"']?\s*$|"
+    r"(?i:example|sample|dummy|placeholder|fake|insert|goes here|_here\b|"
+    r"your[_\-]?(?:pass|key|token|secret|api))|123e4567-e89b-12d3"
+)
 
 
 def placeholder(value: str) -> str | None:
@@ -68,8 +72,10 @@ def placeholder(value: str) -> str | None:
     return f"contains {found.group(0)[:12]!r}" if found else None
 
 
-_TYPED = re.compile(r"(?i:abcdef|bcdefg|ghijkl|mnopqr|uvwxyz)|123456|234567|987654|(\w{3,6})\1\1|"
-                    r"(?i:a1b2c3|1a2b3c)")
+_TYPED = re.compile(
+    r"(?i:abcdef|bcdefg|ghijkl|mnopqr|uvwxyz)|123456|234567|987654|(\w{3,6})\1\1|"
+    r"(?i:a1b2c3|1a2b3c)"
+)
 # sk_…, gsk_…, sbp_…, NF-…: a provider's prefix says what it is, typed body or not ("when unsure").
 _PROVIDER_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9]{1,11}[_\-.]")
 _CONTEXT_WORD = re.compile(r"(?i)secret|passw|pwd|token|key|private|access|auth|credential|bearer")
@@ -78,20 +84,27 @@ _CONTEXT_WORD = re.compile(r"(?i)secret|passw|pwd|token|key|private|access|auth|
 def typed_without_context(value: str, text: str) -> bool:
     """A typed sequence (abcdef…, 123456…, xyzxyzxyz, a1b2c3…) with no secret word anywhere in
     the text: nothing says it is a credential (policy: such a value alone is not one)."""
-    return (_TYPED.search(value) is not None and _CONTEXT_WORD.search(text) is None
-            and _PROVIDER_PREFIX.match(value) is None)
+    return (
+        _TYPED.search(value) is not None
+        and _CONTEXT_WORD.search(text) is None
+        and _PROVIDER_PREFIX.match(value) is None
+    )
 
 
 _EXAMPLE_WORDS = {"example", "sample", "dummy", "placeholder"}
 _HOST = re.compile(r"://|@|^[\w.\-]+\.(?:com|net|org|io)\b")
 # A literal assigned to a name that says secret (policy: any literal password, key or token is
 # the secret itself), and the password slot of a URL; the name must not be about the secret.
-_ASSIGNED = re.compile(r"(?i)(?P<name>[\w.\-]*(?:pass(?:word|wd)?|secret|token|api_?key|apikey|access_?key|"
-                       r"private_?key|license_?key|stream_?key|deploy_?key))[\"']?[ \t]*(?:=|:|=>)[ \t]*[\"']?"
-                       r"(?P<v>[^\s\"',;`)]{6,})")
+_ASSIGNED = re.compile(
+    r"(?i)(?P<name>[\w.\-]*(?:pass(?:word|wd)?|secret|token|api_?key|apikey|access_?key|"
+    r"private_?key|license_?key|stream_?key|deploy_?key))[\"']?[ \t]*(?:=|:|=>)[ \t]*[\"']?"
+    r"(?P<v>[^\s\"',;`)]{6,})"
+)
 _URL_PASSWORD = re.compile(r"[a-z][a-z0-9+.\-]*://[^\s:/@]+:(?P<v>[^\s@/]{4,})@")
-_ABOUT_THE_SECRET = re.compile(r"(?i)public|(?:^|[_.\-])(?:id|url|uri|name|path|file|type|bucket|vault|hash|md5)$|"
-                               r"[a-z](?:Id|Url|Name|Path|Vault)$")
+_ABOUT_THE_SECRET = re.compile(
+    r"(?i)public|(?:^|[_.\-])(?:id|url|uri|name|path|file|type|bucket|vault|hash|md5)$|"
+    r"[a-z](?:Id|Url|Name|Path|Vault)$"
+)
 _NOT_A_LITERAL = re.compile(r"^(?:[$%{<]|true$|false$|null$|none$|os\.|process\.|env\.)", re.I)
 
 
@@ -99,11 +112,19 @@ def live_literal(text: str) -> str | None:
     """The reason a not_secret row holds a secret by policy, or None."""
     for match in _ASSIGNED.finditer(text):
         value = match.group("v")
-        if (not _ABOUT_THE_SECRET.search(match.group("name")) and not _NOT_A_LITERAL.match(value)
-                and placeholder(value) is None and "(" not in value):
+        if (
+            not _ABOUT_THE_SECRET.search(match.group("name"))
+            and not _NOT_A_LITERAL.match(value)
+            and placeholder(value) is None
+            and "(" not in value
+        ):
             return f"literal assigned to '{match.group('name')[-24:]}': a secret by policy"
     for match in _URL_PASSWORD.finditer(text):
-        if placeholder(match.group("v")) is None and match.group("v").lower() not in ("password", "pass", "secret"):
+        if placeholder(match.group("v")) is None and match.group("v").lower() not in (
+            "password",
+            "pass",
+            "secret",
+        ):
             return "password in a URL's user:password@ slot"
     return None
 
@@ -128,28 +149,62 @@ def _value(row: dict, oracles: dict) -> str | None:
 def adjudicate(rows: list[dict], rules: list[dict], oracles: dict) -> list[tuple[str, str, str]]:
     categories = {r["id"]: set(r.get("categories") or ()) for r in rules}
     names = {r["id"]: r.get("name", "") for r in rules}
-    keyword_secrets = {row["expected_secret"] for row in rows if row["rule_id"] == "KeywordDetector"
-                       and row["text_label"] == "secret" and row.get("expected_secret")}
+    keyword_secrets = {
+        row["expected_secret"]
+        for row in rows
+        if row["rule_id"] == "KeywordDetector"
+        and row["text_label"] == "secret"
+        and row.get("expected_secret")
+    }
     out = []
     for row in rows:
         rule, text = row["rule_id"], row["text"]
         if row["text_label"] == "secret":
             cats, name = categories.get(rule, set()), names.get(rule, row.get("rule_name", ""))
             if not text.strip():
-                out.append((row["id"], "not_secret", "empty text: a path-only rule, nothing to redact"))
-            elif not _SECRETISH_NAME.search(name) and not _SECRET_WORD.search(text) and (
+                out.append(
+                    (row["id"], "not_secret", "empty text: a path-only rule, nothing to redact")
+                )
+            elif (
+                not _SECRETISH_NAME.search(name)
+                and not _SECRET_WORD.search(text)
+                and (
                     (cats & {"identifier", "domain", "infrastructure"} and "secret" not in cats)
-                    or _IDENTIFIER_NAME.search(name)):
-                out.append((row["id"], "not_secret", f"public identifier: rule '{name}' finds an id/host/name"))
-            elif (value := _value(row, oracles)) is not None and (why := placeholder(value)) is not None:
+                    or _IDENTIFIER_NAME.search(name)
+                )
+            ):
+                out.append(
+                    (
+                        row["id"],
+                        "not_secret",
+                        f"public identifier: rule '{name}' finds an id/host/name",
+                    )
+                )
+            elif (value := _value(row, oracles)) is not None and (
+                why := placeholder(value)
+            ) is not None:
                 out.append((row["id"], "not_secret", f"documentation placeholder: {why}"))
             elif value is not None and typed_without_context(value, text):
-                out.append((row["id"], "not_secret", "typed sequence and no secret word in the text"))
+                out.append(
+                    (row["id"], "not_secret", "typed sequence and no secret word in the text")
+                )
         else:
             if rule == "gcp-api-key" and _GOOGLE_KEY.search(text) and not _PLACEHOLDER.search(text):
-                out.append((row["id"], "secret", "live-shaped Google API key (AIza…): an API key grants access"))
+                out.append(
+                    (
+                        row["id"],
+                        "secret",
+                        "live-shaped Google API key (AIza…): an API key grants access",
+                    )
+                )
             elif rule == "KeywordDetector" and any(value in text for value in keyword_secrets):
-                out.append((row["id"], "secret", "keyword case labelled secret in another file type; no extension here"))
+                out.append(
+                    (
+                        row["id"],
+                        "secret",
+                        "keyword case labelled secret in another file type; no extension here",
+                    )
+                )
             elif (why := live_literal(text)) is not None:
                 out.append((row["id"], "secret", why))
     return out
@@ -169,11 +224,15 @@ def main(argv: list[str] | None = None) -> int:
 
     decided = adjudicate(rows, rules, load_oracles())
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    lines = ["# row id\tpolicy label\treason  (tests/tools/adjudicate_secrets.py; policy: docs/threat-model.md)"]
+    lines = [
+        "# row id\tpolicy label\treason  (tests/tools/adjudicate_secrets.py; policy: docs/threat-model.md)"
+    ]
     lines += ["\t".join(entry) for entry in decided]
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     flips = sum(label == "secret" for _, label, _ in decided)
-    print(f"{len(decided)} rows adjudicated ({len(decided) - flips} secret→not_secret, {flips} not_secret→secret)")
+    print(
+        f"{len(decided)} rows adjudicated ({len(decided) - flips} secret→not_secret, {flips} not_secret→secret)"
+    )
     return 0
 
 

@@ -62,11 +62,15 @@ def declare(path: Path) -> list[str]:
             if line is None:
                 continue
             # the table's name line, and the words line the tool wrote under it before (if any)
-            name_line = re.compile(rf'(\[\[{section}\]\]\n(?:#.*\n)*name = {re.escape(json.dumps(table["name"]))}\n)'
-                                   r'(?:(?:words|contains) = \[.*\]\n)?')
+            name_line = re.compile(
+                rf"(\[\[{section}\]\]\n(?:#.*\n)*name = {re.escape(json.dumps(table['name']))}\n)"
+                r"(?:(?:words|contains) = \[.*\]\n)?"
+            )
             values = ", ".join(json.dumps(v, ensure_ascii=not v.isprintable()) for v in line[1])
             new_line = f"{line[0]} = [{values}]\n" if line[1] else ""
-            text, count = name_line.subn(lambda m, new_line=new_line: m.group(1) + new_line, text, count=1)
+            text, count = name_line.subn(
+                lambda m, new_line=new_line: m.group(1) + new_line, text, count=1
+            )
             if count:
                 changed.append(f"{section}.{table['name']}")
     path.write_text(text, encoding="utf-8")
@@ -75,8 +79,13 @@ def declare(path: Path) -> list[str]:
 
 def missing(path: Path) -> list[str]:
     doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    return [f"{section}.{table['name']}" for section, tables in doc.items() if isinstance(tables, list)
-            for table in tables if wanted(section, table) is not None]
+    return [
+        f"{section}.{table['name']}"
+        for section, tables in doc.items()
+        if isinstance(tables, list)
+        for table in tables
+        if wanted(section, table) is not None
+    ]
 
 
 def main(argv: list[str]) -> int:

@@ -32,14 +32,33 @@ PINNED, DERIVED = FOLDER / "gitleaks.toml", FOLDER / "gitleaks.json"
 SOURCE = "https://github.com/gitleaks/gitleaks/blob/{commit}/config/gitleaks.toml"
 
 # Marker kinds: memvet's families where a rule belongs to one, else the rule id itself.
-FAMILIES = (("aws-access-token", "aws-access-key"), ("github-", "github-token"),
-            ("gitlab-", "gitlab-token"), ("slack-webhook", "slack-webhook"), ("slack-", "slack-token"),
-            ("stripe-", "stripe-key"), ("private-key", "private-key"), ("jwt", "jwt"),
-            ("generic-api-key", "secret-assignment"), ("curl-auth", "basic-auth"),
-            ("kubernetes-secret", "secret-assignment"), ("openai-", "openai-key"),
-            ("anthropic-", "anthropic-key"), ("gcp-api-key", "google-api-key"))
-POSIX = {"alnum": "A-Za-z0-9", "alpha": "A-Za-z", "digit": "0-9", "xdigit": "0-9A-Fa-f",
-         "upper": "A-Z", "lower": "a-z", "space": r" \t\n\r\f\v", "word": r"\w", "punct": r"!-/:-@\[-`{-~"}
+FAMILIES = (
+    ("aws-access-token", "aws-access-key"),
+    ("github-", "github-token"),
+    ("gitlab-", "gitlab-token"),
+    ("slack-webhook", "slack-webhook"),
+    ("slack-", "slack-token"),
+    ("stripe-", "stripe-key"),
+    ("private-key", "private-key"),
+    ("jwt", "jwt"),
+    ("generic-api-key", "secret-assignment"),
+    ("curl-auth", "basic-auth"),
+    ("kubernetes-secret", "secret-assignment"),
+    ("openai-", "openai-key"),
+    ("anthropic-", "anthropic-key"),
+    ("gcp-api-key", "google-api-key"),
+)
+POSIX = {
+    "alnum": "A-Za-z0-9",
+    "alpha": "A-Za-z",
+    "digit": "0-9",
+    "xdigit": "0-9A-Fa-f",
+    "upper": "A-Z",
+    "lower": "a-z",
+    "space": r" \t\n\r\f\v",
+    "word": r"\w",
+    "punct": r"!-/:-@\[-`{-~",
+}
 
 
 def kind_of(rule_id: str) -> str:
@@ -58,7 +77,7 @@ def translate(pattern: str) -> str:
     while i < len(pattern):
         c = pattern[i]
         if c == "\\":
-            pair = pattern[i:i + 2]
+            pair = pattern[i : i + 2]
             out.append(r"\Z" if pair == r"\z" else pair)  # \z: the very end, as Go's $ below
             i += 2
             continue
@@ -70,7 +89,7 @@ def translate(pattern: str) -> str:
                 continue
             if c == "]" and not (out and out[-1] in ("[", "[^")):
                 in_class = False
-            elif c == "[" or pattern[i:i + 2] in ("&&", "--", "||", "~~"):
+            elif c == "[" or pattern[i : i + 2] in ("&&", "--", "||", "~~"):
                 out.append("\\" + c)  # literal in Go; a (future) set operation in Python
                 i += 1
                 continue
@@ -79,16 +98,16 @@ def translate(pattern: str) -> str:
             continue
         if c == "[":
             in_class = True
-            if pattern[i:i + 2] == "[^":
+            if pattern[i : i + 2] == "[^":
                 out.append("[^")
                 i += 2
-                if pattern[i:i + 1] == "]":
+                if pattern[i : i + 1] == "]":
                     out.append("\\]")
                     i += 1
                 continue
             out.append("[")
             i += 1
-            if pattern[i:i + 1] == "]":
+            if pattern[i : i + 1] == "]":
                 out.append("\\]")
                 i += 1
             continue
@@ -102,7 +121,9 @@ def translate(pattern: str) -> str:
                 open_scopes.append((depth, opener))
             i += flags.end()
             continue
-        if c == "$":  # no rule sets (?m): Go's $ is the end of the text, Python's also before a final \n
+        if (
+            c == "$"
+        ):  # no rule sets (?m): Go's $ is the end of the text, Python's also before a final \n
             out.append(r"\Z")
             i += 1
             continue
@@ -128,7 +149,9 @@ def translate(pattern: str) -> str:
 # stretches the match leftwards over the identifier before the keyword, never changes the secret,
 # and costs Python's backtracking engine 50 (or 2,500) tries per position. It is cut off here and
 # the engine stretches the match back by hand where an allowlist looks at the whole match.
-_LEAD = re.compile(r"^(\(\?i\))?((?:\[\\w\.-\]\{0,(\d+)\}\?)*)(\(\?i:)?((?:\[\\w\.-\]\{0,(\d+)\}\?)*)")
+_LEAD = re.compile(
+    r"^(\(\?i\))?((?:\[\\w\.-\]\{0,(\d+)\}\?)*)(\(\?i:)?((?:\[\\w\.-\]\{0,(\d+)\}\?)*)"
+)
 _ONE_LEAD = re.compile(r"\[\\w\.-\]\{0,(\d+)\}\?")
 
 
@@ -138,7 +161,7 @@ def strip_lead(pattern: str) -> tuple[str, int]:
     lead = sum(int(n) for n in _ONE_LEAD.findall(match.group(2) + match.group(5)))
     if not lead:
         return pattern, 0
-    return (match.group(1) or "") + (match.group(4) or "") + pattern[match.end():], lead
+    return (match.group(1) or "") + (match.group(4) or "") + pattern[match.end() :], lead
 
 
 def _compiles(pattern: str) -> str | None:
@@ -152,13 +175,19 @@ def _compiles(pattern: str) -> str | None:
 
 
 def _allowlist(entry: dict) -> dict:
-    return {"condition": entry.get("condition", "OR").upper(), "target": entry.get("regexTarget", "secret"),
-            "regexes": [translate(r) for r in entry.get("regexes", [])],
-            "stopwords": sorted({w.lower() for w in entry.get("stopwords", [])}),
-            # memvet has no file paths: a path check never passes, so an AND allowlist with paths
-            # (or one with nothing but paths) never allows anything
-            "never_applies": bool(entry.get("paths")) and (entry.get("condition", "OR").upper() == "AND" or not (
-                entry.get("regexes") or entry.get("stopwords")))}
+    return {
+        "condition": entry.get("condition", "OR").upper(),
+        "target": entry.get("regexTarget", "secret"),
+        "regexes": [translate(r) for r in entry.get("regexes", [])],
+        "stopwords": sorted({w.lower() for w in entry.get("stopwords", [])}),
+        # memvet has no file paths: a path check never passes, so an AND allowlist with paths
+        # (or one with nothing but paths) never allows anything
+        "never_applies": bool(entry.get("paths"))
+        and (
+            entry.get("condition", "OR").upper() == "AND"
+            or not (entry.get("regexes") or entry.get("stopwords"))
+        ),
+    }
 
 
 def _without_flag(allowlist: dict) -> dict:
@@ -175,20 +204,39 @@ def derive(toml_text: str, commit: str) -> dict:
         python, lead = strip_lead(translate(rule["regex"]))
         problem = _compiles(python)
         allowlists = [_allowlist(a) for a in rule.get("allowlists", [])]
-        problem = problem or next((p for a in allowlists for r in a["regexes"] if (p := _compiles(r))), None)
+        problem = problem or next(
+            (p for a in allowlists for r in a["regexes"] if (p := _compiles(r))), None
+        )
         if problem:
-            dropped.append({"id": rule["id"], "reason": f"does not compile in Python re: {problem}"})
+            dropped.append(
+                {"id": rule["id"], "reason": f"does not compile in Python re: {problem}"}
+            )
             continue
-        rules.append({"id": rule["id"], "kind": kind_of(rule["id"]), "regex": python,
-                      "translated": python != rule["regex"], "lead": lead,
-                      "keywords": sorted({k.lower() for k in rule.get("keywords", [])}),
-                      "entropy": rule.get("entropy", 0.0), "secret_group": rule.get("secretGroup", 0),
-                      "allowlists": [_without_flag(a) for a in allowlists if not a["never_applies"]]})
-    glob = _allowlist(config.get("allowlist", {}))  # the global one: regexes and stopwords on the secret
-    return {"source": SOURCE.format(commit=commit), "commit": commit, "licence": "MIT",
-            "sha256": hashlib.sha256(toml_text.encode()).hexdigest(),
-            "global_allowlist": {"regexes": glob["regexes"], "stopwords": glob["stopwords"]},
-            "rules": rules, "dropped": dropped}
+        rules.append(
+            {
+                "id": rule["id"],
+                "kind": kind_of(rule["id"]),
+                "regex": python,
+                "translated": python != rule["regex"],
+                "lead": lead,
+                "keywords": sorted({k.lower() for k in rule.get("keywords", [])}),
+                "entropy": rule.get("entropy", 0.0),
+                "secret_group": rule.get("secretGroup", 0),
+                "allowlists": [_without_flag(a) for a in allowlists if not a["never_applies"]],
+            }
+        )
+    glob = _allowlist(
+        config.get("allowlist", {})
+    )  # the global one: regexes and stopwords on the secret
+    return {
+        "source": SOURCE.format(commit=commit),
+        "commit": commit,
+        "licence": "MIT",
+        "sha256": hashlib.sha256(toml_text.encode()).hexdigest(),
+        "global_allowlist": {"regexes": glob["regexes"], "stopwords": glob["stopwords"]},
+        "rules": rules,
+        "dropped": dropped,
+    }
 
 
 def render(derived: dict) -> str:
@@ -197,9 +245,13 @@ def render(derived: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--from", dest="source", type=Path, help="a gitleaks config/gitleaks.toml to pin")
+    parser.add_argument(
+        "--from", dest="source", type=Path, help="a gitleaks config/gitleaks.toml to pin"
+    )
     parser.add_argument("--commit", help="the gitleaks commit that file comes from (with --from)")
-    parser.add_argument("--check", action="store_true", help="only check the JSON against the pinned copy")
+    parser.add_argument(
+        "--check", action="store_true", help="only check the JSON against the pinned copy"
+    )
     args = parser.parse_args(argv)
     if args.source is not None:
         if not args.commit or not re.fullmatch(r"[0-9a-f]{40}", args.commit):
@@ -211,15 +263,24 @@ def main(argv: list[str] | None = None) -> int:
     fresh = render(derive(PINNED.read_text(encoding="utf-8"), commit))
     if args.check:
         same = DERIVED.is_file() and DERIVED.read_text() == fresh
-        print("gitleaks.json is up to date" if same else "gitleaks.json is stale: run without --check")
+        print(
+            "gitleaks.json is up to date" if same else "gitleaks.json is stale: run without --check"
+        )
         return 0 if same else 1
     DERIVED.write_text(fresh)
     derived = json.loads(fresh)
     version = ROOT / "store" / "redaction" / "version.py"
-    version.write_text(re.sub(r'GITLEAKS_SHA256 = "[0-9a-f]*"', f'GITLEAKS_SHA256 = "{derived["sha256"]}"',
-                              version.read_text()))
-    print(f"{len(derived['rules'])} rules kept ({sum(r['translated'] for r in derived['rules'])} translated), "
-          f"{len(derived['dropped'])} dropped -> {DERIVED.relative_to(ROOT)}")
+    version.write_text(
+        re.sub(
+            r'GITLEAKS_SHA256 = "[0-9a-f]*"',
+            f'GITLEAKS_SHA256 = "{derived["sha256"]}"',
+            version.read_text(),
+        )
+    )
+    print(
+        f"{len(derived['rules'])} rules kept ({sum(r['translated'] for r in derived['rules'])} translated), "
+        f"{len(derived['dropped'])} dropped -> {DERIVED.relative_to(ROOT)}"
+    )
     return 0
 
 

@@ -27,12 +27,21 @@ _CAP = 64  # strings kept when expanding alternatives ("is|are" x " not")
 _SEP = "\x00"  # in an analysed string: non-word characters of unknown length
 _ZW = "\x01"  # in an analysed string: a zero-width word boundary, start or end
 # Words in most sentences: a poor anchor when the string has another whole word.
-_COMMON = frozenset("a an the i we you it is are was be to of in on at as by for with and or but so if "
-                    "my our your this that these those me us do does not no all each every s t".split())
+_COMMON = frozenset(
+    "a an the i we you it is are was be to of in on at as by for with and or but so if "
+    "my our your this that these those me us do does not no all each every s t".split()
+)
 _WORD_CHAR = re.compile(r"\w")
 _SPLIT = re.compile(r"(\W)")
-_BOUNDARIES = {sre.AT_BOUNDARY, sre.AT_BEGINNING, sre.AT_BEGINNING_STRING, sre.AT_BEGINNING_LINE,
-               sre.AT_END, sre.AT_END_STRING, sre.AT_END_LINE}
+_BOUNDARIES = {
+    sre.AT_BOUNDARY,
+    sre.AT_BEGINNING,
+    sre.AT_BEGINNING_STRING,
+    sre.AT_BEGINNING_LINE,
+    sre.AT_END,
+    sre.AT_END_STRING,
+    sre.AT_END_LINE,
+}
 _NON_WORD_CATEGORIES = {sre.CATEGORY_SPACE, sre.CATEGORY_NOT_WORD, sre.CATEGORY_LINEBREAK}
 
 Strings = frozenset[str]
@@ -64,8 +73,11 @@ def _union(sets: list[Strings | None]) -> Strings | None:
 @functools.lru_cache(maxsize=8192)
 def _score(strings: Strings) -> tuple[bool, int, int]:
     """Whole words first (the cheap test), then longer strings, then fewer."""
-    return (all(_whole_words(s) for s in strings), min(6, min(len(_longest_piece(s)) for s in strings)),
-            -len(strings))
+    return (
+        all(_whole_words(s) for s in strings),
+        min(6, min(len(_longest_piece(s)) for s in strings)),
+        -len(strings),
+    )
 
 
 def _better(a: Strings | None, b: Strings | None) -> Strings | None:
@@ -105,7 +117,9 @@ def _sequence(items: Iterable) -> Found:
         if item_nullable:
             item_prefix = item_prefix | _EMPTY
         joined = _product(run, item_prefix)  # the end so far, then how this item starts
-        best = _better(_better(best, item_required), _required(joined if joined is not None else run))
+        best = _better(
+            _better(best, item_required), _required(joined if joined is not None else run)
+        )
         if growing:
             grown = _product(prefix, item_prefix)
             growing = grown is not None and item_exact is not None
@@ -142,10 +156,13 @@ def _node(op, av) -> Found:
     if op is sre.BRANCH:
         found = [_sequence(alternative) for alternative in av[1]]
         required = [f[3] for f in found]
-        return (_union([f[0] for f in found]), _union([f[1] for f in found]) or _EMPTY,
-                _union([f[2] for f in found]) or _EMPTY,
-                None if any(r is None for r in required) else frozenset().union(*required),
-                any(f[4] for f in found))
+        return (
+            _union([f[0] for f in found]),
+            _union([f[1] for f in found]) or _EMPTY,
+            _union([f[2] for f in found]) or _EMPTY,
+            None if any(r is None for r in required) else frozenset().union(*required),
+            any(f[4] for f in found),
+        )
     if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
         return _repeat(*av)
     return _UNKNOWN  # any character, a back reference: nothing to require
@@ -226,7 +243,10 @@ def _requirement(pattern: str, flags: int) -> tuple[Strings | None, Strings | No
         return None, None
     if required is None:
         return None, None
-    anchors = [max(_whole_words(s), key=lambda w: (w not in _COMMON, len(w)), default=None) for s in required]
+    anchors = [
+        max(_whole_words(s), key=lambda w: (w not in _COMMON, len(w)), default=None)
+        for s in required
+    ]
     words = None if None in anchors else frozenset(anchors)
     pieces = frozenset(_longest_piece(s) for s in required)
     return words, pieces

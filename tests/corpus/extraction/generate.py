@@ -28,11 +28,30 @@ from templates import (  # noqa: E402
 )
 
 SEED = 20261201
-OPENERS = ["", "", "", "btw ", "also, ", "oh and ", "quick note: ", "fyi ", "one more thing: ", "heads up, "]
+OPENERS = [
+    "",
+    "",
+    "",
+    "btw ",
+    "also, ",
+    "oh and ",
+    "quick note: ",
+    "fyi ",
+    "one more thing: ",
+    "heads up, ",
+]
 CORRECTIONS = ["no, ", "nope - ", "wrong one. ", "that's not right: ", "no no. ", "stop. "]
-GLOBAL_TAILS = ["That goes for all my projects.", "Same in every repo I own.", "This applies everywhere I work, not just here.",
-                "Use that in all my repositories."]
-LOCAL_TAILS = ["Everywhere in this codebase.", "Only in this repo.", "That's just for this project."]
+GLOBAL_TAILS = [
+    "That goes for all my projects.",
+    "Same in every repo I own.",
+    "This applies everywhere I work, not just here.",
+    "Use that in all my repositories.",
+]
+LOCAL_TAILS = [
+    "Everywhere in this codebase.",
+    "Only in this repo.",
+    "That's just for this project.",
+]
 
 
 def typo(text: str, rng: random.Random) -> str:
@@ -46,9 +65,9 @@ def typo(text: str, rng: random.Random) -> str:
         j = rng.randrange(1, len(w) - 1)
         op = rng.choice(("drop", "swap", "double"))
         if op == "drop":
-            w = w[:j] + w[j + 1:]
+            w = w[:j] + w[j + 1 :]
         elif op == "swap":
-            w = w[:j - 1] + w[j] + w[j - 1] + w[j + 1:]
+            w = w[: j - 1] + w[j] + w[j - 1] + w[j + 1 :]
         else:
             w = w[:j] + w[j] + w[j:]
         words[i] = w
@@ -79,42 +98,81 @@ class Builder:
         self.splits.update(deal([n[0] for n in NEGATIVES]))
         self.splits.update(deal([f"prop-{i}" for i in range(len(PROPOSALS))]))
         self.splits.update(deal([f"neg-bare-ack-{i}" for i in range(len(ONE_OFF_PROPOSALS))]))
-        self.pos = {s: [p for p in POSITIVES if self.splits[p[0]] == s] for s in ("train", "dev", "test")}
-        self.neg = {s: [n for n in NEGATIVES if self.splits[n[0]] == s] for s in ("train", "dev", "test")}
+        self.pos = {
+            s: [p for p in POSITIVES if self.splits[p[0]] == s] for s in ("train", "dev", "test")
+        }
+        self.neg = {
+            s: [n for n in NEGATIVES if self.splits[n[0]] == s] for s in ("train", "dev", "test")
+        }
 
-    def add(self, group: str, voice: str, parts: list[str], labels: list[dict], previous: str = "") -> None:
+    def add(
+        self, group: str, voice: str, parts: list[str], labels: list[dict], previous: str = ""
+    ) -> None:
         rng = self.rng
         host = rng.choice(("claude-code", "codex"))
         joiner = "\n" if host == "claude-code" and rng.random() < 0.3 else " "
         text = joiner.join(p for p in parts if p)
-        self.messages.append({"id": f"t{len(self.messages):05d}", "group": group, "split": self.splits[group],
-                              "host": host,
-                              "workspace": rng.choice(WORKSPACES), "voice": voice, "previous_assistant": previous,
-                              "text": text, "labels": labels})
+        self.messages.append(
+            {
+                "id": f"t{len(self.messages):05d}",
+                "group": group,
+                "split": self.splits[group],
+                "host": host,
+                "workspace": rng.choice(WORKSPACES),
+                "voice": voice,
+                "previous_assistant": previous,
+                "text": text,
+                "labels": labels,
+            }
+        )
 
     def label(self, positive: tuple, slots: dict, typed: str, scope: str | None = None) -> dict:
         _, kind, default_scope, polarity, _, statement = positive
-        return {"statement": fill(statement, slots), "evidence": typed, "kind": kind,
-                "scope": scope or default_scope, "polarity": polarity, "adopted": False}
+        return {
+            "statement": fill(statement, slots),
+            "evidence": typed,
+            "kind": kind,
+            "scope": scope or default_scope,
+            "polarity": polarity,
+            "adopted": False,
+        }
 
     def rule_message(self, split: str, voice: str) -> None:
         rng = self.rng
         positive = rng.choice(self.pos[split])
         slots = draw(rng)
-        typed = sentence(fill(positive[4], slots), rng, voice if voice in ("terse", "typo") else "plain")
+        typed = sentence(
+            fill(positive[4], slots), rng, voice if voice in ("terse", "typo") else "plain"
+        )
         scope = None
-        parts = [rng.choice(OPENERS) + typed if voice != "correction" else rng.choice(CORRECTIONS) + typed]
-        if voice == "global-tail" and positive[2] == W and positive[1] in ("preference", "constraint"):
+        parts = [
+            rng.choice(OPENERS) + typed
+            if voice != "correction"
+            else rng.choice(CORRECTIONS) + typed
+        ]
+        if (
+            voice == "global-tail"
+            and positive[2] == W
+            and positive[1] in ("preference", "constraint")
+        ):
             parts.append(rng.choice(GLOBAL_TAILS))
             scope = G
         elif voice == "local-tail":
             parts.append(rng.choice(LOCAL_TAILS))
             scope = W
         elif voice == "buried":
-            before = [sentence(fill(rng.choice(self.neg[split])[1], slots), rng, "plain") for _ in range(rng.randint(1, 3))]
-            after = [sentence(fill(rng.choice(self.neg[split])[1], slots), rng, "plain") for _ in range(rng.randint(0, 2))]
+            before = [
+                sentence(fill(rng.choice(self.neg[split])[1], slots), rng, "plain")
+                for _ in range(rng.randint(1, 3))
+            ]
+            after = [
+                sentence(fill(rng.choice(self.neg[split])[1], slots), rng, "plain")
+                for _ in range(rng.randint(0, 2))
+            ]
             parts = [*before, typed, *after]
-        labels = [self.label(positive, slots, parts[0] if voice not in ("buried",) else typed, scope)]
+        labels = [
+            self.label(positive, slots, parts[0] if voice not in ("buried",) else typed, scope)
+        ]
         if voice == "two-rules":
             second = rng.choice(self.pos[split])
             slots2 = draw(rng)
@@ -130,7 +188,10 @@ class Builder:
         slots = draw(rng)
         parts = [rng.choice(OPENERS) + sentence(fill(negative[1], slots), rng, voice)]
         if voice == "buried":
-            parts += [sentence(fill(rng.choice(self.neg[split])[1], slots), rng, "plain") for _ in range(rng.randint(1, 3))]
+            parts += [
+                sentence(fill(rng.choice(self.neg[split])[1], slots), rng, "plain")
+                for _ in range(rng.randint(1, 3))
+            ]
         self.add(negative[0], voice, parts, [])
 
     def adoption_message(self, split: str, adopt: bool) -> None:
@@ -140,8 +201,14 @@ class Builder:
             index = rng.randrange(len(PROPOSALS))
             proposal, statement, kind = PROPOSALS[index]
             previous = f"Done, the tests pass. {fill(proposal, slots)} Want me to?"
-            label = {"statement": fill(statement, slots), "evidence": fill(proposal, slots), "kind": kind,
-                     "scope": W, "polarity": A, "adopted": True}
+            label = {
+                "statement": fill(statement, slots),
+                "evidence": fill(proposal, slots),
+                "kind": kind,
+                "scope": W,
+                "polarity": A,
+                "adopted": True,
+            }
             self.add(f"prop-{index}", "adoption", [rng.choice(ADOPT_REPLIES)], [label], previous)
         else:
             index = rng.randrange(len(ONE_OFF_PROPOSALS))
@@ -150,8 +217,19 @@ class Builder:
 
 
 W, G, A = "workspace", "global", "assert"
-PLAN = [("rule", v, n) for v, n in (("plain", 420), ("terse", 180), ("typo", 180), ("correction", 90),
-                                     ("global-tail", 90), ("local-tail", 50), ("buried", 200), ("two-rules", 90))]
+PLAN = [
+    ("rule", v, n)
+    for v, n in (
+        ("plain", 420),
+        ("terse", 180),
+        ("typo", 180),
+        ("correction", 90),
+        ("global-tail", 90),
+        ("local-tail", 50),
+        ("buried", 200),
+        ("two-rules", 90),
+    )
+]
 PLAN += [("neg", v, n) for v, n in (("plain", 560), ("terse", 150), ("typo", 150), ("buried", 150))]
 PLAN += [("adopt", "adoption", 60), ("ack", "bare-ack", 50)]
 
@@ -169,7 +247,9 @@ def build() -> list[dict]:
             else:
                 builder.adoption_message(split, what == "adopt")
     messages = builder.messages
-    messages += [{**m, "split": split_of(m["id"])} for m in read_handwritten(HERE / "handwritten.txt")]
+    messages += [
+        {**m, "split": split_of(m["id"])} for m in read_handwritten(HERE / "handwritten.txt")
+    ]
     return messages
 
 

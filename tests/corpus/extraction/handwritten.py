@@ -19,8 +19,16 @@ def read_handwritten(path: Path) -> list[dict]:
     for raw in path.read_text(encoding="utf-8").splitlines():
         if raw.startswith("## "):
             ident, host, workspace, voice = raw[3:].split()
-            current = {"id": ident, "group": ident, "host": host, "workspace": workspace, "voice": voice,
-                       "previous_assistant": "", "text": [], "labels": []}
+            current = {
+                "id": ident,
+                "group": ident,
+                "host": host,
+                "workspace": workspace,
+                "voice": voice,
+                "previous_assistant": "",
+                "text": [],
+                "labels": [],
+            }
             messages.append(current)
         elif current is None or (not raw.strip() and not current["text"]):
             continue
@@ -29,8 +37,16 @@ def read_handwritten(path: Path) -> list[dict]:
         elif raw.startswith("= "):
             head, evidence, statement = (part.strip() for part in raw[2:].split("|"))
             kind, scope, polarity, *flags = head.split()
-            current["labels"].append({"statement": statement, "evidence": evidence, "kind": kind, "scope": scope,
-                                      "polarity": polarity, "adopted": "adopted" in flags})
+            current["labels"].append(
+                {
+                    "statement": statement,
+                    "evidence": evidence,
+                    "kind": kind,
+                    "scope": scope,
+                    "polarity": polarity,
+                    "adopted": "adopted" in flags,
+                }
+            )
         else:
             current["text"].append(raw)
     for message in messages:

@@ -54,9 +54,11 @@ def third_party_split(dataset: str, key: str) -> str:
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+#\-]*")
-STOP = frozenset("""a an the to of in on for with and or as at by from is are be it its this that these those
+STOP = frozenset(
+    """a an the to of in on for with and or as at by from is are be it its this that these those
 your my our their when if so into than then there which who what how can will would do does please you we i
-also just don doesn isn aren won didn""".split())
+also just don doesn isn aren won didn""".split()
+)
 
 
 def _stem(word: str) -> str:

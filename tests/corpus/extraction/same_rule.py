@@ -33,9 +33,16 @@ def _labelled() -> list[dict]:
         for label in message["labels"]:
             if not label.get("evidence"):
                 continue
-            rows.append({"text": label["evidence"], "statement": label["statement"], "host": message["host"],
-                         "group": message["group"], "split": message["split"],
-                         "workspace": None if label["scope"] == "global" else message["workspace"]})
+            rows.append(
+                {
+                    "text": label["evidence"],
+                    "statement": label["statement"],
+                    "host": message["host"],
+                    "group": message["group"],
+                    "split": message["split"],
+                    "workspace": None if label["scope"] == "global" else message["workspace"],
+                }
+            )
     return rows
 
 
@@ -45,26 +52,55 @@ def build() -> list[dict]:
     for row in _labelled():
         by_scope[(row["split"], row["workspace"])].append(row)
     pairs: list[dict] = []
-    for (split, _), rows in sorted(by_scope.items(), key=lambda item: (item[0][0], item[0][1] or "")):
+    for (split, _), rows in sorted(
+        by_scope.items(), key=lambda item: (item[0][0], item[0][1] or "")
+    ):
         families: dict[str, list[dict]] = defaultdict(list)
         for row in rows:
             families[row["group"]].append(row)
         for group in sorted(families):
             members = families[group]
-            same = [(a, b) for i, a in enumerate(members) for b in members[i + 1:]
-                    if a["statement"] == b["statement"] and a["text"].casefold() != b["text"].casefold()]
-            other_value = [(a, b) for i, a in enumerate(members) for b in members[i + 1:]
-                           if a["statement"] != b["statement"] and _plain(a["text"]) != _plain(b["text"])]
-            strangers = [(a, b) for a in members for b in rows
-                         if b["group"] != group and _plain(a["text"]) != _plain(b["text"])]
+            same = [
+                (a, b)
+                for i, a in enumerate(members)
+                for b in members[i + 1 :]
+                if a["statement"] == b["statement"] and a["text"].casefold() != b["text"].casefold()
+            ]
+            other_value = [
+                (a, b)
+                for i, a in enumerate(members)
+                for b in members[i + 1 :]
+                if a["statement"] != b["statement"] and _plain(a["text"]) != _plain(b["text"])
+            ]
+            strangers = [
+                (a, b)
+                for a in members
+                for b in rows
+                if b["group"] != group and _plain(a["text"]) != _plain(b["text"])
+            ]
             # the rule as typed and as a reviewer would word it: the same rule in other words
-            restated = [(a, {**a, "text": a["statement"]}) for a in members
-                        if _plain(a["statement"]) != _plain(a["text"])]
-            for kind, pool, count in (("paraphrase", same, PER_GROUP), ("restated", restated, 1),
-                                      ("other_value", other_value, PER_GROUP), ("other_rule", strangers, 1)):
+            restated = [
+                (a, {**a, "text": a["statement"]})
+                for a in members
+                if _plain(a["statement"]) != _plain(a["text"])
+            ]
+            for kind, pool, count in (
+                ("paraphrase", same, PER_GROUP),
+                ("restated", restated, 1),
+                ("other_value", other_value, PER_GROUP),
+                ("other_rule", strangers, 1),
+            ):
                 for a, b in rng.sample(pool, min(count, len(pool))):
-                    pairs.append({"split": split, "same": kind in ("paraphrase", "restated"), "hard": kind == "other_value",
-                                  "kind": kind, "a": _side(a), "b": _side(b)})
+                    pairs.append(
+                        {
+                            "split": split,
+                            "same": kind in ("paraphrase", "restated"),
+                            "hard": kind == "other_value",
+                            "kind": kind,
+                            "a": _side(a),
+                            "b": _side(b),
+                        }
+                    )
     for index, pair in enumerate(pairs):
         pair["id"] = f"sr{index:05d}"
     return pairs
@@ -92,4 +128,7 @@ if __name__ == "__main__":
     counts = defaultdict(int)
     for pair in built:
         counts[(pair["split"], pair["kind"])] += 1
-    print(f"{len(built)} pairs -> {PAIRS.name}: " + ", ".join(f"{k[0]}/{k[1]} {v}" for k, v in sorted(counts.items())))
+    print(
+        f"{len(built)} pairs -> {PAIRS.name}: "
+        + ", ".join(f"{k[0]}/{k[1]} {v}" for k, v in sorted(counts.items()))
+    )

@@ -37,26 +37,71 @@ def message_samples(extractor: Extractor, message: dict) -> list[Sample]:
     for item in extractor.extract(text):
         inside = [i for i, s in enumerate(sentences) if s.casefold() in item.statement.casefold()]
         covered.update(inside)
-        candidates.append((item.statement, inside[0] if inside else 0, "adopted" in item.reasons,
-                           item.confidence, item.kind))
+        candidates.append(
+            (
+                item.statement,
+                inside[0] if inside else 0,
+                "adopted" in item.reasons,
+                item.confidence,
+                item.kind,
+            )
+        )
     # the sentences the runtime gives a second look (learned.worth_a_second_look), nothing else
-    candidates += [(s, i, False, 0.0, None) for i, s in enumerate(sentences)
-                   if i not in covered and extractor.sized(s) and worth_a_second_look(s, extractor.rule_hits(s))]
+    candidates += [
+        (s, i, False, 0.0, None)
+        for i, s in enumerate(sentences)
+        if i not in covered
+        and extractor.sized(s)
+        and worth_a_second_look(s, extractor.rule_hits(s))
+    ]
     for statement, index, adopted, strength, rule_kind in candidates:
         hits = extractor.rule_hits(statement)
         proposed = strength > 0
-        context = Context(message=text, index=index, count=count, previous_assistant=prev,
-                          rules=tuple(r.name for r, _ in hits), adopted=adopted, host=message["host"],
-                          strength=strength)
-        label = next((lab for lab in message["labels"] if not lab["adopted"] and match(statement, lab["evidence"])), None)
+        context = Context(
+            message=text,
+            index=index,
+            count=count,
+            previous_assistant=prev,
+            rules=tuple(r.name for r, _ in hits),
+            adopted=adopted,
+            host=message["host"],
+            strength=strength,
+        )
+        label = next(
+            (
+                lab
+                for lab in message["labels"]
+                if not lab["adopted"] and match(statement, lab["evidence"])
+            ),
+            None,
+        )
         out.append(Sample(message["id"], statement, context, label, proposed, rule_kind))
     # An adopted rule is built from the assistant's proposal (issue 12, adoption): score that too.
     for lab in message["labels"]:
         if lab["adopted"]:
-            out.append(Sample(message["id"], lab["evidence"], Context(
-                message=text, previous_assistant=prev, adopted=True, host=message["host"],
-                rules=tuple(r.name for r, _ in extractor.rule_hits(lab["evidence"]))), lab, True))
+            out.append(
+                Sample(
+                    message["id"],
+                    lab["evidence"],
+                    Context(
+                        message=text,
+                        previous_assistant=prev,
+                        adopted=True,
+                        host=message["host"],
+                        rules=tuple(r.name for r, _ in extractor.rule_hits(lab["evidence"])),
+                    ),
+                    lab,
+                    True,
+                )
+            )
     if not message["labels"] and prev and message["voice"] == "bare-ack":
-        out.append(Sample(message["id"], prev, Context(message=text, previous_assistant=prev, adopted=True,
-                                                       host=message["host"]), None, True))
+        out.append(
+            Sample(
+                message["id"],
+                prev,
+                Context(message=text, previous_assistant=prev, adopted=True, host=message["host"]),
+                None,
+                True,
+            )
+        )
     return out

@@ -18,8 +18,15 @@ from labelled_corpus import third_party_split
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 MEMORYCODE = SHARED / "benchdata" / "memorycode" / "memorycode_dialogues.jsonl.gz"
-POSITIVE_TYPES = ("instruction-add", "instruction-update", "filler-instruction-add", "filler-instruction-update")
-SESSIONS_PER_DIALOGUE = 2  # the dialogues repeat their office small talk: a few sessions each carry it
+POSITIVE_TYPES = (
+    "instruction-add",
+    "instruction-update",
+    "filler-instruction-add",
+    "filler-instruction-update",
+)
+SESSIONS_PER_DIALOGUE = (
+    2  # the dialogues repeat their office small talk: a few sessions each carry it
+)
 
 
 def memorycode_messages(split: str) -> list[dict]:
@@ -37,13 +44,29 @@ def memorycode_messages(split: str) -> list[dict]:
         mentor = dialogue["context"]["mentor"]
         sessions = dialogue["sessions"]
         # a fixed, spread choice of sessions: the first (introductions) and one further on
-        chosen = sorted({0, *(1 + (d_index * 7 + k * 11) % max(1, len(sessions) - 1)
-                              for k in range(SESSIONS_PER_DIALOGUE - 1))} & set(range(len(sessions))))
+        chosen = sorted(
+            {
+                0,
+                *(
+                    1 + (d_index * 7 + k * 11) % max(1, len(sessions) - 1)
+                    for k in range(SESSIONS_PER_DIALOGUE - 1)
+                ),
+            }
+            & set(range(len(sessions)))
+        )
         for s_index in chosen:
             session = sessions[s_index]
-            labels = [{"evidence": topic, "statement": topic, "kind": None, "scope": None, "adopted": False}
-                      for topic, kind in zip(session["topic"], session["type"], strict=False)
-                      if kind in POSITIVE_TYPES]
+            labels = [
+                {
+                    "evidence": topic,
+                    "statement": topic,
+                    "kind": None,
+                    "scope": None,
+                    "adopted": False,
+                }
+                for topic, kind in zip(session["topic"], session["type"], strict=False)
+                if kind in POSITIVE_TYPES
+            ]
             previous = ""
             for n, block in enumerate(re.split(r"\n\s*\n", session["text"])):
                 speaker, _, said = block.partition(":")
@@ -53,8 +76,16 @@ def memorycode_messages(split: str) -> list[dict]:
                 if speaker.strip() != mentor:
                     previous = said
                     continue
-                messages.append({"id": f"mc-{split}-{d_index}-{s_index}-{n}", "text": said,
-                                 "host": "claude-code" if (d_index + s_index) % 2 == 0 else "codex",
-                                 "previous_assistant": previous, "labels": labels, "voice": "memorycode",
-                                 "split": split, "group": f"memorycode:{dialogue['source_file']}"})
+                messages.append(
+                    {
+                        "id": f"mc-{split}-{d_index}-{s_index}-{n}",
+                        "text": said,
+                        "host": "claude-code" if (d_index + s_index) % 2 == 0 else "codex",
+                        "previous_assistant": previous,
+                        "labels": labels,
+                        "voice": "memorycode",
+                        "split": split,
+                        "group": f"memorycode:{dialogue['source_file']}",
+                    }
+                )
     return messages

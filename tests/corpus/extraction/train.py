@@ -48,7 +48,9 @@ def samples_of(split: str) -> list[Sample]:
     return [s for m in messages for s in message_samples(extractor, m)]
 
 
-def common_lexical(samples: list[Sample], min_families: int, *, chars: bool) -> frozenset[str] | None:
+def common_lexical(
+    samples: list[Sample], min_families: int, *, chars: bool
+) -> frozenset[str] | None:
     """Lexical features seen in at least `min_families` families of the training samples."""
     if min_families <= 1:
         return None
@@ -106,7 +108,9 @@ def embedding_matrix(samples: list[Sample]):
 def fit_binary(x, y, c: float, weights=None):
     from sklearn.linear_model import LogisticRegression
 
-    return LogisticRegression(C=c, max_iter=3000, solver="liblinear", random_state=SEED).fit(x, y, sample_weight=weights)
+    return LogisticRegression(C=c, max_iter=3000, solver="liblinear", random_state=SEED).fit(
+        x, y, sample_weight=weights
+    )
 
 
 def source_weights(samples: list[Sample]) -> list[float]:
@@ -116,7 +120,9 @@ def source_weights(samples: list[Sample]) -> list[float]:
     own = len(samples) - third
     if not third or not own:
         return [1.0] * len(samples)
-    return [len(samples) / (2 * third) if _third_party(s) else len(samples) / (2 * own) for s in samples]
+    return [
+        len(samples) / (2 * third) if _third_party(s) else len(samples) / (2 * own) for s in samples
+    ]
 
 
 def fit_kind(x, y, c: float):
@@ -127,48 +133,78 @@ def fit_kind(x, y, c: float):
 
 def kind_c(train: list[Sample], dev: list[Sample], build) -> tuple[float, dict]:
     """The kind head's regularisation, chosen on dev labels (phrasing families unseen in train)."""
-    typed = [[s for s in ss if s.label is not None and s.label["kind"] is not None] for ss in (train, dev)]
+    typed = [
+        [s for s in ss if s.label is not None and s.label["kind"] is not None]
+        for ss in (train, dev)
+    ]
     x_train, x_dev = build(typed[0]), build(typed[1])
     y_train, y_dev = ([KINDS.index(s.label["kind"]) for s in ss] for ss in typed)
     accuracy = {}
     for c in (0.03, 0.1, 0.3, 1.0, 3.0):
         predicted = fit_kind(x_train, y_train, c).predict(x_dev)
-        accuracy[c] = round(sum(int(a == b) for a, b in zip(predicted, y_dev, strict=True)) / max(1, len(y_dev)), 4)
+        accuracy[c] = round(
+            sum(int(a == b) for a, b in zip(predicted, y_dev, strict=True)) / max(1, len(y_dev)), 4
+        )
     print("kind accuracy on dev by C", accuracy, flush=True)
     return max(accuracy, key=lambda c: (accuracy[c], -c)), accuracy
 
 
-def message_f1(samples: list[Sample], probs, threshold: float, proposed_threshold: float,
-               strong: float = 2.0) -> dict:
+def message_f1(
+    samples: list[Sample], probs, threshold: float, proposed_threshold: float, strong: float = 2.0
+) -> dict:
     """P and R over labels (what the benchmark counts): a kept sample is right if it holds a label.
     Rule candidates have their own (lower) line: the rules already vouch for them; a strong rule
     candidate is kept whatever its score (the prior)."""
-    kept = [s for s, p in zip(samples, probs, strict=True)
-            if p >= (proposed_threshold if s.proposed else threshold)
-            or (s.proposed and s.context.strength >= strong)]
+    kept = [
+        s
+        for s, p in zip(samples, probs, strict=True)
+        if p >= (proposed_threshold if s.proposed else threshold)
+        or (s.proposed and s.context.strength >= strong)
+    ]
     tp = sum(s.label is not None for s in kept)
     found = {(s.message_id, id(s.label)) for s in kept if s.label is not None}
     labels = {(s.message_id, id(s.label)) for s in samples if s.label is not None}
     p, r = tp / max(1, len(kept)), len(found) / max(1, len(labels))
-    return {"threshold": threshold, "threshold_proposed": proposed_threshold,
-            "precision": round(p, 4), "recall": round(r, 4),
-            "f1": round(2 * p * r / max(1e-9, p + r), 4)}
+    return {
+        "threshold": threshold,
+        "threshold_proposed": proposed_threshold,
+        "precision": round(p, 4),
+        "recall": round(r, 4),
+        "f1": round(2 * p * r / max(1e-9, p + r), 4),
+    }
 
 
 def best_threshold(samples, probs) -> dict:
     """Both keep lines, chosen on dev for the mean F1 of the corpus and the third-party dialogues
     (so recall on one does not buy precision lost on the other)."""
-    groups = [[(s, p) for s, p in zip(samples, probs, strict=True) if _third_party(s) == third] for third in (False, True)]
+    groups = [
+        [(s, p) for s, p in zip(samples, probs, strict=True) if _third_party(s) == third]
+        for third in (False, True)
+    ]
     groups = [g for g in groups if g]
-    grid = [(t / 100, u / 100, v) for t in range(30, 98, 4) for u in range(5, 90, 3) for v in STRONG_RULE]
+    grid = [
+        (t / 100, u / 100, v)
+        for t in range(30, 98, 4)
+        for u in range(5, 90, 3)
+        for v in STRONG_RULE
+    ]
 
     def scored(t: float, u: float, v: float) -> dict:
         parts = [message_f1([s for s, _ in g], [p for _, p in g], t, u, v) for g in groups]
         whole = message_f1(samples, probs, t, u, v)
-        return {**whole, "strong_rule": v, "f1": round(sum(x["f1"] for x in parts) / len(parts), 4),
-                "per_source": {name: x for name, x in zip(("corpus", "memorycode"), parts, strict=False)}}
+        return {
+            **whole,
+            "strong_rule": v,
+            "f1": round(sum(x["f1"] for x in parts) / len(parts), 4),
+            "per_source": {
+                name: x for name, x in zip(("corpus", "memorycode"), parts, strict=False)
+            },
+        }
 
-    return max((scored(t, u, v) for t, u, v in grid), key=lambda d: (d["f1"], d["threshold"], -d["strong_rule"]))
+    return max(
+        (scored(t, u, v) for t, u, v in grid),
+        key=lambda d: (d["f1"], d["threshold"], -d["strong_rule"]),
+    )
 
 
 def compare(train: list[Sample], dev: list[Sample], quick: bool = False) -> dict:
@@ -186,7 +222,12 @@ def compare(train: list[Sample], dev: list[Sample], quick: bool = False) -> dict
                 found = {**best_threshold(dev, probs), "C": c, "min_families": floor}
                 key = f"{name}/min{floor}/C{c}"
                 results[key] = found
-                print(key, {k: v for k, v in found.items() if k != "per_source"}, found["per_source"], flush=True)
+                print(
+                    key,
+                    {k: v for k, v in found.items() if k != "per_source"},
+                    found["per_source"],
+                    flush=True,
+                )
     if "--with-embedding" in sys.argv:  # slow (minutes): measured once, kept in training.json
         try:
             x_train, x_dev = embedding_matrix(train), embedding_matrix(dev)
@@ -199,25 +240,41 @@ def compare(train: list[Sample], dev: list[Sample], quick: bool = False) -> dict
 
 def rule_kinds_better(train: list[Sample], dev: list[Sample], kind, build) -> dict:
     """On dev, do the rules' kinds or the kind head agree better with the labels (proposed only)?"""
-    typed = [s for s in dev if s.proposed and s.rule_kind and s.label is not None and s.label["kind"]]
+    typed = [
+        s for s in dev if s.proposed and s.rule_kind and s.label is not None and s.label["kind"]
+    ]
     if not typed:
         return {"rule_kinds": False}
     predicted = kind.predict(build(typed))
-    head = sum(int(KINDS[p] == s.label["kind"]) for p, s in zip(predicted, typed, strict=True)) / len(typed)
+    head = sum(
+        int(KINDS[p] == s.label["kind"]) for p, s in zip(predicted, typed, strict=True)
+    ) / len(typed)
     rules = sum(s.rule_kind == s.label["kind"] for s in typed) / len(typed)
-    return {"rule_kinds": rules >= head, "kind_agreement_dev_rules": round(rules, 4),
-            "kind_agreement_dev_head": round(head, 4), "typed_dev_candidates": len(typed)}
+    return {
+        "rule_kinds": rules >= head,
+        "kind_agreement_dev_rules": round(rules, 4),
+        "kind_agreement_dev_head": round(head, 4),
+        "typed_dev_candidates": len(typed),
+    }
 
 
-def export(train: list[Sample], dev: list[Sample], family: str, chosen: dict, comparison: dict,
-           quick: bool = False) -> None:
+def export(
+    train: list[Sample],
+    dev: list[Sample],
+    family: str,
+    chosen: dict,
+    comparison: dict,
+    quick: bool = False,
+) -> None:
     chars, c = family.startswith("linear_words_chars"), chosen["C"]
     vocabulary = common_lexical(train, chosen["min_families"], chars=chars)
     build = lambda ss: hashed_matrix(ss, chars=chars, vocabulary=vocabulary)  # noqa: E731
     c_kind, kind_accuracy = (c, {}) if quick else kind_c(train, dev, build)
     x = build(train)
     keep = fit_binary(x, [s.label is not None for s in train], c, source_weights(train))
-    positives = [i for i, s in enumerate(train) if s.label is not None and s.label["kind"] is not None]
+    positives = [
+        i for i, s in enumerate(train) if s.label is not None and s.label["kind"] is not None
+    ]
     xp = x[positives]  # kind and scope: only labels that say them (the corpus's)
     kind = fit_kind(xp, [KINDS.index(train[i].label["kind"]) for i in positives], c_kind)
     scope = fit_binary(xp, [train[i].label["scope"] == "global" for i in positives], c)
@@ -228,17 +285,45 @@ def export(train: list[Sample], dev: list[Sample], family: str, chosen: dict, co
     weights = array("f", (float(m[col]) for col in columns for m in matrix))
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "scorer.bin").write_bytes(array("I", columns).tobytes() + weights.tobytes())
-    header = {"version": 1, "family": family, "buckets": x.shape[1], "features": len(columns), "outputs": outputs,
-              "intercepts": [float(keep.intercept_[0]), *map(float, kind.intercept_), float(scope.intercept_[0])],
-              "threshold": chosen["threshold"], "threshold_proposed": chosen["threshold_proposed"],
-              "strong_rule": chosen["strong_rule"], "rule_kinds": kinds_choice["rule_kinds"],
-              "chars": chars, "C": c, "C_kind": c_kind, "min_families": chosen["min_families"], "seed": SEED,
-              "trained_on": {"train_samples": len(train), "positives": len(positives),
-                             "memorycode_train_samples": sum(map(_third_party, train))}}
+    header = {
+        "version": 1,
+        "family": family,
+        "buckets": x.shape[1],
+        "features": len(columns),
+        "outputs": outputs,
+        "intercepts": [
+            float(keep.intercept_[0]),
+            *map(float, kind.intercept_),
+            float(scope.intercept_[0]),
+        ],
+        "threshold": chosen["threshold"],
+        "threshold_proposed": chosen["threshold_proposed"],
+        "strong_rule": chosen["strong_rule"],
+        "rule_kinds": kinds_choice["rule_kinds"],
+        "chars": chars,
+        "C": c,
+        "C_kind": c_kind,
+        "min_families": chosen["min_families"],
+        "seed": SEED,
+        "trained_on": {
+            "train_samples": len(train),
+            "positives": len(positives),
+            "memorycode_train_samples": sum(map(_third_party, train)),
+        },
+    }
     (OUT / "scorer.json").write_text(json.dumps(header, indent=1) + "\n")
-    (OUT / "training.json").write_text(json.dumps({"dev_split_comparison": comparison, "chosen": family,
-                                                   "kind_accuracy_on_dev_by_C": kind_accuracy,
-                                                   "kinds_on_dev": kinds_choice}, indent=1) + "\n")
+    (OUT / "training.json").write_text(
+        json.dumps(
+            {
+                "dev_split_comparison": comparison,
+                "chosen": family,
+                "kind_accuracy_on_dev_by_C": kind_accuracy,
+                "kinds_on_dev": kinds_choice,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
 
 
 def main() -> int:
@@ -246,15 +331,28 @@ def main() -> int:
     print(f"{len(train)} train samples, {len(dev)} dev samples", flush=True)
     quick = "--quick" in sys.argv  # only the shipped settings (same seeds, same lines)
     comparison = compare(train, dev, quick)
-    runnable = [k for k in comparison if k.startswith("linear_")]  # the runtime is pure Python: no embedding model
+    runnable = [
+        k for k in comparison if k.startswith("linear_")
+    ]  # the runtime is pure Python: no embedding model
     top = max(comparison[k]["f1"] for k in runnable)
-    family = max((k for k in runnable if comparison[k]["f1"] >= top - NOISE_F1),
-                 key=lambda k: (comparison[k]["min_families"], comparison[k]["f1"]))
+    family = max(
+        (k for k in runnable if comparison[k]["f1"] >= top - NOISE_F1),
+        key=lambda k: (comparison[k]["min_families"], comparison[k]["f1"]),
+    )
     earlier = OUT / "training.json"
-    if "wordllama_embedding" not in comparison and earlier.is_file():  # keep the last measured embedding row
-        row = json.loads(earlier.read_text()).get("dev_split_comparison", {}).get("wordllama_embedding")
+    if (
+        "wordllama_embedding" not in comparison and earlier.is_file()
+    ):  # keep the last measured embedding row
+        row = (
+            json.loads(earlier.read_text())
+            .get("dev_split_comparison", {})
+            .get("wordllama_embedding")
+        )
         if row:
-            comparison["wordllama_embedding"] = {**row, "note": "measured by an earlier --with-embedding run"}
+            comparison["wordllama_embedding"] = {
+                **row,
+                "note": "measured by an earlier --with-embedding run",
+            }
     export(train, dev, family, comparison[family], comparison, quick)
     print(f"chosen: {family} {comparison[family]}")
     return 0

@@ -28,7 +28,8 @@ from labelled_corpus import (  # noqa: E402
 
 def test_the_frozen_test_split_has_not_changed() -> None:
     assert digest(load("test")) == FROZEN.read_text().strip(), (
-        "the test split changed; quality figures are only comparable on the frozen split")
+        "the test split changed; quality figures are only comparable on the frozen split"
+    )
 
 
 def test_a_changed_message_changes_the_digest() -> None:
@@ -38,10 +39,16 @@ def test_a_changed_message_changes_the_digest() -> None:
 
 
 def test_generation_is_deterministic(tmp_path: Path) -> None:
-    script = (f"import sys; sys.path.insert(0, {str(CORPUS)!r}); import json; from generate import build; "
-              "print(json.dumps(build(), sort_keys=True))")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=CORPUS)
-    assert json.loads(done.stdout) == json.loads("[" + ",".join(CORPUS.joinpath("messages.jsonl").read_text().split("\n")[:-1]) + "]")
+    script = (
+        f"import sys; sys.path.insert(0, {str(CORPUS)!r}); import json; from generate import build; "
+        "print(json.dumps(build(), sort_keys=True))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=CORPUS
+    )
+    assert json.loads(done.stdout) == json.loads(
+        "[" + ",".join(CORPUS.joinpath("messages.jsonl").read_text().split("\n")[:-1]) + "]"
+    )
 
 
 def test_shape_and_size() -> None:
@@ -49,12 +56,16 @@ def test_shape_and_size() -> None:
     assert len(messages) >= 2000
     assert len({m["id"] for m in messages}) == len(messages)
     assert {m["host"] for m in messages} == {"claude-code", "codex"}
-    assert sum(m["id"].startswith("hw-") for m in messages) >= 150  # hand-written, not only templates
+    assert (
+        sum(m["id"].startswith("hw-") for m in messages) >= 150
+    )  # hand-written, not only templates
     for m in messages:
         assert m["split"] in ("train", "dev", "test") and m["text"]
         for label in m["labels"]:
             assert label["kind"] in KINDS and label["scope"] in ("workspace", "global")
-            assert label["polarity"] in ("assert", "deny") and label["statement"] and label["evidence"]
+            assert (
+                label["polarity"] in ("assert", "deny") and label["statement"] and label["evidence"]
+            )
             source = m["previous_assistant"] if label["adopted"] else m["text"]
             assert content(label["evidence"]) <= content(source), (m["id"], label["evidence"])
 
@@ -76,17 +87,27 @@ def test_families_never_cross_splits() -> None:
 
 
 def test_split_functions_are_stable() -> None:
-    assert [split_of(k) for k in ("hw-0001", "hw-0002", "hw-0003")] == [split_of("hw-0001"), split_of("hw-0002"),
-                                                                          split_of("hw-0003")]
+    assert [split_of(k) for k in ("hw-0001", "hw-0002", "hw-0003")] == [
+        split_of("hw-0001"),
+        split_of("hw-0002"),
+        split_of("hw-0003"),
+    ]
     dealt = deal([f"f{i}" for i in range(10)])
     assert Counter(dealt.values()) == {"train": 6, "dev": 2, "test": 2}
     assert third_party_split("memorycode", "dialogue_1.json") in ("train", "dev", "test")
 
 
-@pytest.mark.parametrize(("candidate", "evidence", "expected"), [
-    ("Use pnpm, not npm.", "pnpm not npm", True),
-    ("Never relative ones.", "My style everywhere is absolute imports, never relative ones.", False),  # a fragment
-    ("Fix the flaky test in Makefile.", "pnpm not npm", False),
-])
+@pytest.mark.parametrize(
+    ("candidate", "evidence", "expected"),
+    [
+        ("Use pnpm, not npm.", "pnpm not npm", True),
+        (
+            "Never relative ones.",
+            "My style everywhere is absolute imports, never relative ones.",
+            False,
+        ),  # a fragment
+        ("Fix the flaky test in Makefile.", "pnpm not npm", False),
+    ],
+)
 def test_matching(candidate: str, evidence: str, expected: bool) -> None:
     assert match(candidate, evidence) is expected

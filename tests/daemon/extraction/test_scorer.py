@@ -27,23 +27,34 @@ def test_weights_load_and_hashing_is_stable_across_processes() -> None:
     assert 0 < scorer.threshold_proposed < 1 and 0 < scorer.threshold < 1
     names = sentence_features("Never push to main.", Context())
     here = hashed(names)
-    code = ("import json; from memvet.daemon.extraction.features import Context, hashed, sentence_features; "
-            "print(json.dumps(sorted(hashed(sentence_features('Never push to main.', Context())).items())))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          env={"PYTHONHASHSEED": "7", "PATH": ""})
+    code = (
+        "import json; from memvet.daemon.extraction.features import Context, hashed, sentence_features; "
+        "print(json.dumps(sorted(hashed(sentence_features('Never push to main.', Context())).items())))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONHASHSEED": "7", "PATH": ""},
+    )
     assert [tuple(x) for x in json.loads(done.stdout)] == sorted(here.items())
 
 
 def test_the_runtime_imports_no_numeric_library() -> None:
-    code = ("import sys; from memvet.daemon.extraction.scorer import default_scorer, Context; "
-            "default_scorer().judge('Use pnpm, not npm.', Context()); "
-            "print(sorted(m for m in ('numpy', 'sklearn', 'scipy', 'wordllama') if m in sys.modules))")
+    code = (
+        "import sys; from memvet.daemon.extraction.scorer import default_scorer, Context; "
+        "default_scorer().judge('Use pnpm, not npm.', Context()); "
+        "print(sorted(m for m in ('numpy', 'sklearn', 'scipy', 'wordllama') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
 
 def test_judge_gives_a_probability_a_kind_and_reasons() -> None:
-    verdict = default_scorer().judge("Never commit directly to main.", Context(rules=("constraint.never",)))
+    verdict = default_scorer().judge(
+        "Never commit directly to main.", Context(rules=("constraint.never",))
+    )
     assert 0.0 <= verdict.score <= 1.0 and verdict.kind in KINDS and 0.0 <= verdict.global_p <= 1.0
     assert verdict.reasons[0] == f"score:{verdict.score:.3f}"
     assert any(r.startswith("feature:") for r in verdict.reasons)
@@ -74,10 +85,22 @@ def test_the_scorer_is_on_by_default_and_the_switch_turns_it_off(tmp_path: Path)
     user_file, opt_in = tmp_path / "rules.toml", tmp_path / "opt-in.toml"
     user_file.write_text("[policy]\nlearned_scorer = false\n")
     opt_in.write_text("[policy]\nlearned_scorer = true\n")
-    line = json.dumps({"type": "user", "sessionId": "s", "uuid": "u1", "cwd": "/w", "timestamp": "2026-01-01T00:00:00Z",
-                       "message": {"role": "user", "content": "Never push to main."}}).encode()
-    off = FilePipeline("claude-code", "/t.jsonl", rules=load_rules(str(user_file)), user="u").feed(line, 1)
-    on = FilePipeline("claude-code", "/t.jsonl", rules=load_rules(str(opt_in)), user="u").feed(line, 1)
+    line = json.dumps(
+        {
+            "type": "user",
+            "sessionId": "s",
+            "uuid": "u1",
+            "cwd": "/w",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "message": {"role": "user", "content": "Never push to main."},
+        }
+    ).encode()
+    off = FilePipeline("claude-code", "/t.jsonl", rules=load_rules(str(user_file)), user="u").feed(
+        line, 1
+    )
+    on = FilePipeline("claude-code", "/t.jsonl", rules=load_rules(str(opt_in)), user="u").feed(
+        line, 1
+    )
     default = FilePipeline("claude-code", "/t.jsonl", rules=load_rules(), user="u").feed(line, 1)
     assert any(r.startswith("score:") for r in default[0].reasons)  # on unless switched off
     assert [d.statement for d in off] == [d.statement for d in on] == ["Never push to main."]
@@ -92,11 +115,33 @@ def test_extract_json_shows_score_and_reasons(tmp_path: Path) -> None:
     home.mkdir(parents=True, exist_ok=True)
     (home / "rules.toml").write_text("[policy]\nlearned_scorer = true\n")  # the scorer is opt-in
     path = tmp_path / "s.jsonl"
-    path.write_text(json.dumps({"type": "user", "sessionId": "s", "uuid": "u1", "cwd": str(tmp_path),
-                                "timestamp": "2026-01-01T00:00:00Z",
-                                "message": {"role": "user", "content": "Never log request bodies."}}) + "\n")
-    done = subprocess.run([sys.executable, "-m", "memvet.install.launcher", "extract", "--host", "claude-code",
-                           str(path), "--json"], capture_output=True, text=True)
+    path.write_text(
+        json.dumps(
+            {
+                "type": "user",
+                "sessionId": "s",
+                "uuid": "u1",
+                "cwd": str(tmp_path),
+                "timestamp": "2026-01-01T00:00:00Z",
+                "message": {"role": "user", "content": "Never log request bodies."},
+            }
+        )
+        + "\n"
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memvet.install.launcher",
+            "extract",
+            "--host",
+            "claude-code",
+            str(path),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     [candidate] = json.loads(done.stdout)["candidates"]
     assert candidate["score"] == candidate["confidence"]

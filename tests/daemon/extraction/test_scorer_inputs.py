@@ -40,7 +40,9 @@ def test_rules_and_scorer_share_one_prefilter_pass_per_sentence() -> None:
     extractor = Extractor(load_rules())
     counting = CountingPrefilter(extractor._prefilter)
     extractor._prefilter = counting
-    text = "Never push to main. The staging database lives on db2. Thanks for the help earlier today."
+    text = (
+        "Never push to main. The staging database lives on db2. Thanks for the help earlier today."
+    )
     learned = LearnedExtractor(extractor)
     learned.decide(text, extractor.extract(text))
     sized = [s for s in extractor.sentences(text) if extractor.sized(s)]
@@ -59,23 +61,34 @@ def test_rule_hits_are_every_section_reject_rules_included() -> None:
 def test_an_adoption_is_typed_by_the_scorer_but_never_dropped_by_its_line() -> None:
     extractor = Extractor(load_rules())
     strict = LearnedExtractor(extractor, _weights(threshold_proposed=0.9999, threshold=0.9999))
-    proposal = Extracted(statement="Run the linter before every commit.", kind="procedure", confidence=0.6,
-                         reasons=("adopted",))
-    kept = strict.decide("yes, from now on do that", [proposal], previous_assistant="I could run the linter first.")
+    proposal = Extracted(
+        statement="Run the linter before every commit.",
+        kind="procedure",
+        confidence=0.6,
+        reasons=("adopted",),
+    )
+    kept = strict.decide(
+        "yes, from now on do that", [proposal], previous_assistant="I could run the linter first."
+    )
     assert [k.statement for k in kept] == [proposal.statement]
     assert kept[0].confidence <= proposal.confidence  # its own, lower cap stays
-    dropped = strict.decide("Never push to main.", [replace(proposal, statement="Never push to main.", reasons=())])
+    dropped = strict.decide(
+        "Never push to main.", [replace(proposal, statement="Never push to main.", reasons=())]
+    )
     assert dropped == []  # the rule candidates of the user's own words do face the line
 
 
-@pytest.mark.parametrize(("sentence", "cue"), [
-    ("We went with Postgres for the job queue.", "k:decision"),
-    ("we moved to uv last month", "k:decision"),
-    ("To cut a release here: run make dist and tag it.", "k:procedure"),
-    ("Migrations must be reversible.", "k:constraint"),
-    ("I prefer small commits.", "k:preference"),
-    ("The API lives in services/api.", "k:fact"),
-])
+@pytest.mark.parametrize(
+    ("sentence", "cue"),
+    [
+        ("We went with Postgres for the job queue.", "k:decision"),
+        ("we moved to uv last month", "k:decision"),
+        ("To cut a release here: run make dist and tag it.", "k:procedure"),
+        ("Migrations must be reversible.", "k:constraint"),
+        ("I prefer small commits.", "k:preference"),
+        ("The API lives in services/api.", "k:fact"),
+    ],
+)
 def test_meaning_cues_cover_phrasing_families(sentence: str, cue: str) -> None:
     assert cue in meaning_features(sentence)
     assert cue in sentence_features(sentence, Context())
@@ -99,14 +112,28 @@ def test_memorycode_test_dialogues_are_never_read_for_training(shared_dir: Path)
         memorycode_messages("test")
     train, dev = memorycode_messages("train"), memorycode_messages("dev")
     assert train and dev
-    sources = {split: {m["group"].split(":", 1)[1] for m in ms} for split, ms in (("train", train), ("dev", dev))}
+    sources = {
+        split: {m["group"].split(":", 1)[1] for m in ms}
+        for split, ms in (("train", train), ("dev", dev))
+    }
     assert not sources["train"] & sources["dev"]
-    assert all(third_party_split("memorycode", s) == split for split, found in sources.items() for s in found)
-    assert any(m["labels"] for m in train) and all(lab["kind"] is None for m in train for lab in m["labels"])
+    assert all(
+        third_party_split("memorycode", s) == split
+        for split, found in sources.items()
+        for s in found
+    )
+    assert any(m["labels"] for m in train) and all(
+        lab["kind"] is None for m in train for lab in m["labels"]
+    )
 
 
 def test_the_keep_only_score_is_the_full_verdicts_score() -> None:
     scorer = _weights()
-    for sentence, rules in (("Never push to main.", ("constraint.never",)), ("thanks, that works", ())):
+    for sentence, rules in (
+        ("Never push to main.", ("constraint.never",)),
+        ("thanks, that works", ()),
+    ):
         context = Context(message=sentence, rules=rules)
-        assert scorer.keep_score(sentence, context) == pytest.approx(scorer.judge(sentence, context).score, abs=1e-9)
+        assert scorer.keep_score(sentence, context) == pytest.approx(
+            scorer.judge(sentence, context).score, abs=1e-9
+        )

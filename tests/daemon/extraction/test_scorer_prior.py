@@ -38,23 +38,34 @@ def test_a_strong_explicit_rule_is_never_scored_below_the_line(extractor: Extrac
     assert extractor.extract(weak) and extractor.extract(weak)[0].confidence < rejecting.strong_rule
     assert learned.extract(weak) == []
     # a correction the rules found is kept too: dropping it would leave the replaced rule served
-    correction = learned.extract("why did you run yarn?? actually we moved off yarn last week, it's pnpm now")
+    correction = learned.extract(
+        "why did you run yarn?? actually we moved off yarn last week, it's pnpm now"
+    )
     assert len(correction) == 1 and correction[0].supersedes_hint is not None
     # without the prior (an old weights file), the same model drops the strong rule too
-    assert LearnedExtractor(extractor, _biased(-40.0, strong_rule=2.0)).extract("Never push to main.") == []
+    assert (
+        LearnedExtractor(extractor, _biased(-40.0, strong_rule=2.0)).extract("Never push to main.")
+        == []
+    )
 
 
 def test_a_sentence_no_rule_touched_is_never_a_candidate(extractor: Extractor) -> None:
     keeping = _biased(40.0)  # a model that would keep anything it reads
     text = "At TECHNO, we believe in celebrating our employees' achievements."
-    assert extractor.rule_hits(text) == [] or all(r.section == "reject" for r, _ in extractor.rule_hits(text))
+    assert extractor.rule_hits(text) == [] or all(
+        r.section == "reject" for r, _ in extractor.rule_hits(text)
+    )
     assert LearnedExtractor(extractor, keeping).extract(text) == []
 
 
 def test_the_reviewers_offsets_move_the_keep_decision() -> None:
     base = default_scorer()
     statement, context = "Use pnpm, not npm.", Context(rules=("preference.instead",))
-    model = ReviewerModel({i: -5.0 for i in hashed(sentence_features(statement, context, chars=base.chars))})
+    model = ReviewerModel(
+        {i: -5.0 for i in hashed(sentence_features(statement, context, chars=base.chars))}
+    )
     adapted = AdaptedScorer(base, model)
-    assert adapted.keep_score(statement, context) == pytest.approx(adapted.judge(statement, context).score)
+    assert adapted.keep_score(statement, context) == pytest.approx(
+        adapted.judge(statement, context).score
+    )
     assert adapted.keep_score(statement, context) < base.keep_score(statement, context)

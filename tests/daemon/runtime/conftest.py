@@ -42,36 +42,93 @@ class FakeClock:
 
 # --- transcript lines (shaped like the hosts' own) ----------------------------------------
 def claude_user(text: str, *, session: str = "s-1", cwd: str = WORKSPACE) -> bytes:
-    return json.dumps({
-        "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": cwd,
-        "sessionId": session, "version": "2.1.38", "gitBranch": "main", "type": "user",
-        "message": {"role": "user", "content": text}, "uuid": str(uuid.uuid4()),
-        "timestamp": "2026-03-01T09:00:00.000Z"}).encode() + b"\n"
+    return (
+        json.dumps(
+            {
+                "parentUuid": None,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": cwd,
+                "sessionId": session,
+                "version": "2.1.38",
+                "gitBranch": "main",
+                "type": "user",
+                "message": {"role": "user", "content": text},
+                "uuid": str(uuid.uuid4()),
+                "timestamp": "2026-03-01T09:00:00.000Z",
+            }
+        ).encode()
+        + b"\n"
+    )
 
 
 def claude_tool_result(output: str, *, session: str = "s-1", cwd: str = WORKSPACE) -> bytes:
-    return json.dumps({
-        "parentUuid": None, "isSidechain": False, "userType": "external", "cwd": cwd,
-        "sessionId": session, "version": "2.1.38", "type": "user",
-        "message": {"role": "user", "content": [
-            {"tool_use_id": "toolu_1", "type": "tool_result", "content": output,
-             "is_error": False}]},
-        "uuid": str(uuid.uuid4()), "timestamp": "2026-03-01T09:00:01.000Z"}).encode() + b"\n"
+    return (
+        json.dumps(
+            {
+                "parentUuid": None,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": cwd,
+                "sessionId": session,
+                "version": "2.1.38",
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "tool_use_id": "toolu_1",
+                            "type": "tool_result",
+                            "content": output,
+                            "is_error": False,
+                        }
+                    ],
+                },
+                "uuid": str(uuid.uuid4()),
+                "timestamp": "2026-03-01T09:00:01.000Z",
+            }
+        ).encode()
+        + b"\n"
+    )
 
 
-def codex_meta(*, session: str = "019c0000-0000-7000-8000-000000000001",
-               cwd: str = WORKSPACE) -> bytes:
-    return json.dumps({"timestamp": "2026-03-01T09:00:00.000Z", "type": "session_meta",
-                       "payload": {"id": session, "timestamp": "2026-03-01T09:00:00.000Z",
-                                   "cwd": cwd, "originator": "codex_cli_rs",
-                                   "cli_version": "0.77.0", "instructions": None}}).encode() + b"\n"
+def codex_meta(
+    *, session: str = "019c0000-0000-7000-8000-000000000001", cwd: str = WORKSPACE
+) -> bytes:
+    return (
+        json.dumps(
+            {
+                "timestamp": "2026-03-01T09:00:00.000Z",
+                "type": "session_meta",
+                "payload": {
+                    "id": session,
+                    "timestamp": "2026-03-01T09:00:00.000Z",
+                    "cwd": cwd,
+                    "originator": "codex_cli_rs",
+                    "cli_version": "0.77.0",
+                    "instructions": None,
+                },
+            }
+        ).encode()
+        + b"\n"
+    )
 
 
 def codex_user(text: str) -> bytes:
-    return json.dumps({"timestamp": "2026-03-01T09:00:01.000Z", "type": "response_item",
-                       "payload": {"type": "message", "role": "user",
-                                   "content": [{"type": "input_text", "text": text}]}}
-                      ).encode() + b"\n"
+    return (
+        json.dumps(
+            {
+                "timestamp": "2026-03-01T09:00:01.000Z",
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": text}],
+                },
+            }
+        ).encode()
+        + b"\n"
+    )
 
 
 class ClaudeSession:
@@ -80,15 +137,24 @@ class ClaudeSession:
     def __init__(self, cwd: str = WORKSPACE, session: str = "s-1") -> None:
         self.cwd, self.session, self.parent, self.second = cwd, session, None, 0
 
-    def line(self, kind: str, message: dict, *, parent: str | None | bool = True,
-             **extra: Any) -> bytes:
+    def line(
+        self, kind: str, message: dict, *, parent: str | None | bool = True, **extra: Any
+    ) -> bytes:
         me = str(uuid.uuid4())
         self.second += 1
-        doc = {"parentUuid": self.parent if parent is True else parent, "isSidechain": False,
-               "userType": "external", "cwd": self.cwd, "sessionId": self.session,
-               "version": "2.1.38", "type": kind, "message": message, "uuid": me,
-               "timestamp": f"2026-03-01T09:{self.second // 60:02d}:{self.second % 60:02d}.000Z",
-               **extra}
+        doc = {
+            "parentUuid": self.parent if parent is True else parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": self.cwd,
+            "sessionId": self.session,
+            "version": "2.1.38",
+            "type": kind,
+            "message": message,
+            "uuid": me,
+            "timestamp": f"2026-03-01T09:{self.second // 60:02d}:{self.second % 60:02d}.000Z",
+            **extra,
+        }
         if parent is True:
             self.parent = me
         return json.dumps(doc).encode() + b"\n"
@@ -97,12 +163,25 @@ class ClaudeSession:
         return self.line("user", {"role": "user", "content": text}, **kw)
 
     def tool_use(self, tool_id: str) -> bytes:
-        return self.line("assistant", {"id": f"msg_{tool_id}", "role": "assistant", "content": [
-            {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": "ls"}}]})
+        return self.line(
+            "assistant",
+            {
+                "id": f"msg_{tool_id}",
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": "ls"}}
+                ],
+            },
+        )
 
     def tool_result(self, tool_id: str) -> bytes:
-        return self.line("user", {"role": "user", "content": [
-            {"tool_use_id": tool_id, "type": "tool_result", "content": "ok"}]})
+        return self.line(
+            "user",
+            {
+                "role": "user",
+                "content": [{"tool_use_id": tool_id, "type": "tool_result", "content": "ok"}],
+            },
+        )
 
 
 # --- the recording pipeline --------------------------------------------------------------
@@ -127,9 +206,16 @@ class RecordingPipeline:
             return []
         if not isinstance(doc, dict) or "say" not in doc:
             return []
-        return [make_draft(str(doc["say"]), source=doc.get("source", "explicit_user"),
-                           confidence=float(doc.get("confidence", 0.9)), path=self.path,
-                           line=line_no, host=self.host)]
+        return [
+            make_draft(
+                str(doc["say"]),
+                source=doc.get("source", "explicit_user"),
+                confidence=float(doc.get("confidence", 0.9)),
+                path=self.path,
+                line=line_no,
+                host=self.host,
+            )
+        ]
 
     @property
     def state(self) -> dict[str, Any]:
@@ -140,15 +226,33 @@ def say(text: str, **extra: Any) -> bytes:
     return json.dumps({"say": text, **extra}).encode() + b"\n"
 
 
-def make_draft(statement: str, *, source: str = "explicit_user", confidence: float = 0.9,
-               path: str = "/x.jsonl", line: int = 1, host: str = "claude-code",
-               kind: str = "preference") -> CandidateDraft:
+def make_draft(
+    statement: str,
+    *,
+    source: str = "explicit_user",
+    confidence: float = 0.9,
+    path: str = "/x.jsonl",
+    line: int = 1,
+    host: str = "claude-code",
+    kind: str = "preference",
+) -> CandidateDraft:
     return CandidateDraft(
-        statement=statement, kind=kind, source_type=source,
-        scope=Scope(user="dana", workspace=WORKSPACE, agent=host, session="s-1"), host=host,
-        confidence=confidence, reasons=("rule:test",),
-        evidence=Evidence(path=path, line=line, message_id=None, timestamp=None,
-                          excerpt=statement[:80], session="s-1"))
+        statement=statement,
+        kind=kind,
+        source_type=source,
+        scope=Scope(user="dana", workspace=WORKSPACE, agent=host, session="s-1"),
+        host=host,
+        confidence=confidence,
+        reasons=("rule:test",),
+        evidence=Evidence(
+            path=path,
+            line=line,
+            message_id=None,
+            timestamp=None,
+            excerpt=statement[:80],
+            session="s-1",
+        ),
+    )
 
 
 @pytest.fixture
@@ -202,11 +306,19 @@ def review_policy() -> Policy:
     return load_policy(None)
 
 
-def make_ingestor(store: Store, *, settings: DaemonSettings | None = None,
-                  policy: Policy | None = None, factory: Callable[..., Any] | None = None
-                  ) -> Ingestor:
-    ingestor = Ingestor(store, policy or review_policy(), settings or DaemonSettings(),
-                        pipeline_factory=factory or RecordingPipeline)
+def make_ingestor(
+    store: Store,
+    *,
+    settings: DaemonSettings | None = None,
+    policy: Policy | None = None,
+    factory: Callable[..., Any] | None = None,
+) -> Ingestor:
+    ingestor = Ingestor(
+        store,
+        policy or review_policy(),
+        settings or DaemonSettings(),
+        pipeline_factory=factory or RecordingPipeline,
+    )
     ingestor.load()
     return ingestor
 
@@ -245,15 +357,26 @@ def daemon_env(**extra: str) -> dict[str, str]:
     return dict(os.environ, MEMVET_KEY_PROVIDER="file", **extra)
 
 
-def memvet(*args: str, env: dict[str, str] | None = None, timeout: float = 60
-           ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(MEMVET), *args], env=env or daemon_env(), text=True,
-                          capture_output=True, timeout=timeout)
+def memvet(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(MEMVET), *args],
+        env=env or daemon_env(),
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+    )
 
 
 def spawn_daemon(env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen([str(MEMVET), "daemon", "run"], env=env or daemon_env(), text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [str(MEMVET), "daemon", "run"],
+        env=env or daemon_env(),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 @pytest.fixture

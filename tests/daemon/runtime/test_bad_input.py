@@ -35,16 +35,25 @@ def assert_content_free(caplog, path: Path) -> None:  # noqa: ANN001
     assert str(path) not in caplog.text and path.name not in caplog.text
 
 
-def test_garbage_lines_between_good_ones(store, roots, claude_project, recording,
-                                         caplog_daemon) -> None:
+def test_garbage_lines_between_good_ones(
+    store, roots, claude_project, recording, caplog_daemon
+) -> None:
     path = claude_project / "s.jsonl"
     path.write_bytes(
         say("before")
-        + b'{"say": "' + SECRET.encode() + b'", broken\n'  # malformed JSON
-        + b"\xff\xfe" + SECRET.encode() + b"\xc3\x28\n"  # invalid UTF-8
-        + b"\x00" * 100 + b"\n"  # NUL bytes
-        + b'{"say": "' + SECRET.encode() * (3 * MB // len(SECRET)) + b'"}\n'  # 3 MB
-        + say("after"))
+        + b'{"say": "'
+        + SECRET.encode()
+        + b'", broken\n'  # malformed JSON
+        + b"\xff\xfe"
+        + SECRET.encode()
+        + b"\xc3\x28\n"  # invalid UTF-8
+        + b"\x00" * 100
+        + b"\n"  # NUL bytes
+        + b'{"say": "'
+        + SECRET.encode() * (3 * MB // len(SECRET))
+        + b'"}\n'  # 3 MB
+        + say("after")
+    )
     ingestor = make_ingestor(store, settings=DaemonSettings(max_line_bytes=MB))
     ingestor.process(str(path), claude_root(roots))
     assert ingestor.stats.skipped["oversized_line"] == 1
@@ -57,8 +66,9 @@ def test_garbage_lines_between_good_ones(store, roots, claude_project, recording
     assert_content_free(caplog_daemon, path)
 
 
-def test_a_binary_file_without_newlines_waits_and_is_not_reread(store, roots, claude_project,
-                                                                recording) -> None:
+def test_a_binary_file_without_newlines_waits_and_is_not_reread(
+    store, roots, claude_project, recording
+) -> None:
     path = claude_project / "blob.jsonl"
     path.write_bytes(os.urandom(3 * MB).replace(b"\n", b"\x00"))
     ingestor = make_ingestor(store, settings=DaemonSettings(max_line_bytes=MB))
@@ -78,9 +88,9 @@ def test_a_binary_file_with_newlines(store, roots, claude_project, recording) ->
     assert len(recording.fed) == fed
 
 
-def test_an_unreadable_file_is_skipped_and_keeps_its_checkpoint(store, roots, claude_project,
-                                                               recording, monkeypatch,
-                                                               caplog_daemon) -> None:
+def test_an_unreadable_file_is_skipped_and_keeps_its_checkpoint(
+    store, roots, claude_project, recording, monkeypatch, caplog_daemon
+) -> None:
     path = claude_project / "s.jsonl"
     path.write_bytes(say("one"))
     ingestor = make_ingestor(store)
@@ -145,8 +155,9 @@ def test_a_symlink_loop_named_like_a_transcript(store, roots, claude_project, re
     assert ingestor.stats.skipped["unreadable"] == 1
 
 
-def test_a_pipeline_that_raises_costs_one_line(store, roots, claude_project, recording,
-                                               caplog_daemon) -> None:
+def test_a_pipeline_that_raises_costs_one_line(
+    store, roots, claude_project, recording, caplog_daemon
+) -> None:
     path = claude_project / "s.jsonl"
     path.write_bytes(say("one") + say(SECRET) + say("three"))
 
@@ -178,13 +189,21 @@ def test_garbage_through_the_real_pipeline(store, roots, claude_project, caplog_
     path = claude_project / "s.jsonl"
     path.write_bytes(
         claude_user("We always use uv for Python packaging in this repo.")
-        + b'{"type": "user", "message": {"content": "' + SECRET.encode() + b'", broken\n'
-        + b"\xff\xfe" + SECRET.encode() + b"\xc3\x28\n"
-        + b"[1, 2, 3]\n" + b"\x00" * 64 + b"\n"
+        + b'{"type": "user", "message": {"content": "'
+        + SECRET.encode()
+        + b'", broken\n'
+        + b"\xff\xfe"
+        + SECRET.encode()
+        + b"\xc3\x28\n"
+        + b"[1, 2, 3]\n"
+        + b"\x00" * 64
+        + b"\n"
         + claude_user("x" * (2 * MB))  # too long for the daemon: skipped before the parser
-        + claude_user("Never commit directly to the main branch."))
-    ingestor = make_ingestor(store, settings=DaemonSettings(max_line_bytes=MB),
-                             factory=real_pipeline())
+        + claude_user("Never commit directly to the main branch.")
+    )
+    ingestor = make_ingestor(
+        store, settings=DaemonSettings(max_line_bytes=MB), factory=real_pipeline()
+    )
     ingestor.process(str(path), claude_root(roots))
     cp = store.get_checkpoint(str(path))
     assert (cp.offset, cp.line_no) == (path.stat().st_size, 7)

@@ -13,14 +13,24 @@ from memvet.store import context_pack as cp
 from memvet.store import fast_read as fr
 
 APP = "/home/dana/src/app"
-PROMPTS = ["set up docker for the tests", "deploy to staging", "which package manager?",
-           "bump the go version in ci"]
+PROMPTS = [
+    "set up docker for the tests",
+    "deploy to staging",
+    "which package manager?",
+    "bump the go version in ci",
+]
 
 
 def approve(store, statement: str, workspace: str | None = APP, importance: int = 1):
-    d = CandidateDraft(statement=statement, kind="fact", source_type="explicit_user",
-                       scope=Scope(user="dana", workspace=workspace), host="claude-code",
-                       polarity="assert", importance=importance)
+    d = CandidateDraft(
+        statement=statement,
+        kind="fact",
+        source_type="explicit_user",
+        scope=Scope(user="dana", workspace=workspace),
+        host="claude-code",
+        polarity="assert",
+        importance=importance,
+    )
     return store.approve(store.admit(d).candidate_id, actor="dana", edits=Edits())
 
 
@@ -29,10 +39,12 @@ def same_as_rebuilt(server: ContextServer, store, pack: CachedSource, now: str) 
     fresh = CachedSource(direct.all_items())
     assert [i.id for i in pack.ranked()] == [i.id for i in fresh.ranked()]
     assert [(i.status, i.conflict) for i in pack.ranked()] == [
-        (i.status, i.conflict) for i in fresh.ranked()]
+        (i.status, i.conflict) for i in fresh.ranked()
+    ]
     for prompt in PROMPTS:
         assert [i.id for i in pack.relevant(prompt, set(), now)] == [
-            i.id for i in fresh.relevant(prompt, set(), now)], prompt
+            i.id for i in fresh.relevant(prompt, set(), now)
+        ], prompt
 
 
 def test_a_pack_is_updated_in_place_after_each_change():
@@ -40,9 +52,17 @@ def test_a_pack_is_updated_in_place_after_each_change():
     sock = Path(os.environ["MEMVET_HOME"]) / "run" / "daemon.sock"
     server = ContextServer(store, sock).start()
     try:
-        first = [approve(store, s, importance=i % 3) for i, s in enumerate([
-            "Tests run in docker compose", "Deploys go to staging through Heroku",
-            "We use pnpm, never npm", "The Go version is pinned in go.mod"])]
+        first = [
+            approve(store, s, importance=i % 3)
+            for i, s in enumerate(
+                [
+                    "Tests run in docker compose",
+                    "Deploys go to staging through Heroku",
+                    "We use pnpm, never npm",
+                    "The Go version is pinned in go.mod",
+                ]
+            )
+        ]
         pack = server.source(APP)
         now = cp.stamp(store.now())
         assert any(pack.relevant("deploy to staging", set(), now))

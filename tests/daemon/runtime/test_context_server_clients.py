@@ -20,8 +20,14 @@ HOOK_TIMEOUT_S = 0.8  # install/hook_entry.py's DAEMON_TIMEOUT_S
 
 
 def _request() -> bytes:
-    body = json.dumps({"session_id": "s-1", "hook_event_name": "SessionStart", "cwd": WORKSPACE,
-                       "source": "startup"}).encode()
+    body = json.dumps(
+        {
+            "session_id": "s-1",
+            "hook_event_name": "SessionStart",
+            "cwd": WORKSPACE,
+            "source": "startup",
+        }
+    ).encode()
     return b"MVH1 claude-code session-start\n" + WORKSPACE.encode() + b"\n" + body
 
 
@@ -43,8 +49,9 @@ def server(live_store, tmp_path: Path):
     draft = make_draft("We always use uv for Python packaging in this repo.")
     cid = live_store.admit(draft, actor="test").candidate_id
     live_store.approve(cid, actor="test")
-    assert draft.scope == Scope(user="dana", workspace=WORKSPACE, agent="claude-code",
-                                session="s-1")
+    assert draft.scope == Scope(
+        user="dana", workspace=WORKSPACE, agent="claude-code", session="s-1"
+    )
     srv = ContextServer(live_store, tmp_path / "run" / "daemon.sock").start()
     _ask(srv.socket_path)  # the first pack is built: later answers are from the cache
     yield srv

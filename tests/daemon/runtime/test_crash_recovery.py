@@ -20,8 +20,11 @@ from .conftest import claude_tool_result, claude_user, daemon_env, memvet, spawn
 
 pytestmark = pytest.mark.slow
 
-POOL = [f"We always use tool-{i} for the {topic} step in this repo."
-        for i in range(12) for topic in ("build", "lint", "deploy")]
+POOL = [
+    f"We always use tool-{i} for the {topic} step in this repo."
+    for i in range(12)
+    for topic in ("build", "lint", "deploy")
+]
 
 
 def build_corpus(projects: Path, *, files: int = 4, lines: int = 2500) -> int:
@@ -49,8 +52,9 @@ def progress(db: Path) -> int:
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
         try:
-            return int(conn.execute("SELECT coalesce(sum(offset), 0) FROM file_checkpoints")
-                       .fetchone()[0])
+            return int(
+                conn.execute("SELECT coalesce(sum(offset), 0) FROM file_checkpoints").fetchone()[0]
+            )
         finally:
             conn.close()
     except sqlite3.Error:
@@ -82,8 +86,11 @@ def snapshot(home: Path) -> tuple[Counter, Counter]:
 
         rows = store.list_candidates(reader, QueueFilter(statuses=CANDIDATE_STATUSES), limit=None)
         counts = Counter({c.statement: c.evidence_count for c in rows})
-        pointers = Counter((c.statement, e.path, e.line) for c in rows
-                           for e in store.candidate_detail(c.id).evidence)
+        pointers = Counter(
+            (c.statement, e.path, e.line)
+            for c in rows
+            for e in store.candidate_detail(c.id).evidence
+        )
         return counts, pointers
     finally:
         store.close()
@@ -148,8 +155,8 @@ def test_sigterm_during_backfill_commits_and_exits_0(file_key, tmp_path: Path) -
         assert checkpoints
         for cp in checkpoints:
             data = Path(cp.path).read_bytes()
-            assert cp.offset == 0 or data[cp.offset - 1:cp.offset] == b"\n"
-            assert data[:cp.offset].count(b"\n") == cp.line_no
+            assert cp.offset == 0 or data[cp.offset - 1 : cp.offset] == b"\n"
+            assert data[: cp.offset].count(b"\n") == cp.line_no
     finally:
         store.close()
     assert "daemon stopped" in (home / "logs" / "daemon.log").read_text()

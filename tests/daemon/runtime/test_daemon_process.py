@@ -27,9 +27,11 @@ from .conftest import (
 
 pytestmark = pytest.mark.slow
 
-STATEMENTS = ["We always use uv for Python packaging in this repo.",
-              "Never commit directly to the main branch.",
-              "We use pytest -q to run the tests, always."]
+STATEMENTS = [
+    "We always use uv for Python packaging in this repo.",
+    "Never commit directly to the main branch.",
+    "We use pytest -q to run the tests, always.",
+]
 
 
 def session_bytes(texts: list[str], session: str = "s-1") -> bytes:
@@ -41,14 +43,15 @@ def session_bytes(texts: list[str], session: str = "s-1") -> bytes:
 
 def caught_up(home: Path, path: Path) -> bool:
     doc = collect_status(home)
-    return doc["running"] and doc["files_tracked"] >= 1 and doc["lag_bytes"] == 0 and \
-        path.exists()
+    return doc["running"] and doc["files_tracked"] >= 1 and doc["lag_bytes"] == 0 and path.exists()
 
 
 def pending(store) -> dict[str, int]:  # noqa: ANN001
     reader = store.reader_for(None, all_scopes=True)
-    return {c.statement: c.evidence_count
-            for c in store.list_candidates(reader, QueueFilter(statuses=("pending",)), limit=None)}
+    return {
+        c.statement: c.evidence_count
+        for c in store.list_candidates(reader, QueueFilter(statuses=("pending",)), limit=None)
+    }
 
 
 def test_run_status_lock_and_sigterm(file_key, claude_project: Path) -> None:
@@ -101,16 +104,24 @@ def test_once_ingests_runs_sweeps_and_exits(file_key, claude_project: Path) -> N
     codex = Path(os.environ["CODEX_HOME"]) / "sessions" / "2026" / "03" / "01"
     codex.mkdir(parents=True)
     (codex / "rollout-2026-03-01T09-00-00-019c.jsonl").write_bytes(
-        codex_meta() + codex_user("We always use uv for Python packaging in this repo."))
+        codex_meta() + codex_user("We always use uv for Python packaging in this repo.")
+    )
     done = memvet("daemon", "run", "--once")
     assert done.returncode == 0, done.stderr
     assert "memvet: read 8 lines" in done.stderr
     doc = json.loads(memvet("daemon", "status", "--json").stdout)
     assert doc["running"] is False and doc["files_tracked"] == 2 and doc["lag_bytes"] == 0
-    assert set(doc["sweeps"]) == {"sweep.rescan", "sweep.stale_leases", "sweep.expire_candidates",
-                                  "sweep.retire_memories", "sweep.decay_confidence",
-                                  "sweep.verify_audit", "sweep.optimize_store",
-                                  "sweep.review_flags", "sweep.reredact"}
+    assert set(doc["sweeps"]) == {
+        "sweep.rescan",
+        "sweep.stale_leases",
+        "sweep.expire_candidates",
+        "sweep.retire_memories",
+        "sweep.decay_confidence",
+        "sweep.verify_audit",
+        "sweep.optimize_store",
+        "sweep.review_flags",
+        "sweep.reredact",
+    }
     human = memvet("daemon", "status").stdout
     assert "daemon: not running" in human and "files tracked: 2" in human
     again = memvet("daemon", "run", "--once")  # nothing new: nothing read
@@ -183,14 +194,29 @@ def test_real_fixtures_of_both_hosts(file_key, shared_dir: Path) -> None:
 
 
 def claude_assistant(text: str) -> bytes:
-    return json.dumps({"type": "assistant", "sessionId": "s-1", "cwd": "/home/dana/src/app",
-                       "uuid": "a-1", "timestamp": "2026-03-01T09:00:02.000Z",
-                       "message": {"id": "msg_1", "role": "assistant", "model": "claude",
-                                   "content": [{"type": "text", "text": text}]}}).encode() + b"\n"
+    return (
+        json.dumps(
+            {
+                "type": "assistant",
+                "sessionId": "s-1",
+                "cwd": "/home/dana/src/app",
+                "uuid": "a-1",
+                "timestamp": "2026-03-01T09:00:02.000Z",
+                "message": {
+                    "id": "msg_1",
+                    "role": "assistant",
+                    "model": "claude",
+                    "content": [{"type": "text", "text": text}],
+                },
+            }
+        ).encode()
+        + b"\n"
+    )
 
 
 def test_selective_mode_commits_only_explicit_statements_above_threshold(
-        file_key, claude_project: Path) -> None:
+    file_key, claude_project: Path
+) -> None:
     from memvet.daemon.pipeline import FilePipeline
     from memvet.daemon.rules import load_rules
 
@@ -199,7 +225,8 @@ def test_selective_mode_commits_only_explicit_statements_above_threshold(
     confidence = {}
     for text in STATEMENTS:
         drafts = FilePipeline("claude-code", "/t.jsonl", rules=load_rules(), user="u").feed(
-            claude_user(text), 1)
+            claude_user(text), 1
+        )
         confidence[text] = max(d.confidence for d in drafts)
     surest = max(confidence, key=confidence.__getitem__)
     threshold = round(confidence[surest] - 0.0005, 4)
@@ -210,7 +237,8 @@ def test_selective_mode_commits_only_explicit_statements_above_threshold(
     s = ClaudeSession()  # chained as the host writes it: selective mode checks (issue 9)
     (claude_project / "s-1.jsonl").write_bytes(
         b"".join(s.prompt(text) for text in STATEMENTS)
-        + claude_assistant("We always use Docker for every service in this repo."))
+        + claude_assistant("We always use Docker for every service in this repo.")
+    )
     assert memvet("daemon", "run", "--once").returncode == 0
     store = open_store(schema="never")
     try:
@@ -218,8 +246,7 @@ def test_selective_mode_commits_only_explicit_statements_above_threshold(
         memories = store.list_memories(reader)
         assert [m.statement for m in memories] == [surest]
         assert all(m.approved_by == "policy:selective" for m in memories)
-        assert all(m.source_type == "explicit_user" and m.confidence >= threshold
-                   for m in memories)
+        assert all(m.source_type == "explicit_user" and m.confidence >= threshold for m in memories)
         left = store.list_candidates(reader, QueueFilter(statuses=("pending",)), limit=None)
         assert sorted(c.statement for c in left) == sorted(set(STATEMENTS) - {surest})
         assert all(c.confidence < threshold or c.source_type != "explicit_user" for c in left)

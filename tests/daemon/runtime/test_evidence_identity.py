@@ -12,14 +12,18 @@ from memvet.store import QueueFilter
 
 from .conftest import claude_root, claude_tool_result, claude_user, make_ingestor, real_pipeline
 
-STATEMENTS = ["We always use uv for Python packaging in this repo.",
-              "Never commit directly to the main branch."]
+STATEMENTS = [
+    "We always use uv for Python packaging in this repo.",
+    "Never commit directly to the main branch.",
+]
 
 
 def counts(store) -> dict[str, int]:  # noqa: ANN001
     reader = store.reader_for(None, all_scopes=True)
-    return {c.statement: c.evidence_count for c in store.list_candidates(
-        reader, QueueFilter(statuses=("pending",)), limit=None)}
+    return {
+        c.statement: c.evidence_count
+        for c in store.list_candidates(reader, QueueFilter(statuses=("pending",)), limit=None)
+    }
 
 
 def evidence_rows(store) -> int:  # noqa: ANN001
@@ -56,8 +60,9 @@ def test_an_atomic_save_of_the_same_bytes_adds_no_evidence(store, roots, session
     assert counts(store) == first and evidence_rows(store) == rows
 
 
-def test_a_truncation_and_rewrite_adds_no_evidence_but_a_new_line_does(store, roots,
-                                                                       session_file) -> None:
+def test_a_truncation_and_rewrite_adds_no_evidence_but_a_new_line_does(
+    store, roots, session_file
+) -> None:
     path, data = session_file
     ingestor = make_ingestor(store, factory=real_pipeline())
     ingestor.process(str(path), claude_root(roots))

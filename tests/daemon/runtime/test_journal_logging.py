@@ -26,8 +26,15 @@ def run_once_with_stderr(tmp_path: Path, journal: str | None) -> tuple[str, str]
         env.pop("JOURNAL_STREAM", None)
         if journal is not None:
             env["JOURNAL_STREAM"] = f"{st.st_dev}:{st.st_ino}" if journal == "match" else journal
-        done = subprocess.run([str(MEMVET), "daemon", "run", "--once"], env=env, text=True,
-                              stdout=subprocess.PIPE, stderr=err, timeout=120, check=False)
+        done = subprocess.run(
+            [str(MEMVET), "daemon", "run", "--once"],
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            timeout=120,
+            check=False,
+        )
     assert done.returncode == 0, err_path.read_text()
     log = Path(os.environ["MEMVET_HOME"]) / "logs" / "daemon.log"
     return err_path.read_text(), log.read_text()
@@ -40,7 +47,8 @@ def log_lines(text: str) -> list[str]:
 @pytest.fixture
 def a_session(file_key, claude_project: Path) -> None:
     (claude_project / "s-1.jsonl").write_bytes(
-        claude_user(SECRET_WORDS) + claude_tool_result("ok\n" * 20))
+        claude_user(SECRET_WORDS) + claude_tool_result("ok\n" * 20)
+    )
 
 
 def test_journal_stream_gets_the_log_lines_content_free(a_session, tmp_path):

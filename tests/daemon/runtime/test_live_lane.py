@@ -39,8 +39,10 @@ LETTERS = str.maketrans("0123456789", "ghijklmnop")
 
 
 def history(prefix: str) -> bytes:
-    return b"".join(say(statement(prefix, i)) if i % SAY_EVERY == 0
-                    else b'{"type": "noise"}\n' for i in range(BACKFILL_LINES))
+    return b"".join(
+        say(statement(prefix, i)) if i % SAY_EVERY == 0 else b'{"type": "noise"}\n'
+        for i in range(BACKFILL_LINES)
+    )
 
 
 def said(prefix: str) -> dict[str, int]:
@@ -58,8 +60,9 @@ class Toggle:
         return self.calls >= self.after
 
 
-def test_interleaved_slices_lose_and_double_nothing(store, roots, claude_project,
-                                                    recording) -> None:
+def test_interleaved_slices_lose_and_double_nothing(
+    store, roots, claude_project, recording
+) -> None:
     paths = [claude_project / f"s-{n}.jsonl" for n in (1, 2)]
     for n, path in enumerate(paths):
         path.write_bytes(history(f"file {'ab'[n]}"))
@@ -80,8 +83,9 @@ def test_interleaved_slices_lose_and_double_nothing(store, roots, claude_project
     assert statements(store) == {**said("file a"), **said("file b")}
 
 
-def test_a_crash_between_slices_resumes_at_the_committed_slice(store, roots, claude_project,
-                                                               recording, monkeypatch) -> None:
+def test_a_crash_between_slices_resumes_at_the_committed_slice(
+    store, roots, claude_project, recording, monkeypatch
+) -> None:
     path = claude_project / "s-1.jsonl"
     path.write_bytes(history("statement"))
     assert not make_ingestor(store).process(str(path), claude_root(roots), Toggle(after=1))
@@ -103,9 +107,9 @@ def test_a_crash_between_slices_resumes_at_the_committed_slice(store, roots, cla
     assert store.get_checkpoint(str(path)).extra["pipeline"] == {"lines": BACKFILL_LINES}
 
 
-def test_a_live_append_is_committed_before_the_backfill_finishes(live_store, tmp_path,
-                                                                 claude_project, recording
-                                                                 ) -> None:
+def test_a_live_append_is_committed_before_the_backfill_finishes(
+    live_store, tmp_path, claude_project, recording
+) -> None:
     """Real watchdog, real SQLite: the start-up backfill is one long file; while it is being
     read, a live session writes a line; its candidate is stored while the backfill is still
     part-way, and the backfill then finishes without reading a line twice."""
@@ -128,8 +132,15 @@ def test_a_live_append_is_committed_before_the_backfill_finishes(live_store, tmp
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     progress = BackfillProgress(enabled=False)
-    daemon = Daemon(live_store, DaemonSettings(debounce_ms=20), review_policy(), all_roots(),
-                    pipeline_factory=Pipeline, run_dir=run_dir, progress=progress)
+    daemon = Daemon(
+        live_store,
+        DaemonSettings(debounce_ms=20),
+        review_policy(),
+        all_roots(),
+        pipeline_factory=Pipeline,
+        run_dir=run_dir,
+        progress=progress,
+    )
     put = daemon.worker.put
 
     def spy(work):  # noqa: ANN001, ANN202
@@ -140,8 +151,13 @@ def test_a_live_append_is_committed_before_the_backfill_finishes(live_store, tmp
     daemon.worker.put = spy  # the watcher is given worker.put at start
     daemon.start()
     try:
-        wait_for(lambda: (cp := live_store.get_checkpoint(str(backfill)))
-                 and cp.offset == backfill.stat().st_size, timeout=30)
+        wait_for(
+            lambda: (
+                (cp := live_store.get_checkpoint(str(backfill)))
+                and cp.offset == backfill.stat().st_size
+            ),
+            timeout=30,
+        )
     finally:
         daemon.stop()
     assert queued.is_set()

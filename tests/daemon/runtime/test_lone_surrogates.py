@@ -23,14 +23,21 @@ AFTER = "We use pytest -q to run the tests, always."
 
 def _pending(store) -> list[str]:  # noqa: ANN001
     reader = store.reader_for(None, all_scopes=True)
-    return [c.statement for c in store.list_candidates(
-        reader, QueueFilter(statuses=("pending",)), limit=None)]
+    return [
+        c.statement
+        for c in store.list_candidates(reader, QueueFilter(statuses=("pending",)), limit=None)
+    ]
 
 
 def test_a_prompt_with_a_lone_surrogate_stops_nothing(file_key, claude_project: Path) -> None:
     path = claude_project / "s-1.jsonl"
-    lines = [claude_user(BEFORE), claude_tool_result("ok"), claude_user(BROKEN),
-             claude_tool_result("ok"), claude_user(AFTER)]
+    lines = [
+        claude_user(BEFORE),
+        claude_tool_result("ok"),
+        claude_user(BROKEN),
+        claude_tool_result("ok"),
+        claude_user(AFTER),
+    ]
     assert b"\\ud800" in lines[2]  # the JSON escape itself, as Node writes it
     path.write_bytes(b"".join(lines))
     done = memvet("daemon", "run", "--once")
@@ -53,9 +60,17 @@ def test_parsers_replace_lone_surrogates_in_every_field(host: str) -> None:
     parser = parser_for(host, "/t.jsonl", SessionState())
     if host == "codex":
         parser.parse(codex_meta(cwd="/home/dana/\ud800app").rstrip(b"\n"), 1)
-        line = json.dumps({"timestamp": "2026-03-01T09:00:01.000Z", "type": "response_item",
-                           "payload": {"type": "message", "role": "user", "content": [
-                               {"type": "input_text", "text": BROKEN}]}}).encode()
+        line = json.dumps(
+            {
+                "timestamp": "2026-03-01T09:00:01.000Z",
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": BROKEN}],
+                },
+            }
+        ).encode()
     else:
         line = claude_user(BROKEN, cwd="/home/dana/\ud800app", session="s-\udc00").rstrip(b"\n")
     turns = parser.parse(line, 2).turns
@@ -69,14 +84,22 @@ def test_parsers_replace_lone_surrogates_in_every_field(host: str) -> None:
                 value.encode("utf-8")  # raises on a lone surrogate
 
 
-def test_a_draft_that_cannot_be_stored_is_dropped_not_a_failed_batch(store, roots,
-                                                                     claude_project) -> None:
+def test_a_draft_that_cannot_be_stored_is_dropped_not_a_failed_batch(
+    store, roots, claude_project
+) -> None:
     from memvet.store import Checkpoint
 
     good, empty = make_draft(BEFORE), make_draft("\x1b[31m\x1b[0m")  # nothing left once cleaned
     odd = make_draft(AFTER, path="/x/\udcff.jsonl")  # a path with an undecodable byte
-    cp = Checkpoint(path="/x.jsonl", host="claude-code", device=1, inode=2, fingerprint="f",
-                    offset=10, line_no=3)
+    cp = Checkpoint(
+        path="/x.jsonl",
+        host="claude-code",
+        device=1,
+        inode=2,
+        fingerprint="f",
+        offset=10,
+        line_no=3,
+    )
     results = store.ingest(cp, [good, empty, odd])
     assert [r.outcome for r in results] == ["queued", "dropped", "queued"]
     assert {c.path: c.offset for c in store.all_checkpoints()} == {"/x.jsonl": 10}

@@ -29,26 +29,31 @@ def test_defaults_queue_everything() -> None:
 
 
 def test_a_user_override_changes_only_its_keys(tmp_path: Path) -> None:
-    policy = load_policy(write(tmp_path, 'mode = "selective"\n[actions.model_inference]\n'
-                                         'add = "drop"\n'))
+    policy = load_policy(
+        write(tmp_path, 'mode = "selective"\n[actions.model_inference]\nadd = "drop"\n')
+    )
     assert policy.mode == "selective"
     assert policy.selective_threshold == 0.9  # from the defaults
     assert policy.actions[("model_inference", "add")] == "drop"
     assert policy.actions[("model_inference", "deny")] == "queue"
 
 
-@pytest.mark.parametrize("text, words", [
-    ('moed = "review"\n', "unknown key(s) moed"),
-    ('mode = "yolo"\n', "mode must be one of"),
-    ("selective_threshold = 1.5\n", "between 0 and 1"),
-    ('[actions.robot]\nadd = "queue"\n', "unknown source type actions.robot"),
-    ('[actions.explicit_user]\ncreate = "queue"\n', "unknown operation"),
-    ('[actions.explicit_user]\nadd = "commit"\n', "must be one of queue, auto_commit, drop"),
-    ('[actions.model_inference]\nadd = "auto_commit"\n', "only statements the user typed"),
-    ("mode = \n", "not valid TOML"),
-])
-def test_invalid_policies_are_refused_with_a_clear_error(tmp_path: Path, text: str,
-                                                         words: str) -> None:
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('moed = "review"\n', "unknown key(s) moed"),
+        ('mode = "yolo"\n', "mode must be one of"),
+        ("selective_threshold = 1.5\n", "between 0 and 1"),
+        ('[actions.robot]\nadd = "queue"\n', "unknown source type actions.robot"),
+        ('[actions.explicit_user]\ncreate = "queue"\n', "unknown operation"),
+        ('[actions.explicit_user]\nadd = "commit"\n', "must be one of queue, auto_commit, drop"),
+        ('[actions.model_inference]\nadd = "auto_commit"\n', "only statements the user typed"),
+        ("mode = \n", "not valid TOML"),
+    ],
+)
+def test_invalid_policies_are_refused_with_a_clear_error(
+    tmp_path: Path, text: str, words: str
+) -> None:
     with pytest.raises(ConfigError) as err:
         load_policy(write(tmp_path, text))
     assert words in err.value.message
@@ -73,14 +78,18 @@ def test_modes_decide() -> None:
 
 
 def test_selective_mode_auto_commits_only_explicit_statements_above_threshold(
-        store, roots, claude_project, recording, tmp_path) -> None:
+    store, roots, claude_project, recording, tmp_path
+) -> None:
     policy = load_policy(write(tmp_path, 'mode = "selective"\nselective_threshold = 0.8\n'))
     path = claude_project / "s-1.jsonl"
     s = ClaudeSession()  # host-shaped, chained lines: selective mode checks them (issue 9)
-    path.write_bytes(s.prompt("we use uv", say="we use uv", confidence=0.95)
-                     + s.prompt("maybe use ruff", say="maybe use ruff", confidence=0.5)
-                     + s.prompt("docker", say="the model thinks docker", source="model_inference",
-                                confidence=1.0))
+    path.write_bytes(
+        s.prompt("we use uv", say="we use uv", confidence=0.95)
+        + s.prompt("maybe use ruff", say="maybe use ruff", confidence=0.5)
+        + s.prompt(
+            "docker", say="the model thinks docker", source="model_inference", confidence=1.0
+        )
+    )
     ingestor = make_ingestor(store, policy=policy)
     ingestor.process(str(path), claude_root(roots))
     reader = store.reader_for(None, all_scopes=True)
@@ -93,8 +102,9 @@ def test_selective_mode_auto_commits_only_explicit_statements_above_threshold(
     assert ingestor.stats.outcomes["auto_committed"] == 1
 
 
-def test_selective_mode_never_auto_commits_into_a_conflict(store, roots, claude_project,
-                                                            recording, tmp_path) -> None:
+def test_selective_mode_never_auto_commits_into_a_conflict(
+    store, roots, claude_project, recording, tmp_path
+) -> None:
     """Issue 13: a statement that rivals an approved memory of its slot stays queued."""
     policy = load_policy(write(tmp_path, 'mode = "selective"\nselective_threshold = 0.8\n'))
     path = claude_project / "s-1.jsonl"
@@ -108,15 +118,17 @@ def test_selective_mode_never_auto_commits_into_a_conflict(store, roots, claude_
     ingestor.process(str(path), claude_root(roots))
     reader = store.reader_for(None, all_scopes=True)
     assert [m.statement for m in store.list_memories(reader)] == [
-        "the staging postgres listens on port 5433"]
+        "the staging postgres listens on port 5433"
+    ]
     pending = store.list_candidates(reader, QueueFilter(statuses=("pending",)))
     assert [c.statement for c in pending] == ["the staging postgres listens on port 5432"]
     assert pending[0].last_error is None  # refused before it was reserved: nothing to release
     assert ingestor.stats.outcomes["auto_committed"] == 1
 
 
-def test_observe_and_off_admit_nothing_but_advance(store, roots, claude_project, recording,
-                                                   tmp_path) -> None:
+def test_observe_and_off_admit_nothing_but_advance(
+    store, roots, claude_project, recording, tmp_path
+) -> None:
     path = claude_project / "s-1.jsonl"
     path.write_bytes(say("we use uv") + say("tabs"))
     for mode, outcome in (("observe", "observed"), ("off", "not_admitted")):

@@ -50,8 +50,9 @@ def test_registered_next_run_uses_the_store_record() -> None:
     now = datetime.now(UTC)
     settings = DaemonSettings()
     scheduler = build_scheduler()
-    register_jobs(scheduler, jobs(), settings, {"sweep.verify_audit": now - timedelta(hours=2)},
-                  now)
+    register_jobs(
+        scheduler, jobs(), settings, {"sweep.verify_audit": now - timedelta(hours=2)}, now
+    )
     scheduler.start(paused=True)
     try:
         job = scheduler.get_job("sweep.verify_audit")

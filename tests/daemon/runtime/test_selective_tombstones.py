@@ -33,8 +33,10 @@ def state() -> tuple[set[str], set[str]]:
     try:
         reader = store.reader_for(None, all_scopes=True)
         memories = {m.statement for m in store.list_memories(reader)}
-        pending = {c.statement for c in store.list_candidates(
-            reader, QueueFilter(statuses=("pending",)), limit=None)}
+        pending = {
+            c.statement
+            for c in store.list_candidates(reader, QueueFilter(statuses=("pending",)), limit=None)
+        }
     finally:
         store.close()
     return memories, pending
@@ -45,9 +47,14 @@ def test_a_reworded_rejected_rule_is_queued_not_auto_committed(file_key, tmp_pat
     (ws / ".git").mkdir(parents=True)
     store = open_store()
     try:
-        cid = store.admit(CandidateDraft(
-            statement=REJECTED, kind="preference", source_type="operator",
-            scope=Scope(user=store.user, workspace=resolve_workspace(str(ws))))).candidate_id
+        cid = store.admit(
+            CandidateDraft(
+                statement=REJECTED,
+                kind="preference",
+                source_type="operator",
+                scope=Scope(user=store.user, workspace=resolve_workspace(str(ws))),
+            )
+        ).candidate_id
         store.reject(cid, actor="operator")
     finally:
         store.close()
@@ -63,9 +70,13 @@ def test_a_reworded_rejected_rule_is_queued_not_auto_committed(file_key, tmp_pat
     assert REWORDED in pending
     store = open_store(schema="never")
     try:
-        [held] = [c for c in store.list_candidates(store.reader_for(None, all_scopes=True),
-                                                   QueueFilter(statuses=("pending",)))
-                  if c.statement == REWORDED]
+        [held] = [
+            c
+            for c in store.list_candidates(
+                store.reader_for(None, all_scopes=True), QueueFilter(statuses=("pending",))
+            )
+            if c.statement == REWORDED
+        ]
         assert held.lease is None  # released, not left reserved
     finally:
         store.close()

@@ -38,13 +38,21 @@ class FakeContextServer:
 def make_daemon(store, tmp_path: Path, **kw) -> Daemon:  # noqa: ANN001, ANN003
     run_dir = tmp_path / "run"
     run_dir.mkdir(exist_ok=True)
-    return Daemon(store, kw.pop("settings", DaemonSettings(debounce_ms=50)), review_policy(),
-                  all_roots(), pipeline_factory=RecordingPipeline, run_dir=run_dir, **kw)
+    return Daemon(
+        store,
+        kw.pop("settings", DaemonSettings(debounce_ms=50)),
+        review_policy(),
+        all_roots(),
+        pipeline_factory=RecordingPipeline,
+        run_dir=run_dir,
+        **kw,
+    )
 
 
 @pytest.mark.slow
-def test_lifecycle_and_context_server_hooks(live_store, tmp_path, claude_project,
-                                            recording) -> None:
+def test_lifecycle_and_context_server_hooks(
+    live_store, tmp_path, claude_project, recording
+) -> None:
     servers: list[FakeContextServer] = []
 
     def factory(store, path: Path) -> FakeContextServer:  # noqa: ANN001
@@ -70,8 +78,7 @@ def test_lifecycle_and_context_server_hooks(live_store, tmp_path, claude_project
     daemon.stop()  # idempotent
 
 
-def test_a_context_server_that_fails_does_not_stop_ingestion(live_store, tmp_path,
-                                                             caplog) -> None:
+def test_a_context_server_that_fails_does_not_stop_ingestion(live_store, tmp_path, caplog) -> None:
     def broken(store, path):  # noqa: ANN001, ANN202
         raise RuntimeError("socket in use")
 
@@ -81,16 +88,24 @@ def test_a_context_server_that_fails_does_not_stop_ingestion(live_store, tmp_pat
     assert "RuntimeError" in caplog.text and "socket in use" not in caplog.text
 
 
-def test_run_once_ingests_and_runs_due_sweeps(live_store, tmp_path, claude_project,
-                                              recording) -> None:
+def test_run_once_ingests_and_runs_due_sweeps(
+    live_store, tmp_path, claude_project, recording
+) -> None:
     (claude_project / "s.jsonl").write_bytes(say("we use uv") + say("tabs"))
     daemon = make_daemon(live_store, tmp_path)
     stats = daemon.run_once()
     assert stats.outcomes["queued"] == 2
     assert set(live_store.sweep_runs()) == {
-        "sweep.rescan", "sweep.stale_leases", "sweep.expire_candidates",
-        "sweep.retire_memories", "sweep.decay_confidence", "sweep.verify_audit",
-        "sweep.optimize_store", "sweep.review_flags", "sweep.reredact"}
+        "sweep.rescan",
+        "sweep.stale_leases",
+        "sweep.expire_candidates",
+        "sweep.retire_memories",
+        "sweep.decay_confidence",
+        "sweep.verify_audit",
+        "sweep.optimize_store",
+        "sweep.review_flags",
+        "sweep.reredact",
+    }
     doc = json.loads((tmp_path / "run" / "daemon-stats.json").read_text())
     assert doc["stats"]["outcomes"] == {"queued": 2}
     assert "we use uv" not in json.dumps(doc)  # counts only
@@ -153,15 +168,22 @@ def test_describe_keeps_messages_out_of_the_log() -> None:
 def test_settings_file(tmp_path, caplog) -> None:
     path = tmp_path / "config.toml"
     assert load_settings(path) == DaemonSettings()
-    path.write_text('[daemon]\ndebounce_ms = 50\nrescan_interval = 60.0\nfuture_key = 1\n'
-                    'extra_roots = ["~/transcripts"]\n[other]\nx = 1\n')
+    path.write_text(
+        "[daemon]\ndebounce_ms = 50\nrescan_interval = 60.0\nfuture_key = 1\n"
+        'extra_roots = ["~/transcripts"]\n[other]\nx = 1\n'
+    )
     settings = load_settings(path)
     assert (settings.debounce_ms, settings.rescan_interval) == (50, 60)
     assert isinstance(settings.rescan_interval, int)
     assert settings.extra_roots == ("~/transcripts",)
     assert "future_key" in caplog.text
-    for bad in ("[daemon]\nbatch_lines = -1\n", "[daemon]\nbatch_lines = true\n",
-                "[daemon]\nextra_roots = 'x'\n", "daemon = 3\n", "[daemon\n"):
+    for bad in (
+        "[daemon]\nbatch_lines = -1\n",
+        "[daemon]\nbatch_lines = true\n",
+        "[daemon]\nextra_roots = 'x'\n",
+        "daemon = 3\n",
+        "[daemon\n",
+    ):
         path.write_text(bad)
         with pytest.raises(ConfigError):
             load_settings(path)

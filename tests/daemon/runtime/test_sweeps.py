@@ -50,7 +50,9 @@ def test_expire_old_pending_candidates(store, clock) -> None:
 
 def test_retire_memories_past_validity(store, clock) -> None:
     cid = queue(store, "the staging db is on port 5433")
-    memory = store.approve(cid, actor="operator", edits=Edits(valid_to=clock.now + timedelta(days=1)))
+    memory = store.approve(
+        cid, actor="operator", edits=Edits(valid_to=clock.now + timedelta(days=1))
+    )
     assert sweep_retire_memories(store, clock.now).changed == 0
     clock.advance(days=2)
     assert sweep_retire_memories(store, clock.now).changed == 1
@@ -59,8 +61,10 @@ def test_retire_memories_past_validity(store, clock) -> None:
 
 
 def test_decay_only_touches_model_inferred_memories(store, clock) -> None:
-    inferred = store.approve(queue(store, "probably uses poetry", source="model_inference",
-                                   confidence=0.8), actor="operator")
+    inferred = store.approve(
+        queue(store, "probably uses poetry", source="model_inference", confidence=0.8),
+        actor="operator",
+    )
     explicit = store.approve(queue(store, "we use uv", confidence=0.8), actor="operator")
     clock.advance(days=90)
     result = sweep_decay_confidence(store, clock.now, half_life=timedelta(days=90))
@@ -81,20 +85,25 @@ def test_verify_audit_reports_a_broken_chain_and_fixes_nothing(store, clock, cap
     assert "AUDIT CHAIN BROKEN" in caplog.text
     assert "sweep.verify_audit" not in store.sweep_runs()  # a failed check is not a success
     with store.engine.connect() as conn:  # and the evidence is left as it was
-        assert conn.execute(sa.text("SELECT actor FROM audit_events WHERE seq=1")).scalar() == "mallory"
+        assert (
+            conn.execute(sa.text("SELECT actor FROM audit_events WHERE seq=1")).scalar()
+            == "mallory"
+        )
 
 
 def test_run_sweep_records_success_and_survives_errors(store, clock) -> None:
     result = run_sweep("sweep.stale_leases", sweep_stale_leases, store, clock.now)
     assert result.ok
-    assert store.sweep_runs()["sweep.stale_leases"].replace(tzinfo=None) == \
-        clock.now.replace(tzinfo=None)
+    assert store.sweep_runs()["sweep.stale_leases"].replace(tzinfo=None) == clock.now.replace(
+        tzinfo=None
+    )
 
     def broken(_store, _now):  # noqa: ANN001, ANN202
         raise RuntimeError("boom")
 
-    assert run_sweep("sweep.retire_memories", broken, store, clock.now) == \
-        SweepResult(ok=False, detail="RuntimeError")
+    assert run_sweep("sweep.retire_memories", broken, store, clock.now) == SweepResult(
+        ok=False, detail="RuntimeError"
+    )
     assert "sweep.retire_memories" not in store.sweep_runs()
 
 
@@ -102,16 +111,25 @@ def test_due_sweeps_follow_intervals(clock) -> None:
     settings = DaemonSettings(stale_lease_interval=60, expire_interval=3600)
     jobs = ["sweep.stale_leases", "sweep.expire_candidates"]
     assert due_sweeps(settings, {}, clock.now, jobs) == jobs
-    runs = {"sweep.stale_leases": clock.now - timedelta(seconds=61),
-            "sweep.expire_candidates": (clock.now - timedelta(minutes=5)).replace(tzinfo=None)}
+    runs = {
+        "sweep.stale_leases": clock.now - timedelta(seconds=61),
+        "sweep.expire_candidates": (clock.now - timedelta(minutes=5)).replace(tzinfo=None),
+    }
     assert due_sweeps(settings, runs, clock.now, jobs) == ["sweep.stale_leases"]
 
 
 def test_store_sweeps_use_the_configured_ages(store, clock) -> None:
     sweeps = store_sweeps(DaemonSettings(candidate_max_age_days=1))
-    assert set(sweeps) == {"sweep.stale_leases", "sweep.expire_candidates",
-                           "sweep.retire_memories", "sweep.decay_confidence", "sweep.verify_audit",
-                           "sweep.optimize_store", "sweep.review_flags", "sweep.reredact"}
+    assert set(sweeps) == {
+        "sweep.stale_leases",
+        "sweep.expire_candidates",
+        "sweep.retire_memories",
+        "sweep.decay_confidence",
+        "sweep.verify_audit",
+        "sweep.optimize_store",
+        "sweep.review_flags",
+        "sweep.reredact",
+    }
     cid = queue(store, "we use uv")
     clock.advance(days=2)
     assert sweeps["sweep.expire_candidates"](store, clock.now).changed == 1

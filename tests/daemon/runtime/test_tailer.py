@@ -77,8 +77,9 @@ def test_partial_line_waits_for_its_newline(store, roots, claude_project, record
     assert statements(store) == {"first": 1, "we deploy on fridays never": 1}
 
 
-def test_truncated_file_is_read_again_from_the_start(store, roots, claude_project,
-                                                     recording) -> None:
+def test_truncated_file_is_read_again_from_the_start(
+    store, roots, claude_project, recording
+) -> None:
     path = claude_project / "s-1.jsonl"
     path.write_bytes(say("one") + say("two") + say("three"))
     ingestor = make_ingestor(store)
@@ -93,8 +94,9 @@ def test_truncated_file_is_read_again_from_the_start(store, roots, claude_projec
     assert (cp.offset, cp.line_no, cp.extra["pipeline"]) == (len(say("new")), 1, {"lines": 1})
 
 
-def test_replaced_file_with_a_new_inode_is_read_again(store, roots, claude_project,
-                                                      recording) -> None:
+def test_replaced_file_with_a_new_inode_is_read_again(
+    store, roots, claude_project, recording
+) -> None:
     path = claude_project / "s-1.jsonl"
     path.write_bytes(say("alpha") + say("beta"))
     ingestor = make_ingestor(store)
@@ -110,8 +112,7 @@ def test_replaced_file_with_a_new_inode_is_read_again(store, roots, claude_proje
     assert store.get_checkpoint(str(path)).inode == path.stat().st_ino
 
 
-def test_same_inode_new_content_counts_as_replaced(store, roots, claude_project,
-                                                   recording) -> None:
+def test_same_inode_new_content_counts_as_replaced(store, roots, claude_project, recording) -> None:
     """Inode numbers are reused after a delete: the fingerprint of the first bytes tells."""
     path = claude_project / "s-1.jsonl"
     path.write_bytes(say("alpha"))
@@ -152,8 +153,9 @@ def test_moved_file_keeps_its_checkpoint(store, roots, claude_project, recording
     assert statements(store) == {"one": 1, "two": 1, "three": 1}
 
 
-def test_batches_commit_candidates_with_their_offset(store, roots, claude_project,
-                                                     recording, monkeypatch) -> None:
+def test_batches_commit_candidates_with_their_offset(
+    store, roots, claude_project, recording, monkeypatch
+) -> None:
     path = claude_project / "s-1.jsonl"
     lines = [say(f"statement {i}") for i in range(7)]
     path.write_bytes(b"".join(lines))
@@ -171,8 +173,9 @@ def test_batches_commit_candidates_with_their_offset(store, roots, claude_projec
     assert calls == [(ends[0], 3, 3), (ends[1], 6, 3), (ends[2], 7, 1)]
 
 
-def test_a_failed_commit_loses_and_duplicates_nothing(store, roots, claude_project,
-                                                      recording, monkeypatch) -> None:
+def test_a_failed_commit_loses_and_duplicates_nothing(
+    store, roots, claude_project, recording, monkeypatch
+) -> None:
     """The in-process twin of the kill -9 test: the second batch's transaction fails, the
     pass is repeated, and every statement ends up queued exactly once."""
     path = claude_project / "s-1.jsonl"

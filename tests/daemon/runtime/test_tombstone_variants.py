@@ -13,15 +13,18 @@ from .conftest import claude_tool_result, claude_user, memvet
 pytestmark = pytest.mark.slow
 
 SAID = "We always use uv for Python packaging in this repo."
-DISGUISED = ["We always use uv for Python packaging in this repo。",
-             "“We always use uv for Python packaging in this repo.”",
-             "We always use uv for Python pack\u00adaging in this repo.",
-             "We always use uv for Pythоn packaging in this repо."]  # U+043E
+DISGUISED = [
+    "We always use uv for Python packaging in this repo。",
+    "“We always use uv for Python packaging in this repo.”",
+    "We always use uv for Python pack\u00adaging in this repo.",
+    "We always use uv for Pythоn packaging in this repо.",
+]  # U+043E
 
 
 def transcript(texts: list[str], session: str) -> bytes:
-    return b"".join(claude_user(t, session=session) + claude_tool_result("ok\n", session=session)
-                    for t in texts)
+    return b"".join(
+        claude_user(t, session=session) + claude_tool_result("ok\n", session=session) for t in texts
+    )
 
 
 def test_disguised_repeats_in_a_transcript_are_not_queued(file_key, claude_project: Path) -> None:

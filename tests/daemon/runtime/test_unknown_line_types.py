@@ -15,9 +15,20 @@ from .conftest import claude_root, review_policy
 
 
 def _line(version: str, kind: str, uuid: str) -> str:
-    return json.dumps({"type": kind, "uuid": uuid, "sessionId": "s-1", "version": version,
-                       "cwd": "/home/dana/src/app", "timestamp": "2026-01-01T00:00:00.000Z",
-                       "message": {"role": "user", "content": "hello there"}}) + "\n"
+    return (
+        json.dumps(
+            {
+                "type": kind,
+                "uuid": uuid,
+                "sessionId": "s-1",
+                "version": version,
+                "cwd": "/home/dana/src/app",
+                "timestamp": "2026-01-01T00:00:00.000Z",
+                "message": {"role": "user", "content": "hello there"},
+            }
+        )
+        + "\n"
+    )
 
 
 def test_the_daemon_counts_unknown_line_types_by_host_version(store, claude_project):
@@ -27,10 +38,14 @@ def test_the_daemon_counts_unknown_line_types_by_host_version(store, claude_proj
     old = claude_project / "old.jsonl"
     old.write_text(_line("2.1.332", "user", "u-1") + _line("2.1.332", "mode", "u-2"))
     new = claude_project / "new.jsonl"
-    new.write_text(_line("2.2.0", "user", "u-3") + _line("2.2.0", "brand-new-type", "u-4")
-                   + _line("2.2.0", "brand-new-type", "u-5"))
-    ingestor = Ingestor(store, review_policy(), DaemonSettings(),
-                        pipeline_factory=pipeline_factory(store.user))
+    new.write_text(
+        _line("2.2.0", "user", "u-3")
+        + _line("2.2.0", "brand-new-type", "u-4")
+        + _line("2.2.0", "brand-new-type", "u-5")
+    )
+    ingestor = Ingestor(
+        store, review_policy(), DaemonSettings(), pipeline_factory=pipeline_factory(store.user)
+    )
     ingestor.load()
     root = claude_root(all_roots())
     for path in (old, new):

@@ -67,9 +67,13 @@ def test_handler_filters_and_enqueues_without_io(tmp_path: Path) -> None:
     handler.dispatch(FileMovedEvent(str(project / "a.jsonl"), str(project / "b.jsonl")))
     handler.dispatch(DirCreatedEvent(str(project)))
     handler.dispatch(DirCreatedEvent(str(Path(os.environ["CODEX_HOME"]))))
-    assert got == [Work("file", str(project / "s.jsonl")), Work("file", str(project / "a.jsonl")),
-                   Work("file", str(project / "b.jsonl")), Work("dir", str(project)),
-                   Work("refresh", os.environ["CODEX_HOME"])]
+    assert got == [
+        Work("file", str(project / "s.jsonl")),
+        Work("file", str(project / "a.jsonl")),
+        Work("file", str(project / "b.jsonl")),
+        Work("dir", str(project)),
+        Work("refresh", os.environ["CODEX_HOME"]),
+    ]
     assert not project.exists()  # the handler never touched the disk
 
 
@@ -87,8 +91,15 @@ def daemon_factory(live_store, recording, tmp_path: Path) -> Iterator:
 
     def make(**kw) -> Daemon:  # noqa: ANN003
         settings = kw.pop("settings", DaemonSettings(debounce_ms=100))
-        d = Daemon(live_store, settings, review_policy(), all_roots(),
-                   pipeline_factory=RecordingPipeline, run_dir=tmp_path / "run", **kw)
+        d = Daemon(
+            live_store,
+            settings,
+            review_policy(),
+            all_roots(),
+            pipeline_factory=RecordingPipeline,
+            run_dir=tmp_path / "run",
+            **kw,
+        )
         (tmp_path / "run").mkdir(exist_ok=True)
         d.start()
         started.append(d)
@@ -106,8 +117,9 @@ def caught_up(store, path: Path) -> bool:  # noqa: ANN001
 
 
 @pytest.mark.slow
-def test_live_append_partial_truncate_rotate_delete(daemon_factory, live_store, claude_project,
-                                                    recording) -> None:
+def test_live_append_partial_truncate_rotate_delete(
+    daemon_factory, live_store, claude_project, recording
+) -> None:
     daemon = daemon_factory()
     path = claude_project / "s.jsonl"
     path.write_bytes(say("one"))
@@ -161,8 +173,9 @@ class DeafObserver(BaseObserver):
 
 
 @pytest.mark.slow
-def test_rescan_catches_what_no_event_reported(daemon_factory, live_store, claude_project,
-                                               recording) -> None:
+def test_rescan_catches_what_no_event_reported(
+    daemon_factory, live_store, claude_project, recording
+) -> None:
     first = daemon_factory()
     first.stop()
     path = claude_project / "written-while-stopped.jsonl"

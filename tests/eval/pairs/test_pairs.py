@@ -18,7 +18,8 @@ def test_the_test_split_is_frozen():
     drawn = sorted(p for p, part in pairs.draw_split().items() if part == "test")
     assert frozen["key"] == pairs.SPLIT_KEY and frozen["test"] == drawn
     assert pairs.fingerprint(frozen["test"]) == frozen["sha256"], (
-        "a test pair changed; the test split is frozen (add new pairs at the end instead)")
+        "a test pair changed; the test split is frozen (add new pairs at the end instead)"
+    )
 
 
 def test_the_fingerprint_sees_a_relabelled_pair(monkeypatch):
@@ -38,5 +39,8 @@ def test_both_labels_and_every_rival_category_are_present():
     assert {"negation", "number", "version", "tool", "path"} <= rival_kinds
     for _, _, *sides in pairs.PAIRS:
         for statement, kind, polarity in sides:
-            assert statement and kind in ("fact", "procedure", "constraint", "decision",
-                                          "preference") and polarity in ("assert", "deny")
+            assert (
+                statement
+                and kind in ("fact", "procedure", "constraint", "decision", "preference")
+                and polarity in ("assert", "deny")
+            )

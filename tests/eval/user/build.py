@@ -57,20 +57,40 @@ def build_case() -> dict:
                 item["tool"] = turn.tool
             turns.append(item)
             for m in getattr(turn, "memories", ()):
-                memories.append({
-                    "id": m.id, "from_turn": f"s{si}:{tid}", "kind": m.kind,
-                    "statement": m.statement, "polarity": m.polarity, "global": m.glob,
-                    "workspace": None if m.glob else repo_path(s.repo),
-                    "supersedes": m.supersedes[0] if m.supersedes else None,
-                    "supersedes_all": list(m.supersedes), "valid_from": stamp(at),
-                    "review": m.review, "session": si})
+                memories.append(
+                    {
+                        "id": m.id,
+                        "from_turn": f"s{si}:{tid}",
+                        "kind": m.kind,
+                        "statement": m.statement,
+                        "polarity": m.polarity,
+                        "global": m.glob,
+                        "workspace": None if m.glob else repo_path(s.repo),
+                        "supersedes": m.supersedes[0] if m.supersedes else None,
+                        "supersedes_all": list(m.supersedes),
+                        "valid_from": stamp(at),
+                        "review": m.review,
+                        "session": si,
+                    }
+                )
             at += TURN_GAP
         host = s.host
-        sid = (render._uuid("user-eval", si, s.start) if host == "claude-code"
-               else render._uuid7(start, "user-eval", si))
-        sessions.append({"host": host, "session_id": sid, "cwd": repo_path(s.repo) + s.sub,
-                         "workspace": repo_path(s.repo), "start": s.start, "turns": turns,
-                         **s.options})
+        sid = (
+            render._uuid("user-eval", si, s.start)
+            if host == "claude-code"
+            else render._uuid7(start, "user-eval", si)
+        )
+        sessions.append(
+            {
+                "host": host,
+                "session_id": sid,
+                "cwd": repo_path(s.repo) + s.sub,
+                "workspace": repo_path(s.repo),
+                "start": s.start,
+                "turns": turns,
+                **s.options,
+            }
+        )
         review_at = stamp(when(turns[-1]["at"]) + REVIEW_DELAY)
         for m in memories:
             if m["session"] == si and m["review"] in ("approve", "reject"):
@@ -78,16 +98,31 @@ def build_case() -> dict:
     actions += [{"at": at, "action": verb, "memory": gid} for at, verb, gid in LATER_ACTIONS]
     actions.sort(key=lambda a: a["at"])
     first = QUESTIONS[0]
-    return {"id": "user_world", "category": "user", "description": "user-side story",
-            "workspace": repo_path(first.repo), "repos": [repo_path(r) for r in REPOS],
-            "sessions": sessions, "memories": memories, "hard_negatives": [],
-            "operator_actions": actions,
-            "query": {"text": first.text, "cwd": repo_path(first.repo), "host": "claude-code",
-                      "at": ASK_AT},
-            "as_of": {"valid_time": ASK_AT, "recorded_time": ASK_AT},
-            "expected_ids": [], "forbidden_ids": [], "hard_negative_ids": [],
-            "should_abstain": False, "expected_state": "VERIFIED", "expected_reason": None,
-            "stale_or_retired_trap": False}
+    return {
+        "id": "user_world",
+        "category": "user",
+        "description": "user-side story",
+        "workspace": repo_path(first.repo),
+        "repos": [repo_path(r) for r in REPOS],
+        "sessions": sessions,
+        "memories": memories,
+        "hard_negatives": [],
+        "operator_actions": actions,
+        "query": {
+            "text": first.text,
+            "cwd": repo_path(first.repo),
+            "host": "claude-code",
+            "at": ASK_AT,
+        },
+        "as_of": {"valid_time": ASK_AT, "recorded_time": ASK_AT},
+        "expected_ids": [],
+        "forbidden_ids": [],
+        "hard_negative_ids": [],
+        "should_abstain": False,
+        "expected_state": "VERIFIED",
+        "expected_reason": None,
+        "stale_or_retired_trap": False,
+    }
 
 
 def question_ids() -> list[tuple[str, Q]]:
@@ -107,15 +142,19 @@ def host_of(qid: str) -> str:
 
 def draw_split() -> dict[str, str]:
     """qid -> "dev" | "test" (about half each), drawn by a keyed hash of the id alone."""
-    return {qid: "test" if hashlib.sha256(f"{SPLIT_KEY}:{qid}".encode()).digest()[0] % 2
-            else "dev" for qid, _ in question_ids()}
+    return {
+        qid: "test" if hashlib.sha256(f"{SPLIT_KEY}:{qid}".encode()).digest()[0] % 2 else "dev"
+        for qid, _ in question_ids()
+    }
 
 
 def fingerprint(test_ids: list[str]) -> str:
     """sha256 over the test questions and the whole story they are asked about."""
     by_id = dict(question_ids())
-    doc = {"questions": [[qid, asdict(by_id[qid])] for qid in sorted(test_ids)],
-           "story": build_case()}
+    doc = {
+        "questions": [[qid, asdict(by_id[qid])] for qid in sorted(test_ids)],
+        "story": build_case(),
+    }
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
 
@@ -126,8 +165,9 @@ def frozen_split() -> dict:
 def freeze() -> None:  # run once, by hand: python tests/eval/user/build.py --freeze
     split = draw_split()
     test = sorted(q for q, part in split.items() if part == "test")
-    SPLIT_FILE.write_text(json.dumps({"key": SPLIT_KEY, "test": test,
-                                      "sha256": fingerprint(test)}, indent=1) + "\n")
+    SPLIT_FILE.write_text(
+        json.dumps({"key": SPLIT_KEY, "test": test, "sha256": fingerprint(test)}, indent=1) + "\n"
+    )
 
 
 if __name__ == "__main__":

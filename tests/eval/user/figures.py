@@ -25,8 +25,10 @@ FLOORS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 
 
 def home_of() -> dict[str, str | None]:
-    return {m["id"]: None if m["global"] else m["workspace"].rsplit("/", 1)[1]
-            for m in build.build_case()["memories"]}
+    return {
+        m["id"]: None if m["global"] else m["workspace"].rsplit("/", 1)[1]
+        for m in build.build_case()["memories"]
+    }
 
 
 def run_mode(workdir: Path, mode: str) -> tuple[dict[str, Any], dict[str, str]]:
@@ -34,8 +36,10 @@ def run_mode(workdir: Path, mode: str) -> tuple[dict[str, Any], dict[str, str]]:
     out = runner.run(workdir / mode, mode)
     questions, split = dict(build.question_ids()), build.draw_split()
     scorer = Scorer(questions, out["statuses"], home_of())
-    figures: dict[str, Any] = {"seconds": round(time.perf_counter() - start, 1),
-                               "story_notes": len(out["notes"])}
+    figures: dict[str, Any] = {
+        "seconds": round(time.perf_counter() - start, 1),
+        "story_notes": len(out["notes"]),
+    }
     for part in ("dev", "test"):
         answers = [a for a in out["answers"] if split[a["id"]] == part]
         for view in ("recall", "hook"):
@@ -46,8 +50,15 @@ def run_mode(workdir: Path, mode: str) -> tuple[dict[str, Any], dict[str, str]]:
         silent = [{**a, "served": [], "hook_prompt": [], "hook_start": []} for a in answers]
         base = scorer.summarise(silent, "recall")
         figures[f"{part}_baseline_always_unknown"] = {
-            k: base[k] for k in ("current_state_accuracy", "abstention_precision",
-                                 "abstention_recall", "paraphrased_accuracy", "asof_accuracy")}
+            k: base[k]
+            for k in (
+                "current_state_accuracy",
+                "abstention_precision",
+                "abstention_recall",
+                "paraphrased_accuracy",
+                "asof_accuracy",
+            )
+        }
     return figures, out["statuses"]
 
 
@@ -60,9 +71,14 @@ def _scope_of(question: Any, statuses: dict[str, str]) -> list[Any]:
         if statuses.get(m["id"]) != "active":
             continue
         if m["workspace"] is None or m["workspace"].endswith("/" + question.repo):
-            out.append(SimpleNamespace(id=m["id"], statement=m["statement"],
-                                       subject=derive_subject(m["statement"], m["kind"]),
-                                       scope=SimpleNamespace(workspace=m["workspace"])))
+            out.append(
+                SimpleNamespace(
+                    id=m["id"],
+                    statement=m["statement"],
+                    subject=derive_subject(m["statement"], m["kind"]),
+                    scope=SimpleNamespace(workspace=m["workspace"]),
+                )
+            )
     return out
 
 
@@ -72,8 +88,9 @@ def _load_wordllama() -> Any:
     os.environ["HF_HUB_OFFLINE"] = "1"
     import wordllama
 
-    return wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent,
-                                    disable_download=True)
+    return wordllama.WordLlama.load(
+        cache_dir=Path(wordllama.__file__).parent, disable_download=True
+    )
 
 
 def _grade(rows: list[tuple[Any, dict[str, float]]], floor: float) -> dict[str, float | None]:
@@ -92,9 +109,13 @@ def _grade(rows: list[tuple[Any, dict[str, float]]], floor: float) -> dict[str, 
         if "paraphrase" in q.tags:
             para_n += 1
             para += ok
-    r = (lambda a, b: round(a / b, 4) if b else None)  # noqa: E731
-    return {"current_state_accuracy": r(right, asked), "abstention_precision": r(tp, abstained),
-            "abstention_recall": r(tp, positives), "paraphrased_accuracy": r(para, para_n)}
+    r = lambda a, b: round(a / b, 4) if b else None  # noqa: E731
+    return {
+        "current_state_accuracy": r(right, asked),
+        "abstention_precision": r(tp, abstained),
+        "abstention_recall": r(tp, positives),
+        "paraphrased_accuracy": r(para, para_n),
+    }
 
 
 def relevance_comparison(statuses: dict[str, str]) -> dict[str, Any]:
@@ -112,16 +133,21 @@ def relevance_comparison(statuses: dict[str, str]) -> dict[str, Any]:
         start = time.perf_counter()
         model = _load_wordllama()
         result["wordllama_load_s"] = round(time.perf_counter() - start, 2)
-        embed = [(q, {m.id: float(model.similarity(q.text, m.statement)) for m in scope})
-                 for q, scope in scopes]
+        embed = [
+            (q, {m.id: float(model.similarity(q.text, m.statement)) for m in scope})
+            for q, scope in scopes
+        ]
         methods["wordllama"] = embed
         methods["blend_lexical70_wordllama30"] = [
             (q, {k: 0.7 * lex[k] + 0.3 * emb[k] for k in lex})
-            for (q, lex), (_, emb) in zip(lexical, embed, strict=True)]
+            for (q, lex), (_, emb) in zip(lexical, embed, strict=True)
+        ]
     except Exception as exc:  # noqa: BLE001 - the comparison is optional, its absence is said
         result["wordllama"] = f"not measured: {type(exc).__name__}"
-    result["methods"] = {name: {f"floor_{round(f * 100):02d}": _grade(rows, f) for f in FLOORS}
-                         for name, rows in methods.items()}
+    result["methods"] = {
+        name: {f"floor_{round(f * 100):02d}": _grade(rows, f) for f in FLOORS}
+        for name, rows in methods.items()
+    }
     return result
 
 
@@ -130,9 +156,12 @@ def measure(workdir: Path) -> dict[str, Any]:
     oracle, statuses = run_mode(workdir, "oracle")
     split = build.draw_split()
     return {
-        "questions": len(split), "dev_questions": sum(p == "dev" for p in split.values()),
+        "questions": len(split),
+        "dev_questions": sum(p == "dev" for p in split.values()),
         "test_questions": sum(p == "test" for p in split.values()),
-        "repositories": len(build.REPOS), "split_sha256": build.frozen_split()["sha256"],
-        "end_to_end": e2e, "oracle": oracle,
+        "repositories": len(build.REPOS),
+        "split_sha256": build.frozen_split()["sha256"],
+        "end_to_end": e2e,
+        "oracle": oracle,
         "relevance_comparison": relevance_comparison(statuses),
     }

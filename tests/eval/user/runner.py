@@ -76,14 +76,21 @@ class WorldRunner(CaseRunner):
             if question.repo not in starts:
                 starts[question.repo] = self._hook(host, "session-start", workspace, qid, None)
             prompt = self._hook(host, "user-prompt-submit", workspace, qid, question.text)
-            answers.append({
-                "id": qid, "state": result["state"], "reason_code": result["reason_code"],
-                "served": [] if result["state"] == "UNKNOWN" else
-                [gold_of.get(m["id"], m["id"]) for m in result["memories"]],
-                "contradictions": [gold_of.get(c["id"], c["id"])
-                                   for c in result.get("contradictions", [])],
-                "hook_start": self._lines(starts[question.repo], statements),
-                "hook_prompt": self._lines(prompt, statements)})
+            answers.append(
+                {
+                    "id": qid,
+                    "state": result["state"],
+                    "reason_code": result["reason_code"],
+                    "served": []
+                    if result["state"] == "UNKNOWN"
+                    else [gold_of.get(m["id"], m["id"]) for m in result["memories"]],
+                    "contradictions": [
+                        gold_of.get(c["id"], c["id"]) for c in result.get("contradictions", [])
+                    ],
+                    "hook_start": self._lines(starts[question.repo], statements),
+                    "hook_prompt": self._lines(prompt, statements),
+                }
+            )
         return answers
 
     def _statements(self) -> dict[str, str]:
@@ -92,14 +99,20 @@ class WorldRunner(CaseRunner):
         from memvet.store.records import MEMORY_STATUSES
 
         gold_of = {v: k for k, v in self.run.memory_of.items()}
-        return {m.statement: gold_of.get(m.id, m.id)
-                for m in self.store.list_memories(reader, statuses=MEMORY_STATUSES)}
+        return {
+            m.statement: gold_of.get(m.id, m.id)
+            for m in self.store.list_memories(reader, statuses=MEMORY_STATUSES)
+        }
 
     def _hook(self, host: str, event: str, workspace: str, qid: str, prompt: str | None) -> str:
         from memvet.store import fast_read, hook_reply
 
-        payload = {"session_id": f"eval-{qid}-{event}", "cwd": workspace,
-                   "hook_event_name": event, "source": "startup"}
+        payload = {
+            "session_id": f"eval-{qid}-{event}",
+            "cwd": workspace,
+            "hook_event_name": event,
+            "source": "startup",
+        }
         if prompt is not None:
             payload["prompt"] = prompt
         home = str(self.workdir / "memvet-home")
@@ -111,8 +124,15 @@ class WorldRunner(CaseRunner):
             return fast_read.DirectSource(conn, cipher, self.store.user, ws)
 
         try:
-            out = hook_reply.answer(host, event, json.dumps(payload).encode(), home, open_source,
-                                    fast_read.cp.stamp(self.clock.now), process_cwd=workspace)
+            out = hook_reply.answer(
+                host,
+                event,
+                json.dumps(payload).encode(),
+                home,
+                open_source,
+                fast_read.cp.stamp(self.clock.now),
+                process_cwd=workspace,
+            )
         finally:
             for conn in conns:
                 conn.close()
@@ -141,8 +161,10 @@ class WorldRunner(CaseRunner):
         from memvet.store.records import MEMORY_STATUSES
 
         reader = self.store.reader_for(None, all_scopes=True)
-        return {gold_of.get(m.id, m.id): m.status
-                for m in self.store.list_memories(reader, statuses=MEMORY_STATUSES)}
+        return {
+            gold_of.get(m.id, m.id): m.status
+            for m in self.store.list_memories(reader, statuses=MEMORY_STATUSES)
+        }
 
 
 def run(workdir: Path, mode: str = "e2e") -> dict[str, Any]:
@@ -153,5 +175,11 @@ def run(workdir: Path, mode: str = "e2e") -> dict[str, Any]:
         statuses = runner.statuses()
     finally:
         runner.store.close()
-    return {"mode": mode, "answers": answers, "statuses": statuses, "notes": runner.run.notes,
-            "memory_of": runner.run.memory_of, "drafts": len(runner.run.drafts)}
+    return {
+        "mode": mode,
+        "answers": answers,
+        "statuses": statuses,
+        "notes": runner.run.notes,
+        "memory_of": runner.run.memory_of,
+        "drafts": len(runner.run.drafts),
+    }

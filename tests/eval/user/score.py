@@ -23,10 +23,15 @@ from __future__ import annotations
 from statistics import mean
 from typing import Any
 
-TARGETS = {"current_state_accuracy": (">=", 0.95), "abstention_precision": (">=", 0.95),
-           "abstention_recall": (">=", 0.95), "paraphrased_accuracy": (">=", 0.85),
-           "asof_accuracy": (">=", 0.9), "critical_stale_use": ("==", 0),
-           "cross_workspace_leaks": ("==", 0)}
+TARGETS = {
+    "current_state_accuracy": (">=", 0.95),
+    "abstention_precision": (">=", 0.95),
+    "abstention_recall": (">=", 0.95),
+    "paraphrased_accuracy": (">=", 0.85),
+    "asof_accuracy": (">=", 0.9),
+    "critical_stale_use": ("==", 0),
+    "cross_workspace_leaks": ("==", 0),
+}
 
 
 def ratio(num: float, den: float) -> float | None:
@@ -41,8 +46,9 @@ def meets(name: str, value: float | None) -> bool:
 class Scorer:
     """Scores answers against the questions, knowing each memory's repository and end status."""
 
-    def __init__(self, questions: dict[str, Any], statuses: dict[str, str],
-                 home_of: dict[str, str | None]) -> None:
+    def __init__(
+        self, questions: dict[str, Any], statuses: dict[str, str], home_of: dict[str, str | None]
+    ) -> None:
         self.questions, self.statuses, self.home_of = questions, statuses, home_of
 
     def _stale(self, gid: str) -> bool:
@@ -60,8 +66,10 @@ class Scorer:
     def views(self, answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
         prompt = [line["id"] for line in answer["hook_prompt"] if not line["disputed"]]
         shown = prompt + [line["id"] for line in answer["hook_start"] if not line["disputed"]]
-        return {"recall": {"served": answer["served"], "shown": answer["served"]},
-                "hook": {"served": prompt, "shown": shown}}
+        return {
+            "recall": {"served": answer["served"], "shown": answer["served"]},
+            "hook": {"served": prompt, "shown": shown},
+        }
 
     def summarise(self, answers: list[dict[str, Any]], view: str) -> dict[str, Any]:
         current, abstain_tp, abstained, positives, para, asof = [], 0, 0, 0, [], []
@@ -95,8 +103,12 @@ class Scorer:
                 sizes.append(len(served))
                 alongside += bool(stale)
             if not right or stale:
-                failing[a["id"]] = {"q": q.text, "state": a.get("state"), "served": served[:3],
-                                    "expect": list(q.expect)}
+                failing[a["id"]] = {
+                    "q": q.text,
+                    "state": a.get("state"),
+                    "served": served[:3],
+                    "expect": list(q.expect),
+                }
         figures = {
             "questions": asked,
             "current_state_accuracy": ratio(sum(current), len(current)),
@@ -108,10 +120,17 @@ class Scorer:
             "cross_workspace_leaks": leaks,
             "memories_per_answer": round(mean(sizes), 3) if sizes else None,
             "share_answered_with_stale_alongside": ratio(alongside, len(sizes)),
-            "counts": {"current": len(current), "abstain": positives, "paraphrase": len(para),
-                       "asof": len(asof)},
+            "counts": {
+                "current": len(current),
+                "abstain": positives,
+                "paraphrase": len(para),
+                "asof": len(asof),
+            },
         }
-        figures["targets_met"] = {k: meets(k, figures[k]) for k in TARGETS
-                                  if not (view == "hook" and k == "asof_accuracy")}
+        figures["targets_met"] = {
+            k: meets(k, figures[k])
+            for k in TARGETS
+            if not (view == "hook" and k == "asof_accuracy")
+        }
         figures["failing"] = failing
         return figures

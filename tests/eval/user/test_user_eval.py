@@ -29,14 +29,20 @@ def gold_statuses() -> dict[str, str]:
             for old in GOLD[gid]["supersedes_all"]:
                 status[old] = "superseded"
         else:
-            status[gid] = {"reject": "rejected", "dispute": "disputed", "false_write": "retired",
-                           "forget": "retired", "restore": "active"}[verb]
+            status[gid] = {
+                "reject": "rejected",
+                "dispute": "disputed",
+                "false_write": "retired",
+                "forget": "retired",
+                "restore": "active",
+            }[verb]
     return {gid: status.get(gid, "pending") for gid in GOLD}
 
 
 def home_of() -> dict[str, str | None]:
-    return {gid: None if m["global"] else m["workspace"].rsplit("/", 1)[1]
-            for gid, m in GOLD.items()}
+    return {
+        gid: None if m["global"] else m["workspace"].rsplit("/", 1)[1] for gid, m in GOLD.items()
+    }
 
 
 def test_the_test_split_is_frozen():
@@ -46,15 +52,23 @@ def test_the_test_split_is_frozen():
     assert frozen["test"] == drawn, "the split was redrawn: the test split is frozen"
     assert build.fingerprint(frozen["test"]) == frozen["sha256"], (
         "a test question or the story it is asked about changed; the test split is frozen "
-        "(add new questions to the dev split instead)")
+        "(add new questions to the dev split instead)"
+    )
 
 
 def test_the_fingerprint_sees_a_changed_question(monkeypatch):
     frozen = build.frozen_split()
     qid = frozen["test"][0]
     original = QUESTIONS[qid]
-    changed = [(i, q if i != qid else type(q)(q.repo, q.text + " now", q.expect, q.forbid,
-                                              q.tags, q.as_of)) for i, q in build.question_ids()]
+    changed = [
+        (
+            i,
+            q
+            if i != qid
+            else type(q)(q.repo, q.text + " now", q.expect, q.forbid, q.tags, q.as_of),
+        )
+        for i, q in build.question_ids()
+    ]
     monkeypatch.setattr(build, "question_ids", lambda: changed)
     assert build.fingerprint(frozen["test"]) != frozen["sha256"]
     assert original.text not in {q.text for _, q in changed}
@@ -68,8 +82,13 @@ def test_the_set_is_large_and_spans_hosts_and_repositories():
     assert {s["host"] for s in CASE["sessions"]} == {"claude-code", "codex"}
     assert {build.host_of(qid) for qid in QUESTIONS} == {"claude-code", "codex"}
     tags = [t for q in QUESTIONS.values() for t in q.tags.split()]
-    for tag, least in (("paraphrase", 25), ("asof", 12), ("abstain", 40), ("leak", 8),
-                       ("stale", 12)):
+    for tag, least in (
+        ("paraphrase", 25),
+        ("asof", 12),
+        ("abstain", 40),
+        ("leak", 8),
+        ("stale", 12),
+    ):
         assert tags.count(tag) >= least, tag
 
 
@@ -87,8 +106,9 @@ def test_each_question_is_consistent_with_the_story(qid):
         assert q.as_of and q.as_of < build.ASK_AT
     if "paraphrase" in q.tags:
         for gid in q.expect:
-            shared = {t for t in terms(q.text) & terms(GOLD[gid]["statement"])
-                      if not t.startswith("~")}
+            shared = {
+                t for t in terms(q.text) & terms(GOLD[gid]["statement"]) if not t.startswith("~")
+            }
             assert not shared, f"{qid}: a paraphrase shares {shared} with {gid}"
     if "leak" in q.tags:
         assert q.abstain and q.forbid
@@ -99,14 +119,19 @@ def test_each_question_is_consistent_with_the_story(qid):
         assert q.abstain and all(status[g] in ("retired", "disputed") for g in q.forbid)
 
 
-def _answer(qid: str, served: list[str], prompt: list[str] | None = None,
-            start: list[str] | None = None) -> dict:
+def _answer(
+    qid: str, served: list[str], prompt: list[str] | None = None, start: list[str] | None = None
+) -> dict:
     def line(g: str) -> dict:
         return {"id": g, "disputed": False}
 
-    return {"id": qid, "state": "VERIFIED" if served else "UNKNOWN", "served": served,
-            "hook_prompt": [line(g) for g in (prompt or [])],
-            "hook_start": [line(g) for g in (start or [])]}
+    return {
+        "id": qid,
+        "state": "VERIFIED" if served else "UNKNOWN",
+        "served": served,
+        "hook_prompt": [line(g) for g in (prompt or [])],
+        "hook_start": [line(g) for g in (start or [])],
+    }
 
 
 def _qid(text: str) -> str:
@@ -120,8 +145,9 @@ def test_scoring_counts_stale_use_leaks_and_abstention():
     good = scorer.summarise([_answer(pm, ["shop_pnpm"]), _answer(leak, [])], "recall")
     assert good["current_state_accuracy"] == 1.0 and good["critical_stale_use"] == 0
     assert good["abstention_precision"] == 1.0 and good["abstention_recall"] == 1.0
-    bad = scorer.summarise([_answer(pm, ["shop_pnpm", "shop_yarn"]),
-                            _answer(leak, ["shop_pg"])], "recall")
+    bad = scorer.summarise(
+        [_answer(pm, ["shop_pnpm", "shop_yarn"]), _answer(leak, ["shop_pg"])], "recall"
+    )
     assert bad["critical_stale_use"] == 1 and bad["cross_workspace_leaks"] == 1
     assert bad["current_state_accuracy"] == 0.0 and bad["abstention_recall"] == 0.0
     assert bad["share_answered_with_stale_alongside"] == 0.5
@@ -132,8 +158,10 @@ def test_scoring_reads_the_hook_view_and_skips_asof_there():
     scorer = Scorer(QUESTIONS, gold_statuses(), home_of())
     pm = _qid("which package manager should I use to install dependencies?")
     asof = _qid("what did we use to install packages back in february?")
-    hook = scorer.summarise([_answer(pm, [], prompt=["shop_pnpm"], start=["shop_yarn"]),
-                             _answer(asof, ["shop_yarn"])], "hook")
+    hook = scorer.summarise(
+        [_answer(pm, [], prompt=["shop_pnpm"], start=["shop_yarn"]), _answer(asof, ["shop_yarn"])],
+        "hook",
+    )
     assert hook["questions"] == 1 and hook["current_state_accuracy"] == 1.0
     assert hook["critical_stale_use"] == 1  # the stale line in the session-start text counts
     recall = scorer.summarise([_answer(asof, ["shop_yarn"])], "recall")

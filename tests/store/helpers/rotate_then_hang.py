@@ -29,8 +29,9 @@ def _save_then_hang(self, version, kek):  # noqa: ANN001, ANN202
 def _hang_before_removing_an_older_key(self, version):  # noqa: ANN001, ANN202
     # A rotation deletes its new version first (an orphan of an earlier try), then, once
     # committed, an older one: the point to stop at.
-    present = [int(p.name[5:]) for p in self.path(version).parent.glob("kek-v*")
-               if p.name[5:].isdigit()]
+    present = [
+        int(p.name[5:]) for p in self.path(version).parent.glob("kek-v*") if p.name[5:].isdigit()
+    ]
     if POINT == "after-commit" and self.path(version).exists() and version < max(present):
         _hang("committed")
     _delete(self, version)
