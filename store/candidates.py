@@ -208,8 +208,8 @@ class CandidateReadMixin(StoreCore):
             # The tombstone admission would hit now (by statement, at this scope or one around
             # it), else this candidate's own, lifted or not.
             tomb = (
-                self.blocking_tombstone(conn, cand.scope, cand.statement)
-                or conn.execute(  # type: ignore[attr-defined]
+                self.blocking_tombstone(conn, cand.scope, cand.statement)  # type: ignore[attr-defined]
+                or conn.execute(
                     sa.select(TOMB).where(TOMB.c.content_key == row.content_key)
                 ).first()
             )

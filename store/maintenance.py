@@ -100,10 +100,10 @@ class MaintenanceMixin(StoreCore):
         for row in due:
             reason = "ttl" if row.expires_at is not None and row.expires_at <= now else "expired"
             try:
-                self.retire(
+                self.retire(  # type: ignore[attr-defined]
                     row.id,
                     actor="sweep",
-                    reason=reason,  # type: ignore[attr-defined]
+                    reason=reason,
                     txn_id=f"sweep:{reason}:{row.id}",
                 )
             except RowSealError:
@@ -163,8 +163,8 @@ class MaintenanceMixin(StoreCore):
             for table, decode in (
                 (CAND, self.candidate_from_row),
                 (MEM, self.memory_from_row),
-                (TOMB, self._tombstone_from_row),
-            ):  # type: ignore[attr-defined]
+                (TOMB, self._tombstone_from_row),  # type: ignore[attr-defined]
+            ):
                 for row in conn.execute(sa.select(table)):
                     try:
                         decode(row)

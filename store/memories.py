@@ -72,12 +72,12 @@ class MemoryMixin(StoreCore):
             self.refresh_slot(conn, row)  # type: ignore[attr-defined]
             if tombstone:
                 statement = self._dec("memories", "statement", memory_id, row.statement_ct) or ""
-                self._tombstone(
+                self._tombstone(  # type: ignore[attr-defined]
                     conn,
                     row.content_key,
                     tombstone,
                     memory_id,
-                    statement,  # type: ignore[attr-defined]
+                    statement,
                     self._scope_of("memories", row),
                 )
             self._audit(conn, actor, f"memory.{reason}", "memory", memory_id, note)
@@ -132,13 +132,13 @@ class MemoryMixin(StoreCore):
             else resealed(conn, self.cipher, MEM, row.id, values, row=row)
         )
         conn.execute(MEM.update().where(MEM.c.id == row.id).values(**values))
-        self._append_transition(
+        self._append_transition(  # type: ignore[attr-defined]
             conn,
             row.id,
             row.status,
             to_status,
             row.valid_to,
-            valid_to,  # type: ignore[attr-defined]
+            valid_to,
             actor,
             reason,
             txn_id,

@@ -286,9 +286,9 @@ class ReservationMixin(TombstoneMixin):
         recorded as stale first, so no daemon sweep is needed for it."""
         if action not in ("commit", "release", "reject"):
             raise UsageError(f"unknown recovery action {action!r}: commit, release or reject")
-        self.mark_stale_leases(
+        self.mark_stale_leases(  # type: ignore[attr-defined]
             self.now(),
-            only=candidate_id,  # type: ignore[attr-defined]
+            only=candidate_id,
             actor=actor,
         )
         if action == "commit":
@@ -342,11 +342,11 @@ class ReservationMixin(TombstoneMixin):
         )
         subject = subject_for(cand, edits, statement, kind)
         valid_from = edits.valid_from or self.statement_time(conn, cand)  # type: ignore[attr-defined]
-        found = self.slot_conflicts(
+        found = self.slot_conflicts(  # type: ignore[attr-defined]
             conn,
             cand,
             statement=statement,
-            kind=kind,  # type: ignore[attr-defined]
+            kind=kind,
             polarity=polarity,
             subject=subject,
             workspace=workspace,

@@ -73,12 +73,12 @@ class ReviewMixin(StoreCore):
                     from_status=row.status,
                     to_status="active",
                 )
-            self._append_transition(
+            self._append_transition(  # type: ignore[attr-defined]
                 conn,
                 memory_id,
                 "active",
                 "active",
-                row.valid_to,  # type: ignore[attr-defined]
+                row.valid_to,
                 row.valid_to,
                 actor,
                 "confirmed",

@@ -113,13 +113,13 @@ class UndoMixin(StoreCore):
             .where(TRANS.c.memory_id == row.id, TRANS.c.txn_id == undone)
             .values(txn_id=f"{undone}:undone:{txn}")
         )
-        self._append_transition(
+        self._append_transition(  # type: ignore[attr-defined]
             conn,
             row.id,
             row.status,
             "active",
             row.valid_to,
-            None,  # type: ignore[attr-defined]
+            None,
             actor,
             "approval_undone",
             txn,
