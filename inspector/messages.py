@@ -120,3 +120,11 @@ class TombstoneLifted(Message):
 class AuditLoaded(Message):
     view: AuditView | None
     error: str | None = None
+
+
+@dataclass
+class TeamOffered(Message):
+    """A memory offered to the team (`memvet memories share ID`) came back from the store."""
+
+    memory: Memory
+    outcome: Outcome

@@ -8,10 +8,11 @@ from datetime import datetime
 
 from memvet.inspector.formatting import age, kind_label, one_line, when, workspace_name
 from memvet.inspector.jobs import Changes, Decision, attempt, change_memory, load_memory_history
-from memvet.inspector.messages import HistoryLoaded, MemoriesLoaded, MemoryChanged
+from memvet.inspector.messages import HistoryLoaded, MemoriesLoaded, MemoryChanged, TeamOffered
 from memvet.inspector.screens.as_of_dialog import AsOf, AsOfDialog
 from memvet.inspector.screens.confirm_dialog import ConfirmDialog
 from memvet.inspector.screens.record_screen import RecordScreen
+from memvet.inspector.team_offer import offer, toast
 from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.inspector.widgets.line_table import LineTable
 from memvet.inspector.widgets.memory_view import MemoryView
@@ -45,6 +46,7 @@ class MemoriesScreen(RecordScreen):
         Binding("c", "confirm", "Still true", id="memories-confirm"),
         Binding("t", "as_of", "As of", id="memories-as-of"),
         Binding("v", "view", "View", id="memories-view"),
+        Binding("T", "share_team", "To team", key_display="T", id="memories-share-team"),
         Binding("tab", "app.focus_next", "Pane", id="memories-pane"),
     ]
 
@@ -304,6 +306,21 @@ class MemoriesScreen(RecordScreen):
             self.shown = None
             self._show_current()
         self.app.check_store()
+
+    def action_share_team(self) -> None:
+        memory = self._current()
+        if memory is not None:
+            self._share_team(memory)
+
+    @work(thread=True, group="team", exit_on_error=False)
+    def _share_team(self, memory: Memory) -> None:
+        self.post_message(TeamOffered(memory, offer(self.app.store, memory.id)))
+
+    @on(TeamOffered)
+    def _team_offered(self, message: TeamOffered) -> None:
+        note = toast(message.memory, message.outcome)
+        self.notify(note.text, severity=note.severity, timeout=note.timeout)
+        self.app.check_store()  # a sync pass may have brought team memories
 
     def action_as_of(self) -> None:
         def chosen(result: AsOf | None) -> None:

@@ -248,7 +248,7 @@ def sync(args: argparse.Namespace) -> int:
 
 def propose(args: argparse.Namespace) -> int:
     from memvet.store.team.config import load_config
-    from memvet.store.team.share import propose_team
+    from memvet.store.team.share import propose_team, send_offer
 
     config = load_config(memvet_home())
     store = _store()
@@ -256,17 +256,9 @@ def propose(args: argparse.Namespace) -> int:
         item_id = propose_team(
             store, config.team_id, args.statement.strip(), args.kind, _workspace(args)
         )
-        report = _try_send(store)
+        report = send_offer(store, item_id)  # a team tombstone: exit 1
     finally:
         store.close()
-    refused = [r for r in report.get("refused", []) if r.startswith(item_id)]
-    if refused:
-        from memvet.store.team.errors import TeamRefusedError
-
-        raise TeamRefusedError(
-            "the team rejected this statement before (team tombstone); it is not offered again",
-            code="tombstoned",
-        )
     status = "queued_offline" if report.get("offline") else "pending"
     emit(
         args,
@@ -279,28 +271,23 @@ def propose(args: argparse.Namespace) -> int:
     return 0
 
 
-def _try_send(store) -> dict:  # noqa: ANN001
-    """Send the outbox now when the server answers; offline, it waits (nothing lost)."""
-    from memvet.store.team.loop import sync_or_offline
-
-    return sync_or_offline(store, memvet_home())
-
-
 def memories_share(args: argparse.Namespace) -> int:
     from memvet.store.team.config import load_config
-    from memvet.store.team.share import share_memory
+    from memvet.store.team.share import offer_memory
 
-    config = load_config(memvet_home())
+    load_config(memvet_home())  # no team: exit 3 before a store is made
     store = _store()
     try:
-        item_id = share_memory(store, config.team_id, args.id)
-        report = _try_send(store)
+        offer = offer_memory(store, args.id)
     finally:
         store.close()
     emit(
         args,
-        {"id": item_id, "memory_id": args.id, "offline": bool(report.get("offline"))},
-        lambda: print(f"offered {args.id} to the team as {item_id}"),
+        {k: offer[k] for k in ("id", "memory_id", "offline")},
+        lambda: print(
+            f"offered {args.id} to the team as {offer['id']}"
+            + (" (server unreachable: it waits in the outbox)" if offer["offline"] else "")
+        ),
     )
     return 0
 

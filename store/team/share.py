@@ -91,6 +91,42 @@ def share_memory(store, team_id: str, memory_id: str) -> str:  # noqa: ANN001
     return item_id
 
 
+def send_offer(store, item_id: str) -> dict:  # noqa: ANN001
+    """Send a queued offer now when the server answers (offline it waits in the outbox, and
+    the report says `offline`); a refusal by the team (its tombstone) is an error, exit 1."""
+    from memvet.store.team.errors import TeamRefusedError
+    from memvet.store.team.loop import sync_or_offline
+
+    report = sync_or_offline(store, store.home)
+    for entry in report.get("refused", []):
+        if entry.startswith(f"{item_id}:"):
+            code = entry.split(": ", 1)[-1]
+            why = (
+                "the team rejected this statement before (team tombstone)"
+                if code == "tombstoned"
+                else f"the team refused it ({code})"
+            )
+            raise TeamRefusedError(f"{why}; it is not offered again", code=code)
+    return report
+
+
+def offer_memory(store, memory_id: str) -> dict:  # noqa: ANN001
+    """`memvet memories share ID` and the inspector's key: the memory offered to this home's
+    team and sent now if the server answers. Exit 3 when the home has no team."""
+    from memvet.store.team.config import load_config
+    from memvet.store.team.errors import unreachable
+
+    config = load_config(store.home)
+    item_id = share_memory(store, config.team_id, memory_id)
+    offline = bool(send_offer(store, item_id).get("offline"))
+    return {
+        "id": item_id,
+        "memory_id": memory_id,
+        "offline": offline,
+        "cause": unreachable(config.where()).message if offline else None,
+    }
+
+
 def push_personal(store, session) -> int:  # noqa: ANN001
     """Every active local memory not from the team and not yet offered (a personal team)."""
     from memvet.store.core import MEM

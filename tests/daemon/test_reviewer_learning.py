@@ -152,9 +152,10 @@ def test_the_switch_turns_learning_off(store) -> None:  # noqa: ANN001
 
     _decide(store, REJECTED, approve=False)
     rules = memvet_home() / "rules.toml"
-    assert (
-        pipeline_factory("dana", store)("claude-code", "/t.jsonl", None)._learned is None
-    )  # opt-in
+    default = pipeline_factory("dana", store)("claude-code", "/t.jsonl", None)
+    assert isinstance(default._learned.scorer, AdaptedScorer)  # the scorer and learning are on
+    rules.write_text("[policy]\nlearned_scorer = false\n", encoding="utf-8")
+    assert pipeline_factory("dana", store)("claude-code", "/t.jsonl", None)._learned is None
     rules.write_text("[policy]\nlearned_scorer = true\n", encoding="utf-8")
     on = pipeline_factory("dana", store)("claude-code", "/t.jsonl", None)
     assert isinstance(on._learned.scorer, AdaptedScorer)
