@@ -13,6 +13,7 @@ import secrets
 
 from memvet.store.crypto import FieldCipher, new_key, wrap_dek
 from memvet.store.team import audit
+from memvet.store.team.items import CAND_COLS, MEM_COLS, TOMB_COLS
 from memvet.store.team.session import TeamSession, check_seal, row_seal
 from memvet.store.team.wrapping import (
     name_context,
@@ -22,45 +23,14 @@ from memvet.store.team.wrapping import (
     seal_to,
 )
 
-ROW_TABLES = {  # table -> its columns read for re-encryption
-    "team_candidates": (
-        "id",
-        "status",
-        "kind",
-        "polarity",
-        "statement_key",
-        "workspace_bidx",
-        "proposed_by",
-        "decided_by",
-        "memory_id",
-        "statement_ct",
-        "workspace_ct",
-        "row_mac",
-    ),
-    "team_memories": (
-        "id",
-        "candidate_id",
-        "status",
-        "kind",
-        "polarity",
-        "statement_key",
-        "workspace_bidx",
-        "approved_by",
-        "statement_ct",
-        "workspace_ct",
-        "row_mac",
-    ),
-    "team_tombstones": (
-        "id",
-        "statement_key",
-        "workspace_bidx",
-        "reason",
-        "source_id",
-        "created_by",
-        "statement_ct",
-        "workspace_ct",
-        "row_mac",
-    ),
+# table -> its columns read for re-encryption: the columns the team reads, less the change order
+ROW_TABLES = {
+    table: tuple(c for c in columns if c not in ("seq", "created_at"))
+    for table, columns in (
+        ("team_candidates", CAND_COLS),
+        ("team_memories", MEM_COLS),
+        ("team_tombstones", TOMB_COLS),
+    )
 }
 
 
