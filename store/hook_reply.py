@@ -161,7 +161,7 @@ def _swept_with_older_rules(source: Source) -> bool:
     recorded = getattr(source, "ruleset_recorded", None)
     if recorded is None:
         return False  # the daemon's source: it passes its own recheck
-    from memvet.store.redaction.version import RULESET_VERSION
+    from memvet.store.redaction_version import RULESET_VERSION
 
     return recorded() != RULESET_VERSION
 

@@ -73,7 +73,7 @@ def _record_version(conn: sa.Connection, number: int) -> None:
 def _mark_redacted_by_current_rules(engine: Engine) -> None:
     """A new store holds no text redacted by older rules: nothing for the re-redaction sweep to
     do, nothing for the hook to re-check (store/redaction_sweep.py)."""
-    from memvet.store.redaction.version import RULESET_VERSION
+    from memvet.store.redaction_version import RULESET_VERSION
 
     with write_transaction(engine) as conn:
         conn.execute(

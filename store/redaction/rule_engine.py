@@ -202,8 +202,8 @@ def _rules_text() -> str:
 
 
 def ruleset_version() -> str:
-    """redaction/version.py's RULESET_VERSION (tests check it names the pinned copy loaded here)."""
-    from memvet.store.redaction.version import RULESET_VERSION
+    """redaction_version.py's RULESET_VERSION (tests check it names the pinned copy loaded here)."""
+    from memvet.store.redaction_version import RULESET_VERSION
 
     return RULESET_VERSION
 

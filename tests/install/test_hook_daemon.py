@@ -159,6 +159,9 @@ def test_the_direct_path_skips_sqlalchemy_and_the_store_records(world):
     assert "memvet.store.fast_read" in loaded and "sqlite3" in loaded
     assert not {m for m in loaded if m.startswith(("sqlalchemy", "sqlmodel", "pydantic"))}
     assert not {"memvet.store.records", "memvet.store.store", "keyring"} & loaded
+    # the stored text's redaction version is read without loading the redactor and its patterns
+    assert "memvet.store.redaction_version" in loaded
+    assert not {m for m in loaded if m.startswith("memvet.store.redaction.")}
 
 
 def test_a_hook_that_hangs_is_cut_at_the_deadline(world):

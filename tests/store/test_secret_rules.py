@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from memvet.store.redaction.rule_engine import ruleset
-from memvet.store.redaction.version import GITLEAKS_SHA256
+from memvet.store.redaction_version import GITLEAKS_SHA256
 
 ROOT = Path(__file__).resolve().parents[2]
 REFRESH = ROOT / "tests" / "tools" / "refresh_secret_rules.py"

@@ -10,7 +10,7 @@ from Go RE2 syntax to Python `re` (mid-pattern `(?i)` scoped to the rest of its 
 POSIX classes, literal `[` inside classes), keywords lower-cased, allowlists kept, each rule given
 the marker kind memvet shows. A rule that cannot be translated, or is path-only, is dropped and
 listed under "dropped" with the reason (the benchmark reports the count). The pinned file's
-sha256 goes into store/redaction/version.py: a new rule set makes the daemon sweep stored text
+sha256 goes into store/redaction_version.py: a new rule set makes the daemon sweep stored text
 again (store/redaction_sweep.py) and the no-daemon hook re-redact until it has. After a refresh: run
 `pytest -q tests/store/test_secret_rules.py` and `python tests/bench/bench_secrets.py`.
 """
@@ -269,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if same else 1
     DERIVED.write_text(fresh)
     derived = json.loads(fresh)
-    version = ROOT / "store" / "redaction" / "version.py"
+    version = ROOT / "store" / "redaction_version.py"
     version.write_text(
         re.sub(
             r'GITLEAKS_SHA256 = "[0-9a-f]*"',
