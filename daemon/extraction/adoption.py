@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from memvet.daemon.lazy_pattern import LazyPattern
+from memvet.store.lazy_pattern import LazyPattern
 from memvet.store.records import ADOPTED
 
 # Patterns compile on first use (LazyPattern): most processes (`memvet extract`, the hooks) never adopt.
@@ -152,7 +152,7 @@ def states_own_rule(statements: list[str]) -> bool:
 def adopted(reply: str, proposal: str, classify) -> object | None:  # noqa: ANN001
     """The candidate (an `Extracted`) the reply makes of `proposal`, or None. `classify` is the
     extractor's: it types the rule (kind, polarity) when its rules know the phrasing."""
-    from memvet.daemon.extract import Extracted
+    from memvet.daemon.extraction.extract import Extracted
     from memvet.daemon.extraction.scope_cues import global_reason
 
     rule = as_rule(proposal)

@@ -24,8 +24,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import Any
 
+from memvet.daemon.extraction.features import typed_demonstrative
 from memvet.daemon.extraction.scope_cues import WIDENS_ANY
-from memvet.daemon.lazy_pattern import LazyPattern
+from memvet.store.lazy_pattern import LazyPattern
 
 # Compiled on first use (lazy_pattern.py): only messages with a candidate get here.
 _SENTENCE_GAP = LazyPattern(r"[.!?\n]")
@@ -35,6 +36,29 @@ _DEPENDENT = LazyPattern(
     r"means|also|too|one|ones|includes|works|stays|can|will|'s)\b(?![^:]{0,40}:\s*\S)"  # "this goes for X: <rule>"
     r"|^(?:never|not|no|always|only)\s+(?:with|on|in|for|at|to|from|via|through|over|under|by|after|before)\b"
 )
+# The same with the demonstrative mistyped ("thsi has to be …", "htat must …").
+_TYPED_DEPENDENT = LazyPattern(
+    r"(?i)^([a-z]{3,6})\s+(?:is|are|was|were|goes|go|applies|apply|should|must|needs?|has|have|"
+    r"means|also|too|can|will|stays)\b"
+)
+
+
+# "It" with nothing to point back to: "It's important that …", "It is best to …".
+_EXPLETIVE_IT = LazyPattern(
+    r"(?i)^it(?:'s| is) (?:really |very |always )?(?:important|crucial|essential|vital|key|best|"
+    r"better|good practice|required|mandatory|necessary|worth)\b[^.;]{0,40}?\b(?:that|to)\b"
+)
+
+
+def depends_on_before(sentence: str) -> bool:
+    """A clause that leans on the sentence before it ("That must stay private!"): never a rule
+    alone."""
+    if _DEPENDENT.match(sentence) is not None:
+        return _EXPLETIVE_IT.match(sentence) is None
+    typed = _TYPED_DEPENDENT.match(sentence)
+    return typed is not None and typed_demonstrative(typed.group(1).lower())
+
+
 _SCOPE_ONLY = LazyPattern(
     r"(?i)^(?:this|that|it|same|the same|these|those)\s+(?:also\s+)?(?:goes|applies|holds|is true|counts|stands)?\s*"
     r"(?:for|to|in|across|on)?\b"
@@ -118,7 +142,7 @@ def merge_clauses(
             others.append(sentence)  # "That goes for all my projects": a scope cue, not a rule
             previous = (sentence, None, -1)
             continue
-        dependent = _DEPENDENT.match(sentence) is not None or not (_words(sentence) - _EMPTY)
+        dependent = depends_on_before(sentence) or not (_words(sentence) - _EMPTY)
         if previous is not None and (same_sentence or dependent):
             merged = _merged_with(
                 previous, sentence, result, found, others, same_sentence, max_chars
@@ -159,7 +183,7 @@ def _merged_with(
         return None
     if (
         same_sentence
-        and _DEPENDENT.match(sentence) is None
+        and not depends_on_before(sentence)
         and (len(prev_sentence.split()) > FRAGMENT_WORDS or _TASK_VERB.match(prev_sentence))
     ):
         return None  # a task clause before a rule in one sentence: the rule stands alone

@@ -17,6 +17,13 @@ from zlib import crc32
 BUCKETS = 1 << 20
 _TOKEN = re.compile(r"`[^`]*`|[A-Za-z][\w'\-]*(?:[./][\w\-]+)*/?|\d+(?:\.\d+)*[a-z%]*|[^\w\s]")
 _PRONOUN_START = frozenset("it it's its they them this that these those he she same ditto".split())
+# A demonstrative typed in a hurry ("thiis", "tihs", "htat") is still one: one edit (a letter
+# added, dropped, changed or two swapped) from it, and not a word of its own.
+_DEMONSTRATIVES = ("this", "that", "these", "those", "they")
+_REAL_WORDS = frozenset(
+    "the then than thus thin thing this that these those they them thee thy thou tho hat what chat "
+    "his tis its hats thai tha thx theme there here their whet whose tat thaw thew".split()
+)
 # Cues read from the whole message, not only the sentence (scope and time live anywhere in it).
 _MESSAGE_CUES = {
     "global": re.compile(
@@ -174,7 +181,7 @@ def sentence_features(sentence: str, context: Context, *, chars: bool = True) ->
     if words:
         feats.append(f"f:{words[0]}")
         feats.append(f"f2:{'_'.join(words[:2])}")
-        if words[0] in _PRONOUN_START:
+        if words[0] in _PRONOUN_START or typed_demonstrative(words[0]):
             feats.append("shape:pronoun-start")
     feats.append(f"len:{_bucket(len(words) // 3)}")
     last = sentence.rstrip()[-1:]
@@ -191,6 +198,29 @@ def sentence_features(sentence: str, context: Context, *, chars: bool = True) ->
     feats += meaning_features(sentence)
     feats += context_features(context)
     return feats
+
+
+@lru_cache(maxsize=4096)
+def typed_demonstrative(word: str) -> bool:
+    """`word` is "this"/"that"/"these"/"those"/"they" with one typo."""
+    if not 3 <= len(word) <= 6 or word in _REAL_WORDS or not word.isalpha():
+        return False
+    return any(_one_edit(word, target) for target in _DEMONSTRATIVES)
+
+
+def _one_edit(a: str, b: str) -> bool:
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 def structure_features(sentence: str, words: list[str]) -> list[str]:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memvet.daemon.extract import Extracted, Extractor, _replaced
-from memvet.daemon.extraction.clauses import _DEPENDENT as DEPENDENT_CLAUSE
+from memvet.daemon.extraction.clauses import depends_on_before
+from memvet.daemon.extraction.extract import Extracted, Extractor, _replaced
 from memvet.daemon.extraction.features import Context
 from memvet.daemon.extraction.scorer import Scorer, default_scorer
 
@@ -28,10 +28,7 @@ SECOND_LOOK = frozenset(("kind", "durable", "correction"))
 def worth_a_second_look(sentence: str, hits: list[tuple]) -> bool:
     """A clause that leans on the one before it ("That must stay private!", clauses.py's rule) is
     never a rule alone."""
-    return (
-        any(rule.section in SECOND_LOOK for rule, _ in hits)
-        and DEPENDENT_CLAUSE.match(sentence) is None
-    )
+    return any(rule.section in SECOND_LOOK for rule, _ in hits) and not depends_on_before(sentence)
 
 
 def polarity_of(hits: list[tuple]) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from memvet.daemon.lazy_pattern import LazyPattern
+from memvet.store.lazy_pattern import LazyPattern
 
 _WORK = r"(?:projects?|repos?|repositories|codebases?|code ?bases?|work|code)"
 # Widens to every workspace, whatever else the sentence says ("all my repos, this one too").
@@ -39,13 +39,13 @@ _ABOUT_ME = LazyPattern(
     r"(?i)\bmy (?:own )?(?:machine|laptop|computer|workstation|desktop|mac|macbook|pc|box|os|shell|"
     r"terminal|editor|ide|keyboard(?: layout)?|time ?zone|locale|name|pronouns|handle|username|"
     r"e-?mail|setup|dotfiles|native language|first language|screen|monitor|display)\b"
-    r"|\bI(?:'m| am) (?:on (?:a |an |the )?(?!(?:it|my way|a call|the call|leave|vacation|holiday|the phone|"
+    r"|\bI(?:'m| am) (?:(?:usually|mostly|always|generally|normally|often) )?(?:on (?:a |an |the )?(?!(?:it|my way|a call|the call|leave|vacation|holiday|the phone|"
     r"the train|board|top|track|a break|break|the same page|the fence|this|that|it|call|duty)\b)"
     r"(?-i:[A-Z])|on (?:a |an )?(?:mac|macos|linux|windows|ubuntu|fedora|arch|nixos|wsl|m\d|old|new)|"
     r"based in|located in|in (?-i:[A-Z])(?!(?-i:PR|CI)\b)|from (?-i:[A-Z])|"
     r"in (?:the )?[A-Z][\w/+\-]* (?:time ?zone|time)|(?:colou?r ?blind|left-handed))"
     r"|\bI (?:use|run|prefer|like|write|name|type|live|work from|speak|code in|am using|'m using)\b"
-    r"|\bI (?:always|never|usually|generally|tend to) (?:use|run|write|name|prefer|type|work)\b"
+    r"|\bI (?:always|never|usually|generally|mostly|only|tend to) (?:use|run|write|name|prefer|type|work)\b"
     r"|\bcall me\b"
 )
 

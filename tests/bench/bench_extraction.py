@@ -177,13 +177,12 @@ def memorycode_turns(session: dict, mentor: str) -> list[tuple[str, str]]:
     return turns
 
 
-def bench_memorycode(rules, max_dialogues: int | None) -> dict:
+def bench_memorycode(rules, max_dialogues: int | None, split: str = "test") -> dict:
+    """`split`: the dialogues measured; "dev" is what tuning may look at, the figure is "test"."""
     with gzip.open(MEMORYCODE / "memorycode_dialogues.jsonl.gz", "rt") as fh:
         dialogues = [json.loads(line) for line in fh][:max_dialogues]
     # Held-out dialogues only (the corpus's third-party split; MemoryCode is never trained on).
-    dialogues = [
-        d for d in dialogues if third_party_split("memorycode", d["source_file"]) == "test"
-    ]
+    dialogues = [d for d in dialogues if third_party_split("memorycode", d["source_file"]) == split]
     recall = {kind: [0, 0] for kind in POSITIVE_TYPES}
     update_hint = [0, 0]
     ours = {"tp": 0, "fp": 0}
@@ -352,7 +351,7 @@ def bench_devmembench(rules) -> dict:
 def bench_gold_cases(rules) -> dict:
     """Turn-level view of tests/eval/cases: does a turn that holds a gold memory yield a draft, and
     does a hard-negative user turn yield none? (The end-to-end gates live in tests/eval.)"""
-    from memvet.daemon.extract import Extractor
+    from memvet.daemon.extraction.extract import Extractor
     from memvet.store.redaction import redact
 
     extractor = Extractor(rules)
@@ -469,11 +468,15 @@ def main() -> int:
     start = time.perf_counter()
     memorycode = bench_memorycode(rules, args.max_dialogues)
     devmembench = bench_devmembench(rules)
-    corpus = bench_corpus_test(rules, {"claude-code": claude_lines, "codex": codex_lines})
+    build = {"claude-code": claude_lines, "codex": codex_lines}
+    corpus = bench_corpus_test(rules, build)
     figures = {
         "corpus_test_split": corpus,
+        # the split the thresholds and rules were tuned on: how far the test figure is from it
+        "corpus_dev_split": bench_corpus_test(rules, build, split="dev"),
         "memorycode": memorycode,
         "devmembench": devmembench,
+        "memorycode_dev_dialogues": bench_memorycode(rules, args.max_dialogues, split="dev"),
         "own_gold_cases": bench_gold_cases(rules),
         "ingest_throughput": bench_throughput(rules, fixture_corpus()),
         "ingest_throughput_prompt_heavy": bench_throughput(rules, prompt_heavy_corpus()),
@@ -492,6 +495,8 @@ def main() -> int:
         },
         notes="corpus_test_split: the frozen test split of tests/corpus/extraction, measured on data "
         "not used for tuning (training on train, thresholds and model family on dev). "
+        "corpus_dev_split and memorycode_dev_dialogues: the splits tuning looked at (dev figures, "
+        "not quality). "
         "MemoryCode: held-out dialogues only (its own dialogue-level split). Third-party labels (MemoryCode, DevMemBench), matched lexically; baseline = every user "
         "sentence is a candidate. Per-kind precision is per predicted kind: neither dataset labels "
         "our five kinds. MemoryCode is synthetic mentor/mentee office dialogue, not agent sessions: "

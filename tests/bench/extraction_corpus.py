@@ -81,7 +81,10 @@ def score(messages: list[dict], outputs: list[list[tuple[str, str, bool]]]) -> d
         matched: set[int] = set()
         row = by_host[message["host"]]
         for statement, kind, user_global in drafts:
-            hit = next((i for i, lab in enumerate(labels) if _holds(statement, lab)), None)
+            # one label per draft: an unmatched label it holds first ("Secrets never go in X."
+            # and "… in Y." share most words), a matched one only as a duplicate
+            held = [i for i, lab in enumerate(labels) if _holds(statement, lab)]
+            hit = next((i for i in held if i not in matched), held[0] if held else None)
             for counter in (total, row):
                 counter["drafts"] += 1
                 counter["tp_drafts"] += hit is not None
@@ -143,7 +146,7 @@ def _sentences(text: str) -> list[str]:
 
 
 def bench_corpus_test(rules, build, split: str = "test") -> dict:
-    from memvet.daemon.rules import load_rules
+    from memvet.daemon.extraction.rules import load_rules
 
     messages = load(split)
     ours = score(messages, [replay(m, rules, build) for m in messages])

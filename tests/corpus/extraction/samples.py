@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from labelled_corpus import match
-from memvet.daemon.extract import Extractor
+from memvet.daemon.extraction.extract import Extractor
 from memvet.daemon.extraction.features import Context
 from memvet.daemon.extraction.learned import worth_a_second_look
 from memvet.store.redaction import redact

@@ -38,8 +38,8 @@ def samples_of(split: str) -> list[Sample]:
     """The corpus's split and MemoryCode's dialogues of the same split (test: never; LoCoMo:
     never). --no-memorycode leaves MemoryCode out. The strength prior keeps "Never push to main."
     whatever MemoryCode's office imperatives teach the keep head."""
-    from memvet.daemon.extract import Extractor
-    from memvet.daemon.rules import load_rules
+    from memvet.daemon.extraction.extract import Extractor
+    from memvet.daemon.extraction.rules import load_rules
 
     extractor = Extractor(load_rules())
     third = [] if "--no-memorycode" in sys.argv else memorycode_messages(split)

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from memvet.daemon.extract import Extractor
+from memvet.daemon.extraction.extract import Extractor
 from memvet.daemon.extraction.features import Context, hashed, sentence_features
 from memvet.daemon.extraction.learned import LearnedExtractor
+from memvet.daemon.extraction.rules import load_rules
 from memvet.daemon.extraction.scorer import KINDS, Scorer, default_scorer
-from memvet.daemon.rules import load_rules
 
 
 @pytest.fixture(scope="module")

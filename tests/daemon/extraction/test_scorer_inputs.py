@@ -11,11 +11,11 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from memvet.daemon.extract import Extracted, Extractor
+from memvet.daemon.extraction.extract import Extracted, Extractor
 from memvet.daemon.extraction.features import Context, meaning_features, sentence_features
 from memvet.daemon.extraction.learned import LearnedExtractor
+from memvet.daemon.extraction.rules import load_rules
 from memvet.daemon.extraction.scorer import Scorer
-from memvet.daemon.rules import load_rules
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus" / "extraction"
 

@@ -5,12 +5,12 @@ move the keep decision itself, not only the score shown."""
 from __future__ import annotations
 
 import pytest
-from memvet.daemon.extract import Extractor
+from memvet.daemon.extraction.extract import Extractor
 from memvet.daemon.extraction.features import Context, hashed, sentence_features
 from memvet.daemon.extraction.learned import LearnedExtractor
 from memvet.daemon.extraction.reviewer import AdaptedScorer, ReviewerModel
+from memvet.daemon.extraction.rules import load_rules
 from memvet.daemon.extraction.scorer import Scorer, default_scorer
-from memvet.daemon.rules import load_rules
 
 
 @pytest.fixture(scope="module")

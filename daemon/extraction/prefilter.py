@@ -15,10 +15,10 @@ import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from memvet.daemon.casefold import FOLD, UNFOLDED, WORD
+from memvet.daemon.extraction.casefold import FOLD, UNFOLDED, WORD
 
 if TYPE_CHECKING:
-    from memvet.daemon.rules import Rule, Rules
+    from memvet.daemon.extraction.rules import Rule, Rules
 
 
 class Prefilter:

@@ -16,12 +16,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from memvet.daemon.casefold import WORD as _WORD
-from memvet.daemon.filters import FilterSet
+from memvet.daemon.extraction.casefold import WORD as _WORD
+from memvet.daemon.extraction.filters import FilterSet
+from memvet.daemon.extraction.prefilter import prefilter_for
 from memvet.daemon.hosts import HOSTS
-from memvet.daemon.lazy_pattern import LazyPattern
-from memvet.daemon.prefilter import prefilter_for
 from memvet.store.errors import MemvetError
+from memvet.store.lazy_pattern import LazyPattern
 from memvet.store.records import KINDS, POLARITIES
 
 

@@ -14,13 +14,13 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from memvet.daemon.casefold import folded
+from memvet.daemon.extraction.casefold import folded
 from memvet.daemon.extraction.clauses import merge_clauses
+from memvet.daemon.extraction.filters import mask_protected, unmask
+from memvet.daemon.extraction.prefilter import prefilter_for
+from memvet.daemon.extraction.rules import Rule, Rules
 from memvet.daemon.extraction.run_on import cut_run_ons
 from memvet.daemon.extraction.scope_cues import with_message_scope
-from memvet.daemon.filters import mask_protected, unmask
-from memvet.daemon.prefilter import prefilter_for
-from memvet.daemon.rules import Rule, Rules
 from memvet.store.redaction import MARKER_PREFIX as _MARKER
 
 _FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)

@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memvet.daemon.casefold import folded
+from memvet.daemon.extraction.casefold import folded
 from memvet.store import hosts
 
 if TYPE_CHECKING:
-    from memvet.daemon.rules import Rule
+    from memvet.daemon.extraction.rules import Rule
 
 EMPTIED = "[filtered: all content removed by rule {}]"
 
