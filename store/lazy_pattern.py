@@ -1,9 +1,10 @@
 """A regular expression compiled on first use.
 
-Compiling the packaged rules is most of what `memvet extract` pays to start, and most rules are
-never tried on a given file (the prefilter rules them out), so they are compiled when first used.
-The packaged rules are known to compile (tests/daemon/test_declared_words.py compiles every one);
-a user's own rule files are still compiled at load, so a bad regex is reported there.
+Compiling every pattern is most of what `memvet extract` pays to start, and most are never tried on
+a given text: extraction rules the prefilter rules out, redaction detectors whose cheap gate stays
+shut. So the packaged extraction rules and the redaction detectors compile when first used. They
+are known to compile (tests/daemon/test_declared_words.py, tests/store/test_redaction_lazy.py); a
+user's own rule files are still compiled at load, so a bad regex is reported there.
 """
 
 from __future__ import annotations

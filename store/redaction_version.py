@@ -5,5 +5,5 @@ OWN_DETECTORS_VERSION when memvet's own detectors change what they redact: store
 again (store/redaction_sweep.py) whenever RULESET_VERSION changes."""
 
 GITLEAKS_SHA256 = "e163e53b9e7e8a8511e77271e2b323ed057759542a6d988258afe3a1fa329caf"
-OWN_DETECTORS_VERSION = 15
+OWN_DETECTORS_VERSION = 16
 RULESET_VERSION = f"gitleaks-{GITLEAKS_SHA256[:12]}+memvet-{OWN_DETECTORS_VERSION}"

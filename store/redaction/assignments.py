@@ -8,6 +8,7 @@ import base64
 import binascii
 import re
 
+from memvet.store.lazy_pattern import LazyPattern
 from memvet.store.redaction.values import (
     MARKER_PREFIX,
     always,
@@ -23,7 +24,7 @@ Span = tuple[int, int]
 # Names that hold something *about* a secret, not the secret: password_length, token_url,
 # publicKey, csrf_token (a per-session form nonce), key_id, secret_name, createdAt, ... The last
 # word must start at a separator or camelCase boundary: GITHUB_PAT does not end in "at".
-NOT_SECRET_NAME = re.compile(
+NOT_SECRET_NAME = LazyPattern(
     r"(?i)public|^pub|csrf|xsrf|authenticity|nonce|(?:^|[_\-.\s]|(?-i:(?<=[a-z])(?=[A-Z])))"
     r"(?:id|ids|name|url|uri|path|file|dir|type|label|length|len|"
     r"size|format|field|column|hint|prompt|mode|version|endpoint|var|env|vault|policy|arn|store|provider|"
@@ -31,14 +32,14 @@ NOT_SECRET_NAME = re.compile(
     r"min|max|rule|rules|message|msg|error|text|title|help|header|param|prefix|suffix|hash|algorithm|"
     r"alg|method|kind|scope|scopes|reset|manager|placeholder|input|attr|class|style)$"
 )
-_PASSWORDISH = re.compile(r"(?i)(?:pass(?:word|wd|phrase)?|pwd|pw|secret[es]?|credentials?)$")
-_STRONG_NAME = re.compile(
+_PASSWORDISH = LazyPattern(r"(?i)(?:pass(?:word|wd|phrase)?|pwd|pw|secret[es]?|credentials?)$")
+_STRONG_NAME = LazyPattern(
     r"(?i)(?:token|auth|authtoken|bearer|pat|sas|(?:api|access|private|secret|"
     r"license|master|client|app|signing|encryption|account|deploy|service|"
     r"server|subscription|insert|auth|admin|write|webhook)[_\-.]?key)$"
 )
 # An unquoted value that is code, not a literal: a call, an attribute, an index, an env lookup.
-_EXPRESSION = re.compile(
+_EXPRESSION = LazyPattern(
     r"^(?:[A-Za-z_]\w*(?:(?:\.|->|::)[A-Za-z_]\w*)+|[\w.$\\]+[(\[].*|"
     r"process\.env\..*|os\.environ.*)$"
 )
@@ -46,7 +47,7 @@ _EXPRESSION = re.compile(
 # `name <binder> value`: the regex finds the secret word that ends the name (or is followed by
 # more name words, detect-secrets style `password_super_secure`); the rest of the name is read
 # backwards from it, which is cheaper than a lazy prefix.
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = LazyPattern(
     r"""(?ix)
     (?:pass(?:word|wd|phrase)?|pwd|pw|secrete?s?|token|credentials?|key|sas|pat|auth|authtoken|bearer|login)
     (?P<suffix>(?:[_\-][A-Za-z0-9]+){0,3})
@@ -57,13 +58,13 @@ _ASSIGNMENT = re.compile(
       | `(?P<bq>[^`\n]{1,200})` | (?P<bare>[^\s"'`,;\[<>{}()\\][^\s"'`;]{0,200})
     )"""
 )
-_WHITESPACE = re.compile(r"\s")
-_CODE_PUNCTUATION = re.compile(r"[(){};=<>]")
-_NAME_BEFORE = re.compile(r"[A-Za-z0-9_.\-]*$")
-_DECLARED_TYPE = re.compile(
+_WHITESPACE = LazyPattern(r"\s")
+_CODE_PUNCTUATION = LazyPattern(r"[(){};=<>]")
+_NAME_BEFORE = LazyPattern(r"[A-Za-z0-9_.\-]*$")
+_DECLARED_TYPE = LazyPattern(
     r"(?<![\w.])(?!return\b|new\b|await\b|yield\b|throw\b)[A-Za-z_][\w:<>*&]*[ \t]+$"
 )
-_LEADING_WORD = re.compile(r"[A-Za-z]+")
+_LEADING_WORD = LazyPattern(r"[A-Za-z]+")
 
 
 def _code_between_literals(value: str) -> bool:
@@ -101,9 +102,13 @@ def _assignment_value(match: re.Match[str]) -> Span | None:
             or value.startswith(("$", "%", "@", "\\", "#{", "!"))
         ):
             return None
+    # `Password=secret;` in a connection string: the slot is unambiguous, a lone word is the password
+    slot = match.string.startswith(";", match.start(group) + len(value)) and bool(
+        _PASSWORDISH.search(name)
+    )
     if (
         value.startswith(MARKER_PREFIX)
-        or is_placeholder(value)
+        or is_placeholder(value, lone_word_ok=slot)
         or _code_between_literals(value)
         or is_pathlike(value)
         or value.startswith(("arn:", "#"))
@@ -134,27 +139,27 @@ def _assignment_value(match: re.Match[str]) -> Span | None:
 
 
 # `"literal" == password` / `!== my_secret`: a comparison against a secret-named variable.
-_REVERSED = re.compile(
+_REVERSED = LazyPattern(
     r"""(?P<q>["'])(?P<v>[^"'\n]{4,200})(?P=q)[ \t]*(?:===?|!==?)[ \t]*"""
     r"""(?P<name>[\w.]*(?i:pass(?:word|wd)?|pwd|secret|token|api_?key|private_?key)\w*)"""
 )
 # A constructor or call taking (user, password) literals: NetworkCredential, PSCredential,
 # DirectoryEntry, HTTPBasicAuth, client.login(...), requests' auth=(...).
-_CREDENTIAL_CALL = re.compile(
+_CREDENTIAL_CALL = LazyPattern(
     r"(?:\w*Credentials?|DirectoryEntry|\w*BasicAuth|\.login|\.authenticate|"
     r"\bauth\s*=\s*)\s*\((?P<args>[^()]{0,400})\)"
 )
-_LITERAL = re.compile(r"""@?"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'""")
+_LITERAL = LazyPattern(r"""@?"(?P<dq>[^"\n]*)"|'(?P<sq>[^'\n]*)'""")
 # A k8s manifest of kind Secret: every entry under data:/stringData: is a secret value.
-_YAML_DOCUMENT = re.compile(r"(?m)^---\n")
-_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
-_K8S_SECRET_KIND = re.compile(r"(?im)^\s*kind:\s*[\"']?secret[\"']?\s*$")
-_K8S_DATA = re.compile(r"(?m)^([ \t]*)(?:data|stringData):[ \t]*$")
-_K8S_ENTRY = re.compile(
+_YAML_DOCUMENT = LazyPattern(r"(?m)^---\n")
+_BASE64 = LazyPattern(r"[A-Za-z0-9+/]+={0,2}")
+_K8S_SECRET_KIND = LazyPattern(r"(?im)^\s*kind:\s*[\"']?secret[\"']?\s*$")
+_K8S_DATA = LazyPattern(r"(?m)^([ \t]*)(?:data|stringData):[ \t]*$")
+_K8S_ENTRY = LazyPattern(
     r"""([ \t]+)["']?[\w.\-]+["']?:[ \t]*["']?(?P<v>[^\s"'#][^\s"']*)["']?[ \t]*$"""
 )
 # A config line whose whole remainder is the value: `aws_secret_access_key: two words here`.
-_CONFIG_LINE = re.compile(
+_CONFIG_LINE = LazyPattern(
     r"(?im)^[ \t]*(?:export[ \t]+)?(?P<name>[\w.\-]*(?:pass(?:word|wd|phrase)?|pwd|"
     r"secret|token|api_?key|access_?key|private_?key))[ \t]*[:=][ \t]*"
     r"(?P<v>[^\s\"'`#!|>&$%{\[][^\n#]{0,78}?)[ \t]*$"

@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import re
 
-from memvet.store.redaction.assignments import Span
+from memvet.store.lazy_pattern import LazyPattern
+from memvet.store.redaction.assignments import NOT_SECRET_NAME, Span
 from memvet.store.redaction.patterns import Detector, detector
 from memvet.store.redaction.values import (
     MARKER_PREFIX,
+    PUBLIC_NAME_BEFORE,
     always,
     char_classes,
     entropy,
     is_hash_like,
     is_identifier_like,
     is_masked,
+    is_named_path,
     is_pathlike,
     is_placeholder,
     is_publishable,
@@ -169,7 +172,7 @@ CONTEXT_DETECTORS: tuple[Detector, ...] = (
 )
 
 # A secret word ending an identifier, then (a short gap later, same line) a generated-looking token.
-NEARBY = re.compile(
+NEARBY = LazyPattern(
     r"(?i)(?:(?<![A-Za-z])|(?-i:(?<=[a-z])(?=[A-Z])))(?P<kw>secrets?|tokens?|api[_\-\s]?key|apikey|key|password|"
     r"passwd|pwd|pat|private(?:[_\-\s]?key)?|access(?:[_\-\s]?(?:key|token))?|auth(?:[_\-\s]?token)?|"
     r"credentials?|license(?:[_\-\s]?key)?|bearer)"
@@ -177,13 +180,16 @@ NEARBY = re.compile(
     r"(?:(?!\w)[^\S\n]*[:=]?[^\n]{0,24}?(?<![\w/\\.\-$%\[])|[_\-])"
     r"(?P<v>[A-Za-z0-9][A-Za-z0-9_\-+/=.~!]{11,})"
 )
-_CODE_OR_CHECKSUM = re.compile(
+_CODE_OR_CHECKSUM = LazyPattern(
     r"==(?!=*$)|->|::|\(\)|^(?i:md5|sha\d*|crc\d*)[=:\-]"
 )  # trailing == is base64
-_KEY_VALUE_PAIR = re.compile(r"[A-Za-z_]\w*=[^=]")  # user=abc&x=y, not base64's "+=" inside a token
-_GLUED_NAME = re.compile(r"[A-Za-z_]\w{0,30}=(?=[A-Za-z0-9])")
-_IDENTIFIER_BEFORE = re.compile(r"[\w.\-]*$")
-_NOT_SECRET_OWNER = re.compile(r"(?i)public|pub$|csrf|xsrf|authenticity")
+_KEY_VALUE_PAIR = LazyPattern(
+    r"[A-Za-z_]\w*=[^=]"
+)  # user=abc&x=y, not base64's "+=" inside a token
+_GLUED_NAME = LazyPattern(r"[A-Za-z_]\w{0,30}=(?=[A-Za-z0-9])")
+_IDENTIFIER_BEFORE = LazyPattern(r"[\w.\-]*$")
+_IDENTIFIER_AFTER = LazyPattern(r"[\w.\-]*")
+_NOT_SECRET_OWNER = LazyPattern(r"(?i)public|pub$|csrf|xsrf|authenticity")
 
 
 def _near_keyword_value(value: str) -> bool:
@@ -203,8 +209,8 @@ def _near_keyword_value(value: str) -> bool:
         return False
     if value.isdigit():
         return len(value) >= 16
-    if len(value) >= 20:
-        return entropy(value) >= 2.0
+    if len(value) >= 20:  # typed (xyzxyz…12) counts here: next to a secret word it may be real
+        return entropy(value) >= 2.0 or is_typed_pattern(value)
     return (
         len(value) >= 12
         and any(c.isdigit() for c in value)
@@ -213,14 +219,17 @@ def _near_keyword_value(value: str) -> bool:
     )
 
 
-_BLOB_CHARS = re.compile(r"[A-Za-z0-9+/=]*")
+_BLOB_CHARS = LazyPattern(r"[A-Za-z0-9+/]*")
+_BLOB_TAIL = LazyPattern(
+    r"[A-Za-z0-9+/]*={0,2}"
+)  # base64 pads only at its end: `name=value` is two
 BLOB_MIN = 48
 
 
 def _inside_blob(text: str, at: int) -> bool:
     """`at` lies inside (not at the start of) a run of 48+ base64 characters."""
     back = always(_BLOB_CHARS.match(text[max(0, at - BLOB_MIN) : at][::-1])).end()
-    return back > 0 and back + always(_BLOB_CHARS.match(text, at)).end() - at >= BLOB_MIN
+    return back > 0 and back + always(_BLOB_TAIL.match(text, at)).end() - at >= BLOB_MIN
 
 
 def nearby(text: str, starts: list[int]) -> list[Span]:
@@ -239,6 +248,9 @@ def nearby(text: str, starts: list[int]) -> list[Span]:
             continue
         owner = always(_IDENTIFIER_BEFORE.search(text, max(0, kw_start - 40), kw_start)).group(0)
         if _NOT_SECRET_OWNER.search(owner + match.group("kw")):
+            continue
+        named = always(_IDENTIFIER_AFTER.match(text, match.end("kw"))).group(0)
+        if named and NOT_SECRET_NAME.search(match.group("kw") + named):  # credentials.url=host
             continue
         raw, v_start = match.group("v"), match.start("v")
         if raw.endswith("..") or text.startswith("…", match.end("v")):  # shown cut short
@@ -261,26 +273,32 @@ def nearby(text: str, starts: list[int]) -> list[Span]:
 
 
 # Long generated-looking tokens anywhere (no context needed).
-LONG_TOKEN = re.compile(
+LONG_TOKEN = LazyPattern(
     r"(?<![\w/\\.\-+=$%])(?P<v>[A-Za-z0-9+/][A-Za-z0-9_\-+/]{23,}+={0,2})"
     r"(?![\w/\\]|\.[A-Za-z0-9])"
 )
-LONG_RUN = re.compile(r"[A-Za-z0-9_\-+/]{24}")
+LONG_RUN = LazyPattern(r"[A-Za-z0-9_\-+/]{24}")
 
 
 # Attributes whose long random values are per-page nonces or digests, not credentials:
 # Rails authenticity_token, csrf/xsrf tokens, CSP nonces, subresource integrity hashes.
-_NONCE_CONTEXT = re.compile(r"(?i)csrf|xsrf|authenticity|nonce|integrity")
-# `client_id = "…"`, `clientId: '…'`, `APP_ID=…` right before the token: an OAuth client or app id.
-_CLIENT_ID_BEFORE = re.compile(
-    r"(?i)(?:client|app(?:lication)?)[_\-.]?id[\"'`]?[ \t]*(?:=|:|=>)[ \t]*[\"'`]?\Z"
+_NONCE_CONTEXT = LazyPattern(r"(?i)csrf|xsrf|authenticity|nonce|integrity")
+# A PEM block that holds a public key: its body is public by definition.
+_PUBLIC_KEY_BLOCK = LazyPattern(
+    r"-----BEGIN [A-Z0-9 ]*PUBLIC KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PUBLIC KEY(?: BLOCK)?-----|\Z)",
+    re.S,
 )
 
 
 def long_tokens(text: str) -> list[Span]:
     spans = []
+    public = [m.span() for m in _PUBLIC_KEY_BLOCK.finditer(text)] if "PUBLIC KEY" in text else []
     for match in LONG_TOKEN.finditer(text):
         value = match.group("v")
+        if public and any(s <= match.start() < e for s, e in public):
+            continue
+        if "/" in value and is_named_path(value):  # key/<uuid>: an ARN's or a REST path's tail
+            continue
         if value[0] in "+/":  # base64 may start with / or +; a path is mostly names, a key is not
             if is_pathlike(value.lstrip("/+")) or "//" in value[:2]:
                 continue
@@ -289,7 +307,7 @@ def long_tokens(text: str) -> list[Span]:
             text, max(0, match.start() - 60), match.start()
         ):
             continue
-        if _CLIENT_ID_BEFORE.search(
+        if PUBLIC_NAME_BEFORE.search(
             text, max(0, match.start() - 40), match.start()
         ):  # public by policy
             continue
@@ -313,7 +331,7 @@ def long_tokens(text: str) -> list[Span]:
 
 # The AWS secret access key: 40 base64 characters. On its own that could be anything; next to
 # an access key id (already masked by then) it is the other half of the pair.
-_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_AWS_SECRET = LazyPattern(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
 
 def aws_secret_pairs(text: str) -> list[Span]:

@@ -15,16 +15,23 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memvet.store.redaction.values import is_masked, is_placeholder, word_coverage
+from memvet.store.lazy_pattern import LazyPattern
+from memvet.store.redaction.provider_tokens import PROVIDER_NEEDLES, PROVIDER_TOKENS
+from memvet.store.redaction.values import (
+    is_masked,
+    is_placeholder,
+    is_typed_pattern,
+    word_coverage,
+)
 
 
 @dataclass(frozen=True)
 class Detector:
     kind: str
-    pattern: re.Pattern[str]
+    pattern: LazyPattern
     groups: tuple[int | str, ...]  # the part of the match to mask: the first group that matched
     check: Callable[[str], bool] | None  # extra test on that part
-    gate: re.Pattern[str]  # the lower-cased text must contain one of the needles
+    gate: LazyPattern  # the lower-cased text must contain one of the needles
     needles: tuple[str, ...]  # (few needles: tested with `in`, cheaper than the gate regex)
     long_token: bool  # the secret is a 16+ character token: skip texts that have none
     anchored: bool  # the pattern starts with a needle: try it only where the gate found one
@@ -43,10 +50,10 @@ def detector(
     needles = (needles,) if isinstance(needles, str) else needles
     return Detector(
         kind,
-        re.compile(pattern, flags),
+        LazyPattern(pattern, flags),
         group if isinstance(group, tuple) else (group,),
         check,
-        re.compile("|".join(map(re.escape, needles))),
+        LazyPattern("|".join(map(re.escape, needles))),
         needles,
         long_token,
         anchored,
@@ -60,13 +67,14 @@ def gate_open(detector: Detector, lowered: str) -> bool:
 
 
 # A run of token characters long enough to hold any token below (the shortest is ~16).
-LONG_CANDIDATE = re.compile(r"[A-Za-z0-9_\-+/=.~:!]{16,}")
+LONG_CANDIDATE = LazyPattern(r"[A-Za-z0-9_\-+/=.~:!]{16,}")
 
 
 def token_ok(value: str) -> bool:
     """A prefixed token that is not a placeholder (xxxx, ****, EXAMPLE, one character repeated,
-    <your-key>) and not spelled in words (xoxe.xoxp-1-RANDOMSTRINGHERE). A typed-looking body such
-    as abcdef123456 still counts: with a provider prefix in front, masking a fake costs nothing."""
+    <your-key>, a word saying fake) and not spelled in words (xoxe.xoxp-1-RANDOMSTRINGHERE). A
+    typed-looking or made-up body such as abcdef123456 or hellOworld380_test still counts: with a
+    provider prefix in front, masking a fake costs nothing."""
     return not is_placeholder(value) and word_coverage(value) < 0.65
 
 
@@ -105,13 +113,15 @@ def jwt_ok(token: str) -> bool:
     return len(parts) >= 2 and isinstance(header, dict) and "alg" in header and len(parts[1]) >= 8
 
 
-_PEM_BODY = re.compile(r"[A-Za-z0-9+/=]{4,}")
-_PEM_MASKED = re.compile(r"\.\.\.|…|(?i:x{4,})|\*{3,}")
-_NUMERIC_ID = re.compile(r"\d{8,}")
+_PEM_BODY = LazyPattern(r"[A-Za-z0-9+/=]{4,}")
+_PEM_MASKED = LazyPattern(r"\.\.\.|…|(?i:x{4,})|\*{3,}")
+_NUMERIC_ID = LazyPattern(r"\d{8,}")
 
 
 def pem_ok(block: str) -> bool:
     """A key block with key material in it, not `BEGIN PRIVATE KEY … anything … END` or `…`."""
+    if "\\n" in block:  # a key inside a string literal: "…\r\n…" escapes its line breaks
+        block = block.replace("\\r", "").replace("\\n", "\n")
     lines = [line for line in block.splitlines()[1:] if ":" not in line and "-----" not in line]
     body = "".join(_PEM_BODY.findall("".join(lines)))
     return len(body) >= 24 and not _PEM_MASKED.search(block)
@@ -129,148 +139,9 @@ def slack_ok(token: str) -> bool:
 
 
 def aws_key_id_ok(key_id: str) -> bool:
-    return not is_placeholder(key_id[4:])
+    """Not a placeholder, and not typed (A3T0ABCDEFGHIJKLMNOP): AWS ids are random base-32."""
+    return not is_placeholder(key_id[4:]) and not is_typed_pattern(key_id[4:])
 
-
-_PROVIDER_TOKENS = "|".join(
-    [
-        # hugging face, npm, pypi, sendgrid, digitalocean, doppler, shopify, square, brevo, databricks,
-        # vault, atlassian, bitbucket, grafana, linear, notion, sentry, sourcegraph, sonarqube, artifactory
-        r"hf_[A-Za-z]{30,}",
-        r"api_org_[A-Za-z]{30,}",
-        r"npm_[A-Za-z0-9]{36}",
-        r"pypi-AgE[A-Za-z0-9_\-]{40,}",
-        r"SG\.[\w\-]{16,}\.[\w\-]{20,}",
-        r"do[oprt]_v1_[a-f0-9]{64}",
-        r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_\-]{2,35}\.)?[A-Za-z0-9]{30,}",
-        r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
-        r"sq0(?:atp|csp|idp)-[\w\-]{20,}",
-        r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}",
-        r"dapi[a-f0-9]{32}(?:-\d)?",
-        r"hv[sbr]\.[\w\-]{20,}",
-        r"ATATT3[\w\-=]{40,}",
-        r"ATBB[A-Za-z0-9]{28,}",
-        r"glc_[A-Za-z0-9+/]{30,}=*",
-        r"lin_(?:api|oauth)_[A-Za-z0-9]{30,}",
-        r"ntn_[A-Za-z0-9]{40,}",
-        r"sntr[yu]s_[A-Za-z0-9_=+/]{40,}",
-        r"sgp_(?:[a-fA-F0-9]{16}_|local_)?[A-Za-z0-9_]{30,}",
-        r"sq[upa]_[A-Za-z0-9]{30,}",
-        r"AKCp[A-Za-z0-9]{60,}",
-        # 1password, mailgun, mailchimp, new relic, fly.io, heroku, appsync, telegram, discord, azure ad,
-        # twilio, meta, x.ai, groq, replicate, perplexity, openrouter, alibaba, terraform, prefect
-        r"ops_eyJ[A-Za-z0-9+/=_\-]{40,}",
-        r"key-[0-9a-f]{32}",
-        r"[0-9a-f]{32}-us\d{1,2}",
-        r"NR(?:AK|II|AA|JS)-[A-Za-z0-9]{20,}",
-        r"fo1_[\w\-]{30,}",
-        r"HRKU-[\w\-]{40,}",
-        r"da2-[a-z0-9]{26}",
-        r"\d{8,10}:AA[\w\-]{33}",
-        r"[MNO][A-Za-z\d]{23,27}\.[\w\-]{6,7}\.[\w\-!]{27,}",
-        r"[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}",
-        r"SK[0-9a-fA-F]{32}",
-        r"AC[0-9a-f]{32}",
-        r"EAA[A-Za-z0-9]{60,}",
-        r"xai-[A-Za-z0-9]{60,}",
-        r"gsk_[A-Za-z0-9]{40,}",
-        r"r8_[A-Za-z0-9]{30,}",
-        r"pplx-[A-Za-z0-9]{40,}",
-        r"sk-or-v1-[a-f0-9]{40,}",
-        r"LTAI[A-Za-z0-9]{12,30}",
-        r"tfp_[A-Za-z0-9]{40,}",
-        r"pnu_[A-Za-z0-9]{30,}",
-        r"rubygems_[a-f0-9]{48}",
-        # docker hub, terraform cloud, postman, mapbox, nuget, tavily, salesforce, buildkite, tailscale,
-        # supabase, planetscale, nvidia, contentful, readme
-        r"dckr_pat_[\w\-]{20,}",
-        r"atlasv1\.[\w\-]{40,}",
-        r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}",
-        r"[ps]k\.eyJ[\w\-]{20,}\.[\w\-]{10,}",
-        r"oy2[a-z0-9]{43}",
-        r"tvly-[A-Za-z0-9]{20,}",
-        r"00D[A-Za-z0-9]{12,15}![A-Za-z0-9_.]{60,}",
-        r"bkua_[a-z0-9]{40}",
-        r"tskey-[a-z]+-[A-Za-z0-9\-]{6,}",
-        r"tkn\.v1_[A-Za-z0-9+/=]{40,}",
-        r"sbp_[a-f0-9]{40}",
-        r"pscale_(?:tkn|pw|oauth)_[\w\-.]{30,}",
-        r"nvapi-[\w\-]{60,}",
-        r"CFPAT-[\w\-]{40,}",
-        r"rdme_[a-z0-9]{60,}",
-        # zoho oauth tokens; the <prefix>_live_… convention many payment APIs copied from stripe
-        r"100[0-9]\.[a-f0-9]{32}\.[a-f0-9]{32}",
-        r"(?!pk_)[a-z]{2,6}_live_[A-Za-z0-9]{16,}",
-    ]
-)
-_PROVIDER_NEEDLES = (
-    "hf_",
-    "api_org_",
-    "npm_",
-    "pypi-",
-    "sg.",
-    "_v1_",
-    "dp.",
-    "shp",
-    "sq0",
-    "xkeysib-",
-    "dapi",
-    "hvs.",
-    "hvb.",
-    "hvr.",
-    "atatt3",
-    "atbb",
-    "glc_",
-    "lin_",
-    "ntn_",
-    "sntr",
-    "sgp_",
-    "squ_",
-    "sqp_",
-    "sqa_",
-    "akcp",
-    "ops_",
-    "key-",
-    "-us",
-    "nrak-",
-    "nrii-",
-    "nraa-",
-    "nrjs-",
-    "fo1_",
-    "hrku-",
-    "da2-",
-    ":aa",
-    ".",
-    "q~",
-    "sk",
-    "ac",
-    "eaa",
-    "xai-",
-    "gsk_",
-    "r8_",
-    "pplx-",
-    "sk-or-",
-    "ltai",
-    "tfp_",
-    "pnu_",
-    "rubygems_",
-    "dckr_pat_",
-    "atlasv1.",
-    "pmak-",
-    "oy2",
-    "tvly-",
-    "00d",
-    "bkua_",
-    "tskey-",
-    "tkn.v1_",
-    "sbp_",
-    "pscale_",
-    "nvapi-",
-    "cfpat-",
-    "rdme_",
-    "100",
-    "_live_",
-)
 
 SHAPE_DETECTORS: tuple[Detector, ...] = (
     # Private keys: the whole block, escaped newlines and quoted concatenations included; a block
@@ -408,8 +279,8 @@ SHAPE_DETECTORS: tuple[Detector, ...] = (
     ),
     detector(
         "provider-token",
-        rf"(?<![A-Za-z0-9_\-])(?:{_PROVIDER_TOKENS})(?![A-Za-z0-9_])",
-        _PROVIDER_NEEDLES,
+        rf"(?<![A-Za-z0-9_\-])(?:{PROVIDER_TOKENS})(?![A-Za-z0-9_])",
+        PROVIDER_NEEDLES,
         check=token_ok,
         long_token=True,
     ),

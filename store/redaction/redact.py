@@ -22,10 +22,10 @@ credentials, paths and identifiers are left alone (values).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from memvet.store.lazy_pattern import LazyPattern
 from memvet.store.redaction.assignments import (
     assignments,
     config_lines,
@@ -44,7 +44,7 @@ from memvet.store.redaction.patterns import LONG_CANDIDATE, SHAPE_DETECTORS, Det
 from memvet.store.redaction.rule_engine import rule_findings, ruleset
 from memvet.store.redaction.values import MARKER, MARKER_PREFIX
 
-_MARKER = re.compile(r"\[redacted:[a-z0-9\-]+\]")  # a marker in lower-cased text
+_MARKER = LazyPattern(r"\[redacted:[a-z0-9\-]+\]")  # a marker in lower-cased text
 
 
 @dataclass(frozen=True)
@@ -61,18 +61,18 @@ class RedactionResult:
 # Nothing to look at: no secret word, no key-block header, no flag, no URL, no long token.
 # Matched on the lower-cased text; literal alternatives only, so the engine skips ahead by first
 # character. "pass" only as password/passwd/passphrase/passcode or on its own, not "passed".
-_PREFILTER = re.compile(
+_PREFILTER = LazyPattern(
     r"pass(?:w|ph|c|\b|_)|pwd|pw\b|secret|token|key|auth|cred|bearer|login|begin|"
     r"\s-[up]|--user|://|@|\$\w+\$|==|!="
 )
 # A token cut short or masked right after the match (`xoxp-…-####`, `ops_eyJ…`): not usable.
-_TRUNCATED = re.compile(r"\.\.|…|\*\*|##|(?i:xx)")
+_TRUNCATED = LazyPattern(r"\.\.|…|\*\*|##|(?i:xx)")
 # Where these words start. Non-overlapping is enough: a word inside another (pw in pwd, pass in
 # password) starts at the same place, and glued names (authtoken, passkey) are matched piece by piece.
-_SECRET_WORDS = re.compile(
+_SECRET_WORDS = LazyPattern(
     r"pwd?|secret|token|cred|key|sas|pat|auth|bearer|login|access|private|license|pass"
 )
-_ASSIGNMENT_WORDS = re.compile(r"pwd?|secret|token|cred|key|sas|pat|auth|bearer|login|pass")
+_ASSIGNMENT_WORDS = LazyPattern(r"pwd?|secret|token|cred|key|sas|pat|auth|bearer|login|pass")
 
 
 def _matches(detector: Detector, text: str, lowered: str, runs: list[tuple[int, int]] | None):
@@ -108,7 +108,7 @@ def _detector_spans(
     return spans
 
 
-def _word_starts(lowered: str, words: re.Pattern[str]) -> list[int]:
+def _word_starts(lowered: str, words: LazyPattern) -> list[int]:
     """Where a secret word starts, outside our own markers ("[redacted:aws-access-key]" names one)."""
     found = {m.start() for m in words.finditer(lowered)}
     if "[redacted:" in lowered:

@@ -19,12 +19,18 @@ import json
 import os
 import re
 
-from memvet.store.redaction.patterns import jwt_ok
-from memvet.store.redaction.values import MARKER_PREFIX, entropy, is_placeholder
+from memvet.store.lazy_pattern import LazyPattern
+from memvet.store.redaction.patterns import aws_key_id_ok, jwt_ok
+from memvet.store.redaction.values import (
+    MARKER_PREFIX,
+    PUBLIC_NAME_BEFORE,
+    entropy,
+    is_placeholder,
+)
 
 Span = tuple[int, int]
 RULES_FILE = "secret_rules/gitleaks.json"
-MARKER_SPAN = re.compile(r"\[REDACTED:[a-z0-9\-]+\]")
+MARKER_SPAN = LazyPattern(r"\[REDACTED:[a-z0-9\-]+\]")
 _LEAD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
@@ -99,7 +105,7 @@ class Allowlist:
         return all(checks) if self.condition_and else any(checks)
 
 
-_GLOBAL_FLAGS = re.compile(r"^\(\?([a-zA-Z]+)\)")
+_GLOBAL_FLAGS = LazyPattern(r"^\(\?([a-zA-Z]+)\)")
 
 
 def _scoped(source: str) -> str:
@@ -171,8 +177,9 @@ GENERIC = frozenset({"generic-api-key"})
 # ids are shipped in web pages and apps; their secrets are caught by the rules for those.
 POLICY_EXCLUDED = ("-client-id",)
 # memvet's policy where a rule is broader than the credential: a JWT's header is JSON naming its
-# "alg" (every real one does; "eyJub3Qi…" spelling {"not": …} is not one).
-POLICY_CHECKS = {"jwt": jwt_ok}
+# "alg" (every real one does; "eyJub3Qi…" spelling {"not": …} is not one); an AWS key id's body is
+# random base-32, not typed (AKIAABCDEFGHIJKLMNOP).
+POLICY_CHECKS = {"jwt": jwt_ok, "aws-access-token": aws_key_id_ok}
 
 
 def _any(_secret: str) -> bool:
@@ -237,6 +244,8 @@ def rule_findings(text: str, woken: list[Rule], *, generic: bool) -> list[tuple[
             if is_placeholder(secret, lone_word_ok=True) or not POLICY_CHECKS.get(rule.id, _any)(
                 secret
             ):
+                continue
+            if PUBLIC_NAME_BEFORE.search(text, max(0, start - 40), start):  # a client id: public
                 continue
             found.append((rule.kind, (start, end)))
     return found

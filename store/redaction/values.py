@@ -9,6 +9,8 @@ import math
 import re
 from collections import Counter
 
+from memvet.store.lazy_pattern import LazyPattern
+
 # The one redaction marker, `[REDACTED:<kind>]`; everything that looks for markers uses these.
 MARKER = "[REDACTED:{}]"
 MARKER_PREFIX = MARKER.partition("{")[0]
@@ -34,7 +36,7 @@ def char_classes(value: str) -> int:
 
 # The whole value is a reference or template, not a literal: ${VAR}, $VAR, $(cmd), #{ruby},
 # %VAR%, {{jinja}}, <your-token>, [PASSWORD], {braced}, @TOKEN@, %s, ****.
-_TEMPLATE = re.compile(
+_TEMPLATE = LazyPattern(
     r"""\\?\$\{?[\w.\-]+\}? | \$\(.*\) | \#\{.*\} | %[\w.]+%? | \{\{.*\}\} | <.*>
                           | &lt;.*&gt; | \[[^\[\]]*\] | \{[^{}]*\} | @\w+@ | %[sdr] | \*+""",
     re.VERBOSE,
@@ -44,14 +46,14 @@ _TEMPLATE = re.compile(
 # a word such as EXAMPLE, dummy, placeholder, redacted, changeme, your_api_key.
 # (Matched on the lower-cased value, without (?i), so the regex engine can skip ahead by first
 # character; the words are plain substring tests.)
-_MASK = re.compile(
+_MASK = LazyPattern(
     r"xxxx|\*\*\*|###|\.\.\.|…|____|----|00000000|<[^<>\s]+>|your[_\-\s]?(?:api|key|token|secret|pass)"
     r"|123e4567-e89b-12d3"
 )  # the last: RFC 4122's example UUID, every doc's placeholder
-_MASK_WORDS = ("example", "sample", "dummy", "placeholder", "redacted", "changeme")
+_MASK_WORDS = ("example", "sample", "dummy", "placeholder", "redacted", "changeme", "fake")
 # Template fragments inside a value ("${USER}-${PASS}", "{{ vault_pw }}x"): a placeholder when
 # almost nothing literal is left once they are removed.
-_EMBEDDED_TEMPLATE = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}|\$\([^)]*\)|%\w+%|\$\w+|<[^<>]*>")
+_EMBEDDED_TEMPLATE = LazyPattern(r"\$\{[^}]*\}|\{\{[^}]*\}\}|\$\([^)]*\)|%\w+%|\$\w+|<[^<>]*>")
 
 # Words that only name a secret or describe a value ("insert_key_here", "somefakekey",
 # "notapassword", "ACCESS_TOKEN"). Kept to self-description on purpose: "hunter" or "falcon" are
@@ -74,9 +76,9 @@ _FAKE = frozenset(
 )
 
 
-_WORDS_AND_SEPARATORS = re.compile(r"[A-Za-z][A-Za-z_\-. ]*")
-_LETTER_RUN = re.compile(r"[a-z]+")
-_CONSTANT_NAME = re.compile(r"[A-Z_]+")
+_WORDS_AND_SEPARATORS = LazyPattern(r"[A-Za-z][A-Za-z_\-. ]*")
+_LETTER_RUN = LazyPattern(r"[a-z]+")
+_CONSTANT_NAME = LazyPattern(r"[A-Z_]+")
 
 
 def _spelling(chunk: str) -> tuple[str, ...] | None:
@@ -180,15 +182,16 @@ def is_placeholder(value: str, *, lone_word_ok: bool = False) -> bool:
 # --- names, paths, hashes ------------------------------------------------------------------------
 
 # A path or identifier segment: lower/snake/kebab case, CONSTANT_CASE or one Capitalised word.
-_WORDY_SEGMENT = re.compile(r"[a-z][a-z0-9_\-]*|[A-Z][a-z0-9_\-]+|[A-Z][A-Z0-9_\-]+")
-_CAMEL_PART = re.compile(r"[A-Z]{2,}(?=[A-Z][a-z]|$|\d)|[A-Z][a-z]+|[a-z]{2,}|\d{1,3}")
-_NAME_SEGMENT = re.compile(r"[a-z]{3,}|[A-Z][a-z]{2,}|[A-Z]{3,}")
-_HEXISH = re.compile(r"[0-9a-fA-F]{4,}")
-_THREE_LETTERS = re.compile(r"[A-Za-z]{3}")
-_CAMEL_BOUNDARY = re.compile(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]")
-_PATH_SPLIT = re.compile(r"[/\\]")
-_NAME_SPLIT = re.compile(r"[._\-:/]")
-_FILE_SUFFIX = re.compile(r"\.[A-Za-z]{1,5}$")
+_WORDY_SEGMENT = LazyPattern(r"[a-z][a-z0-9_\-]*|[A-Z][a-z0-9_\-]+|[A-Z][A-Z0-9_\-]+")
+_CAMEL_PART = LazyPattern(r"[A-Z]{2,}(?=[A-Z][a-z]|$|\d)|[A-Z][a-z]+|[a-z]{2,}|\d{1,3}")
+# A name segment: a word, or a word numbered the way standards name things (Keccak256, Gost28147).
+_NAME_SEGMENT = LazyPattern(r"[a-z]{3,}|[A-Z][a-z]{2,}\d{0,6}|[A-Z]{3,}")
+_HEXISH = LazyPattern(r"[0-9a-fA-F]{4,}")
+_THREE_LETTERS = LazyPattern(r"[A-Za-z]{3}")
+_CAMEL_BOUNDARY = LazyPattern(r"[a-z][A-Z]|^[A-Z]{2,}[a-z]")
+_PATH_SPLIT = LazyPattern(r"[/\\]")
+_NAME_SPLIT = LazyPattern(r"[._\-:/]")
+_FILE_SUFFIX = LazyPattern(r"\.[A-Za-z]{1,5}$")
 
 
 def is_camel_identifier(segment: str) -> bool:
@@ -242,7 +245,7 @@ def is_identifier_like(value: str) -> bool:
     return len(named) >= 2 and sum(map(len, named)) * 2 >= len(value)
 
 
-_WORD_RUN = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{4,}(?![a-z])")
+_WORD_RUN = LazyPattern(r"[A-Z]?[a-z]{3,}|[A-Z]{4,}(?![a-z])")
 _VOWELS = frozenset("aeiouyAEIOUY")
 
 
@@ -260,17 +263,35 @@ def reads_as_words(value: str) -> bool:
     return is_identifier_like(value) or word_coverage(value) >= 0.65
 
 
+# `client_id = "…"`, `clientId: '…'`, `APP_ID=…`, `publicToken = "…"` right before a value: an
+# OAuth client or app id, or a value its name calls public (policy: public identifiers).
+PUBLIC_NAME_BEFORE = LazyPattern(
+    r"(?i)(?:(?:client|app(?:lication)?)[_\-.]?id|public[\w\-.]*)[\"'`]?[ \t]*(?:=|:|=>)[ \t]*[\"'`]?\Z"
+)
+
+
 def is_publishable(value: str) -> bool:
     """Publishable keys (pk_live_…, pk_test_…) are embedded in web pages by design."""
     return value.startswith(("pk_live_", "pk_test_"))
 
 
-_HASH_OR_UUID = re.compile(r"[0-9a-fA-F]+|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+_HASH_OR_UUID = LazyPattern(r"[0-9a-fA-F]+|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 
 
 def is_hash_like(value: str) -> bool:
     """Hex digests, commit SHAs and UUIDs: ordinary identifiers unless a secret name is attached."""
     return _HASH_OR_UUID.fullmatch(value) is not None
+
+
+def is_named_path(value: str) -> bool:
+    """`key/54348bc1-…`, `projects/<uuid>/settings`: segments that are names or hashes/UUIDs,
+    with at least one name, as in ARNs and REST paths."""
+    segments = [s for s in _PATH_SPLIT.split(value) if s]
+    return (
+        len(segments) >= 2
+        and all(is_hash_like(s) or _is_wordy(s) for s in segments)
+        and any(not is_hash_like(s) for s in segments)
+    )
 
 
 def looks_random(value: str, *, min_len: int = 16) -> bool:

@@ -39,15 +39,18 @@ def adjudicated(tally):  # noqa: ARG001 - computed with it
 
 def test_adjudicated_recall_and_false_positives(adjudicated) -> None:
     """Against the written policy (tests/corpus/secrets/adjudicated.tsv); the issue's targets
-    (0.99, 0.03) are not met, these guard the measured 0.931 / 0.147 against regressions."""
+    (0.99, 0.03) are not met, these guard the measured 0.945 / 0.068 against regressions, and
+    0.938 / 0.120 on the text split's half 1, which the last tuning round did not look at."""
     overall = adjudicated.figures("all")
-    assert overall["recall"] >= 0.92 and overall["fp_rate"] <= 0.16, overall
+    assert overall["recall"] >= 0.935 and overall["fp_rate"] <= 0.08, overall
+    unseen = adjudicated.figures("split:text:1")
+    assert unseen["recall"] >= 0.93 and unseen["fp_rate"] <= 0.13, unseen
 
 
 def test_recall_and_false_positives_overall(tally) -> None:
     overall = tally.figures("all")
     assert overall["secret_rows"] > 2000 and overall["not_secret_rows"] > 500
-    assert overall["recall"] >= 0.86  # measured 0.869 (0.877 before the policy's placeholders)
+    assert overall["recall"] >= 0.86  # measured 0.870 (0.877 before the policy's placeholders)
     assert overall["fp_rate"] <= 0.235  # measured 0.211; 0.31 before the rewrite
 
 

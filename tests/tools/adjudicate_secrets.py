@@ -23,6 +23,9 @@ it, so the adjudicated figures do not grade the detector by its own answers:
     bearer) and no provider prefix on the value (sk_…, sbp_…, NF-… stay secrets) — a provider
     name alone does not make "cloudsmith 1234567890abcdef…" a credential;
   * empty: the row has no text (a path-only rule).
+  An identifier rule's row whose text also holds a live literal (below: a URL's password) stays
+  a secret. Where the row's own rule cannot run and no expected secret is given, the credential
+  judged is the text's last token (`AP6xxxxxxxxxx` in `X-JFrog-Art-Api: AP6xxxxxxxxxx`).
 - not_secret → secret
   * live-shaped Google API key: AIza + 35 characters, published in code (gitleaks lists such keys
     as false positives because they are often public Firebase keys; by policy an API key grants
@@ -32,7 +35,16 @@ it, so the adjudicated figures do not grade the detector by its own answers:
   * live literal: a literal of 6+ characters assigned to a name that says password, secret,
     token or key (not a name about the secret: public…, …_id, …_url, …_name, …_path, vault…), or
     the password of a URL's user:password@, that is not a placeholder by the criteria above
-    (rule-relative negatives: "no Twitch rule fires" is not "no secret here").
+    (rule-relative negatives: "no Twitch rule fires" is not "no secret here"); the same for
+    .NET's `<add key="…Password" value="…"/>`;
+  * provider prefix: a token that starts with a provider's published token prefix (glpat-,
+    xoxb-, sk-ant-, pypi-, … the list below) and a body of 8+ characters that is not a
+    placeholder: policy, "a provider's prefix makes a token one even with a made-up body";
+  * credential call: OAuth(…), …Credential(…), …BasicAuth(…) given two or more literals of 16+
+    characters, none a placeholder (consumer keys and secrets, access tokens);
+  * webhook URL: a URL whose host or path says hook (hooks.zapier.com, …/webhook/…) with a
+    path segment of 8+ letters and digits that is not a placeholder: policy, "a webhook URL
+    carries its secret in its path".
 
     python tests/tools/adjudicate_secrets.py [--shared ../shared]
 """
@@ -56,7 +68,7 @@ _SECRETISH_NAME = re.compile(r"(?i)secret|token|key|password|credential|private"
 _PLACEHOLDER = re.compile(
     r"(?i:xxxx)|\*\*\*\*\*|#####|"
     r"^\s*[\"']?(?:\$\{[\w.\-]+\}|\$[A-Za-z_]\w*|#\{[^}]*\}|%[A-Za-z_]+%|\{\{[^}]*\}\}|<[^<>]+>)[\"']?\s*$|"
-    r"(?i:example|sample|dummy|placeholder|fake|insert|goes here|_here\b|"
+    r"(?i:example|sample|dummy|placeholder|fake|insert|goes here|here\b|"
     r"your[_\-]?(?:pass|key|token|secret|api))|123e4567-e89b-12d3"
 )
 
@@ -96,16 +108,39 @@ _HOST = re.compile(r"://|@|^[\w.\-]+\.(?:com|net|org|io)\b")
 # A literal assigned to a name that says secret (policy: any literal password, key or token is
 # the secret itself), and the password slot of a URL; the name must not be about the secret.
 _ASSIGNED = re.compile(
-    r"(?i)(?P<name>[\w.\-]*(?:pass(?:word|wd)?|secret|token|api_?key|apikey|access_?key|"
-    r"private_?key|license_?key|stream_?key|deploy_?key))[\"']?[ \t]*(?:=|:|=>)[ \t]*[\"']?"
+    r"(?i)(?P<name>[\w.\-]*(?:pass(?:word|wd)?|pwd|(?<![a-z])pat|secret|token|api_?key|apikey|"
+    r"access_?key|private_?key|license_?key|stream_?key|deploy_?key)(?:[_.\-]?key)?)"
+    r"[\"']?[ \t]*(?:=|:|=>)[ \t]*[\"']?"
     r"(?P<v>[^\s\"',;`)]{6,})"
 )
+_XML_PASSWORD = re.compile(
+    r"(?i)key\s*=\s*[\"'](?P<name>[^\"']*(?:password|secret|token|apikey|api_key))[\"']\s+"
+    r"value\s*=\s*[\"'](?P<v>[^\"']{6,})[\"']"
+)
+# Published token prefixes (provider documentation; independent of memvet's detectors).
+_PROVIDER_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9])(?P<prefix>gl(?:pat|dt|ptt|rt|agent|oas|imt|cbt|soat|ffct|ft|rtr)-|GR1348941|"
+    r"sk-ant-(?:api|admin)\d\d-|sk-proj-|sk-svcacct-|sk_live_|sk_test_|rk_live_|"
+    r"xox[abposre]-|xapp-|pypi-|gh[pousr]_|github_pat_|sgp_(?:local_)?|nvapi-|flb_live_|hf_|"
+    r"npm_|dop_v1_|shpat_|shpss_|glc_|lin_api_|pscale_tkn_|bedrock-api-key-|live_\d{6,}_|"
+    r"100\d\.(?=[a-f0-9]{32}\.[a-f0-9]{32}))"
+    r"(?P<v>[A-Za-z0-9_\-]{8,}+)(?![#*…]|\.\.|\.(?:jpe?g|png|gif|svg|html?|js|css|py|md|txt)\b)"
+)
+_WEBHOOK_URL = re.compile(
+    r"https?://[^\s/\"']*hook[^\s/\"']*(?:/[^\s\"']*)?|https?://[^\s\"']*/webhooks?/[^\s\"']+", re.I
+)
+_PATH_TOKEN = re.compile(r"[A-Za-z0-9]{8,}")
+# OAuth('key', 'secret', …), NetworkCredential("u", "p"), HTTPBasicAuth(…): the literals passed in.
+_CREDENTIAL_CALL = re.compile(
+    r"(?:OAuth\d?|\w*Credentials?|\w*BasicAuth)\((?P<args>[^()]{0,600})\)"
+)
+_CALL_LITERAL = re.compile(r"""["']([^"'\s]{16,})["']""")
 _URL_PASSWORD = re.compile(r"[a-z][a-z0-9+.\-]*://[^\s:/@]+:(?P<v>[^\s@/]{4,})@")
 _ABOUT_THE_SECRET = re.compile(
     r"(?i)public|(?:^|[_.\-])(?:id|url|uri|name|path|file|type|bucket|vault|hash|md5)$|"
     r"[a-z](?:Id|Url|Name|Path|Vault)$"
 )
-_NOT_A_LITERAL = re.compile(r"^(?:[$%{<]|true$|false$|null$|none$|os\.|process\.|env\.)", re.I)
+_NOT_A_LITERAL = re.compile(r"^(?:\\?[$%{<]|true$|false$|null$|none$|os\.|process\.|env\.)", re.I)
 
 
 def live_literal(text: str) -> str | None:
@@ -119,6 +154,25 @@ def live_literal(text: str) -> str | None:
             and "(" not in value
         ):
             return f"literal assigned to '{match.group('name')[-24:]}': a secret by policy"
+    for match in _CREDENTIAL_CALL.finditer(text):
+        literals = _CALL_LITERAL.findall(match.group("args"))
+        if len(literals) >= 2 and all(placeholder(v) is None for v in literals):
+            return "literal credentials passed to a credential call: secrets by policy"
+    for match in _XML_PASSWORD.finditer(text):
+        if placeholder(match.group("v")) is None:
+            return (
+                f"literal value of the config key '{match.group('name')[-24:]}': a secret by policy"
+            )
+    for match in _PROVIDER_TOKEN.finditer(text):
+        body = match.group("v")
+        if placeholder(body) is None and any(map(str.isdigit, body)):
+            return f"provider token prefix {match.group('prefix')!r}: a token by policy"
+    for match in _WEBHOOK_URL.finditer(text):
+        path = match.group(0).split("://", 1)[1].partition("/")[2]
+        if any(
+            placeholder(t) is None for t in _PATH_TOKEN.findall(path) if any(c.isdigit() for c in t)
+        ):
+            return "webhook URL with a token in its path: a secret by policy"
     for match in _URL_PASSWORD.finditer(text):
         if placeholder(match.group("v")) is None and match.group("v").lower() not in (
             "password",
@@ -133,6 +187,9 @@ _SECRET_WORD = re.compile(r"(?i)secret|passw|token|pwd|private|webhook")
 _GOOGLE_KEY = re.compile(r"(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{35}(?![A-Za-z0-9_\-])")
 
 
+_LAST_TOKEN = re.compile(r"[^\s=:\"'`,;]{4,}")
+
+
 def _value(row: dict, oracles: dict) -> str | None:
     """The credential the row is about: detect-secrets' expected secret, else what the row's own
     third-party rule captures (its last non-empty group: in a (user, password) rule, the password), else None (not judged: the whole text
@@ -141,8 +198,9 @@ def _value(row: dict, oracles: dict) -> str | None:
         return row["expected_secret"]
     pattern = oracles.get(row["rule_id"])
     match = pattern.search(row["text"]) if pattern is not None else None
-    if match is None:
-        return None
+    if match is None:  # the rule cannot run here: judge the text's last token
+        tokens = _LAST_TOKEN.findall(row["text"]) if pattern is None else []
+        return tokens[-1] if tokens else None
     return next((g for g in reversed(match.groups()) if g), match.group(0))
 
 
@@ -168,6 +226,7 @@ def adjudicate(rows: list[dict], rules: list[dict], oracles: dict) -> list[tuple
             elif (
                 not _SECRETISH_NAME.search(name)
                 and not _SECRET_WORD.search(text)
+                and live_literal(text) is None
                 and (
                     (cats & {"identifier", "domain", "infrastructure"} and "secret" not in cats)
                     or _IDENTIFIER_NAME.search(name)
@@ -184,7 +243,11 @@ def adjudicate(rows: list[dict], rules: list[dict], oracles: dict) -> list[tuple
                 why := placeholder(value)
             ) is not None:
                 out.append((row["id"], "not_secret", f"documentation placeholder: {why}"))
-            elif value is not None and typed_without_context(value, text):
+            elif (
+                value is not None
+                and typed_without_context(value, text)
+                and live_literal(text) is None
+            ):
                 out.append(
                     (row["id"], "not_secret", "typed sequence and no secret word in the text")
                 )
