@@ -128,3 +128,11 @@ class TeamOffered(Message):
 
     memory: Memory
     outcome: Outcome
+
+
+@dataclass
+class CandidateOffered(Message):
+    """A queue candidate offered to the team (`T` on the queue) came back from the store."""
+
+    candidate: Candidate
+    outcome: Outcome

@@ -1,6 +1,7 @@
-"""Offering a memory to the team from the inspector (`T` on the Memories screen): the same
-store call as `memvet memories share ID`, and the toast that says what became of it. No
-Textual here; the screen runs `offer` in a worker thread (it may reach the team server)."""
+"""Offering a memory or a candidate to the team from the inspector (`T` on the Memories and the
+Queue screens): the same store calls as `memvet memories share ID`, and the toast that says
+what became of it. No Textual here; the screens run `offer*` in a worker thread (it may reach
+the team server)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Literal
 
 from memvet.inspector.formatting import one_line
 from memvet.inspector.jobs import Outcome, attempt
-from memvet.store import Memory, Store
+from memvet.store import Candidate, Memory, Store
 
 NO_TEAM = "team_not_configured"
 
@@ -27,8 +28,14 @@ def offer(store: Store, memory_id: str) -> Outcome:
     return attempt(offer_memory, store, memory_id)
 
 
-def toast(memory: Memory, outcome: Outcome) -> Toast:
-    statement = one_line(memory.statement, 60)
+def offer_candidate(store: Store, candidate_id: str) -> Outcome:
+    from memvet.store.team.share import offer_candidate as offer_to_team
+
+    return attempt(offer_to_team, store, candidate_id)
+
+
+def toast(record: Memory | Candidate, outcome: Outcome) -> Toast:
+    statement = one_line(record.statement, 60)
     if outcome.ok and not outcome.value["offline"]:
         return Toast(f"Offered to the team (a team approver decides): {statement}", "information")
     if outcome.ok:  # queued in the outbox; the exit-3 cause says what to check

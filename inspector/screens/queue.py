@@ -17,6 +17,7 @@ from memvet.inspector.filters import (
 from memvet.inspector.jobs import attempt, load_queue_page
 from memvet.inspector.messages import DetailLoaded, QueueCounted, QueuePageLoaded
 from memvet.inspector.screens.queue_changes import QueueChanges
+from memvet.inspector.screens.queue_team import QueueTeam
 from memvet.inspector.widgets.candidate_view import CandidateView, state_note
 from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.inspector.widgets.queue_table import QueueTable
@@ -33,7 +34,7 @@ PREFETCH_MARGIN = 40  # rows before the end of what is loaded at which the next 
 DETAIL_CACHE = 64
 
 
-class QueueScreen(QueueChanges, Screen[None]):
+class QueueScreen(QueueChanges, QueueTeam, Screen[None]):
     BINDINGS = [
         Binding("a", "approve", "Approve", id="queue-approve"),
         Binding("e", "edit", "Edit", id="queue-edit"),
@@ -43,6 +44,7 @@ class QueueScreen(QueueChanges, Screen[None]):
         Binding("slash", "filter", "Filter", key_display="/", id="queue-filter"),
         Binding("o", "sort", "Sort", id="queue-sort"),
         Binding("z", "toggle_detail", "Detail", id="queue-detail"),
+        Binding("T", "share_team", "To team", key_display="T", id="queue-share-team"),
         Binding("tab", "app.focus_next", "Pane", id="queue-pane"),
         Binding("escape", "clear", "Clear", id="queue-clear"),
     ]

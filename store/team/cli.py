@@ -28,6 +28,26 @@ def add_team_flag(parser: argparse.ArgumentParser, name: str) -> None:
     parser.set_defaults(handler=lambda args: team(args) if args.team else local(args))
 
 
+def add_recover_flags(p: argparse.ArgumentParser) -> None:
+    """`team recover`'s flags: the local `queue recover`'s, and --force for a live lease."""
+    p.add_argument("id", metavar="ID")
+    how = p.add_mutually_exclusive_group(required=True)
+    for action, text in (
+        ("commit", "approve it yourself (the team policy applies)"),
+        ("release", "back to pending, to be decided again"),
+        ("reject", "reject it and tombstone it for the team"),
+    ):
+        how.add_argument(
+            f"--{action}", dest="action", action="store_const", const=action, help=text
+        )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="recover a lease that has not run out (its machine is known to be gone)",
+    )
+    add_json_flag(p)
+
+
 def add_share(memories: argparse._SubParsersAction) -> None:
     p = memories.add_parser("share", help="offer a memory to the team (a team candidate)")
     p.add_argument("id")
@@ -90,6 +110,9 @@ def register_team(sub: argparse._SubParsersAction) -> None:
         p.add_argument("ids", nargs="+", metavar="ID")
         add_json_flag(p)
         p.set_defaults(handler=_lazy(f"team_{name}"))
+    p = team.add_parser("recover", help="settle a team reservation whose approver's machine died")
+    add_recover_flags(p)
+    p.set_defaults(handler=_lazy("team_recover"))
     audit = team.add_parser("audit", help="the team's audit chain").add_subparsers(
         dest="team_audit_command", metavar="ACTION", required=True
     )

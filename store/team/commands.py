@@ -143,14 +143,14 @@ def team_remove(args: argparse.Namespace) -> int:
 
 
 def _decide(args: argparse.Namespace, action: str) -> int:
-    from memvet.store.team import items, tombstones
+    from memvet.store.team import approval, tombstones
 
     results, failed = [], False
     with _session() as session:
         for cid in args.ids:
             try:
                 results.append(
-                    items.approve(session, cid)
+                    approval.approve(session, cid)
                     if action == "approve"
                     else tombstones.reject(session, cid)
                 )
@@ -170,6 +170,27 @@ def _decide(args: argparse.Namespace, action: str) -> int:
         ),
     )
     return 1 if failed else 0
+
+
+def team_recover(args: argparse.Namespace) -> int:
+    from memvet.store.team.approval import recover
+
+    with _session() as session:
+        try:
+            result = recover(session, args.id, args.action, force=getattr(args, "force", False))
+        except MemvetError as exc:
+            if exc.exit_code != 1:
+                raise
+            result = {"id": args.id, "status": "failed", "error": exc.message, "code": exc.code}
+    emit(
+        args,
+        {"results": [result]},
+        lambda: print(
+            f"{args.id}: {result['status']}"
+            + (f" ({result['error']})" if result.get("error") else "")
+        ),
+    )
+    return 1 if result["status"] == "failed" else 0
 
 
 def team_approve(args: argparse.Namespace) -> int:
@@ -295,7 +316,7 @@ def memories_share(args: argparse.Namespace) -> int:
 def queue_list(args: argparse.Namespace) -> int:
     from memvet.store.team import reads
 
-    statuses = tuple(args.status or ("pending",))
+    statuses = tuple(args.status or ("pending", "stale"))  # the local default
     with _session() as session:
         found = reads.candidates(session, statuses)
     records = [
@@ -312,6 +333,8 @@ def queue_list(args: argparse.Namespace) -> int:
             "evidence_count": 1,
             "created_at": iso(c["created_at"]),
             "proposed_by": c["proposed_by"],
+            "lease_owner": c["lease"] and c["lease"]["owner"],
+            "lease_expires_at": c["lease"] and iso(c["lease"]["expires_at"]),
         }
         for c in found
     ]

@@ -1,7 +1,6 @@
 """Team candidates, memories and tombstones on the server. Every write is one transaction under
-the team lock (session.write); approval is a compare-and-set on the candidate's status in that
-transaction, so two approvers on two machines never commit twice; every write is idempotent by
-its client-made id, so an outbox replay after a lost reply changes nothing."""
+the team lock (session.write); every write is idempotent by its client-made id, so an outbox
+replay after a lost reply changes nothing. Approval (reserve, commit, recover) is approval.py."""
 
 from __future__ import annotations
 
@@ -10,7 +9,6 @@ import secrets
 from memvet.store.errors import NotFoundError
 from memvet.store.team import audit
 from memvet.store.team.errors import TeamRefusedError
-from memvet.store.team.members import APPROVER_ROLES, policy
 from memvet.store.team.session import TeamSession, check_seal, row_seal
 
 CAND_COLS = (
@@ -175,8 +173,9 @@ def _decide(session: TeamSession, cand: dict, status: str, memory_id: str | None
     cand = {**cand, "status": status, "decided_by": session.member_id, "memory_id": memory_id}
     session.conn.execute(
         f"UPDATE team_candidates SET status = %s, decided_by = %s, memory_id = "
-        f"%s, seq = {NEXT}, updated_at = now(), row_mac = %s WHERE team_id = %s "
-        "AND id = %s AND status = 'pending'",
+        f"%s, seq = {NEXT}, updated_at = now(), row_mac = %s, lease_owner = NULL, "
+        "lease_token = NULL, lease_expires_at = NULL WHERE team_id = %s AND id = %s AND "
+        "status IN ('pending', 'reserved')",
         (
             status,
             session.member_id,
@@ -184,92 +183,5 @@ def _decide(session: TeamSession, cand: dict, status: str, memory_id: str | None
             row_seal(c, "team_candidates", cand["id"], cand),
             session.team_id,
             cand["id"],
-        ),
-    )
-
-
-def approve(session: TeamSession, candidate_id: str) -> dict:
-    rules = policy(session)
-    with session.write() as conn:
-        if _role(session) not in APPROVER_ROLES:
-            raise TeamRefusedError(
-                "approving team candidates needs the approver role (an admin "
-                "grants it: `memvet team admit MEMBER --role approver`)",
-                code="team_not_approver",
-            )
-        cand = _locked_candidate(session, candidate_id)
-        if cand["status"] != "pending":
-            mine = cand["decided_by"] == session.member_id and cand["status"] == "committed"
-            if mine:  # a replay of this member's own approval
-                return {"id": candidate_id, "status": "committed", "memory_id": cand["memory_id"]}
-            raise TeamRefusedError(
-                f"team candidate {candidate_id} is already {cand['status']} "
-                f"(by member {cand['decided_by']})",
-                code="already_decided",
-                holder=cand["decided_by"],
-            )
-        if cand["proposed_by"] == session.member_id and not rules["self_approval"]:
-            raise TeamRefusedError(
-                "the team policy does not let a member approve its own "
-                "proposal (self_approval is false)",
-                code="self_approval",
-            )
-        conn.execute(
-            "INSERT INTO team_approvals (team_id, candidate_id, member_id, at) VALUES "
-            "(%s, %s, %s, now()) ON CONFLICT DO NOTHING",
-            (session.team_id, candidate_id, session.member_id),
-        )
-        count = conn.execute(
-            "SELECT count(*) FROM team_approvals WHERE team_id = %s AND candidate_id = %s",
-            (session.team_id, candidate_id),
-        ).fetchone()[0]
-        audit.append(session, "candidate.approved", "candidate", candidate_id)
-        if count < rules["approvals_required"]:
-            return {
-                "id": candidate_id,
-                "status": "pending",
-                "memory_id": None,
-                "approvals": count,
-                "approvals_required": rules["approvals_required"],
-            }
-        mid = memory_id_of(candidate_id)
-        _commit_memory(session, cand, mid)
-        _decide(session, cand, "committed", mid)
-        audit.append(session, "candidate.committed", "candidate", candidate_id)
-        session.notify()
-    return {"id": candidate_id, "status": "committed", "memory_id": mid}
-
-
-def _commit_memory(session: TeamSession, cand: dict, mid: str) -> None:
-    c = session.cipher()
-    statement = c.decrypt("team_candidates", "statement", cand["id"], cand["statement_ct"])
-    remote = c.decrypt("team_candidates", "workspace", cand["id"], cand["workspace_ct"])
-    row = {
-        "candidate_id": cand["id"],
-        "status": "active",
-        "kind": cand["kind"],
-        "polarity": cand["polarity"],
-        "statement_key": cand["statement_key"],
-        "workspace_bidx": cand["workspace_bidx"],
-        "approved_by": session.member_id,
-    }
-    session.conn.execute(
-        f"INSERT INTO team_memories (team_id, id, seq, candidate_id, status, kind, polarity, "
-        f"statement_key, workspace_bidx, statement_ct, workspace_ct, approved_by, created_at, "
-        f"updated_at, row_mac) VALUES (%s, %s, {NEXT}, %s, %s, %s, %s, %s, %s, %s, %s, %s, now(), "
-        "now(), %s) ON CONFLICT DO NOTHING",
-        (
-            session.team_id,
-            mid,
-            cand["id"],
-            "active",
-            cand["kind"],
-            cand["polarity"],
-            cand["statement_key"],
-            cand["workspace_bidx"],
-            c.encrypt("team_memories", "statement", mid, statement),
-            c.encrypt("team_memories", "workspace", mid, remote),
-            session.member_id,
-            row_seal(c, "team_memories", mid, row),
         ),
     )

@@ -3,6 +3,8 @@ that fails is skipped and counted, never shown (as in the local store)."""
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from memvet.store.errors import IntegrityError
 from memvet.store.team.items import CAND_COLS, MEM_COLS, TOMB_COLS
 from memvet.store.team.session import TeamSession, check_seal
@@ -37,16 +39,24 @@ def changes(session: TeamSession, table: str, after: int, limit: int = 2000) -> 
 
 
 def candidates(session: TeamSession, statuses: tuple[str, ...] = ("pending",)) -> list[dict]:
+    """Team candidates by shown status: a reservation whose lease ran out (by the server's
+    clock) is `stale`, as in the local store; each carries its lease holder and expiry."""
     session.cipher()
     rows = session.conn.execute(
-        f"SELECT {', '.join(CAND_COLS)} FROM team_candidates WHERE team_id = %s AND "
-        "status = ANY(%s) ORDER BY created_at",
+        f"SELECT {', '.join(CAND_COLS)}, lease_owner, lease_expires_at, shown FROM ("
+        "SELECT *, CASE WHEN status = 'reserved' AND lease_expires_at < now() THEN 'stale' "
+        "ELSE status END AS shown FROM team_candidates WHERE team_id = %s) AS c "
+        "WHERE shown = ANY(%s) ORDER BY created_at",
         (session.team_id, list(statuses)),
     ).fetchall()
     out = []
+    width = len(CAND_COLS)
     for row in rows:
         try:
-            out.append(_decoded(session, "team_candidates", row))
+            item = _decoded(session, "team_candidates", row[:width])
         except IntegrityError:
             continue
+        owner, expires, item["status"] = row[width:]
+        item["lease"] = {"owner": owner, "expires_at": expires.astimezone(UTC)} if owner else None
+        out.append(item)
     return out

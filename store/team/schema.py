@@ -63,7 +63,17 @@ CREATE TABLE team_audit (
     mac TEXT NOT NULL, PRIMARY KEY (team_id, seq));
 """
 
-TEAM_MIGRATIONS: list[tuple[str, str]] = [("s001_initial", S001_INITIAL)]
+# An approval lease on the server (approval.py): who holds a reserved candidate and until when,
+# by the server's clock, so a machine that died between reserve and commit is recoverable.
+S002_LEASES = """
+ALTER TABLE team_candidates ADD COLUMN lease_owner TEXT, ADD COLUMN lease_token TEXT,
+    ADD COLUMN lease_expires_at TIMESTAMPTZ;
+"""
+
+TEAM_MIGRATIONS: list[tuple[str, str]] = [
+    ("s001_initial", S001_INITIAL),
+    ("s002_leases", S002_LEASES),
+]
 TEAM_SCHEMA_VERSION = len(TEAM_MIGRATIONS)
 
 

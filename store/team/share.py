@@ -110,21 +110,57 @@ def send_offer(store, item_id: str) -> dict:  # noqa: ANN001
     return report
 
 
-def offer_memory(store, memory_id: str) -> dict:  # noqa: ANN001
-    """`memvet memories share ID` and the inspector's key: the memory offered to this home's
-    team and sent now if the server answers. Exit 3 when the home has no team."""
+def share_candidate(store, team_id: str, candidate_id: str) -> str:  # noqa: ANN001
+    """A local candidate offered as a team candidate (its statement, kind and workspace; the
+    evidence stays here). The local one stays in this queue: the team's decision comes back
+    as a team memory or a team tombstone. Offered once (the id derives from the candidate)."""
+    cand = store.get_candidate(candidate_id)
+    if cand.status not in ("pending", "stale"):
+        from memvet.store.team.errors import TeamRefusedError
+
+        raise TeamRefusedError(
+            f"candidate {candidate_id} is {cand.status}; only an undecided candidate is offered "
+            "to the team",
+            code="not_pending",
+        )
+    item_id = _derived_id(team_id, candidate_id)
+    outbox.enqueue(
+        store,
+        "propose",
+        item_id,
+        {
+            "statement": cand.statement,
+            "kind": cand.kind,
+            "polarity": cand.polarity,
+            "remote": _remote(store, cand.scope.workspace),
+        },
+    )
+    return item_id
+
+
+def _offer(store, local_id: str, share) -> dict:  # noqa: ANN001
     from memvet.store.team.config import load_config
     from memvet.store.team.errors import unreachable
 
     config = load_config(store.home)
-    item_id = share_memory(store, config.team_id, memory_id)
+    item_id = share(store, config.team_id, local_id)
     offline = bool(send_offer(store, item_id).get("offline"))
     return {
         "id": item_id,
-        "memory_id": memory_id,
         "offline": offline,
         "cause": unreachable(config.where()).message if offline else None,
     }
+
+
+def offer_memory(store, memory_id: str) -> dict:  # noqa: ANN001
+    """`memvet memories share ID` and the inspector's key: the memory offered to this home's
+    team and sent now if the server answers. Exit 3 when the home has no team."""
+    return {**_offer(store, memory_id, share_memory), "memory_id": memory_id}
+
+
+def offer_candidate(store, candidate_id: str) -> dict:  # noqa: ANN001
+    """The inspector's `T` on the queue: a local candidate offered to this home's team."""
+    return {**_offer(store, candidate_id, share_candidate), "candidate_id": candidate_id}
 
 
 def push_personal(store, session) -> int:  # noqa: ANN001
@@ -164,7 +200,7 @@ def _push_rejections(store, session) -> int:  # noqa: ANN001
         item_id = "tb" + _derived_id(session.team_id, row.id)[2:]
         if item_id in known or (row.decided_by or "").startswith("team:"):
             continue
-        cand = store.candidate_from_row(row)
+        cand = store.rows.candidate(row)
         remote = (
             None
             if cand.scope.workspace is None

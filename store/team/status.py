@@ -25,6 +25,7 @@ def team_status(store, home: Path) -> dict:  # noqa: ANN001
         "key_version": None,
         "lag": None,
         "member_status": None,
+        "leases": None,
     }
     from memvet.store.errors import MemvetError
     from memvet.store.team.session import open_session
@@ -51,6 +52,13 @@ def team_status(store, home: Path) -> dict:  # noqa: ANN001
                 (config.team_id, cursor),
             ).fetchone()[0]
         payload["lag"] = lag  # team changes this home has not applied yet
+        reserved, stale = session.conn.execute(
+            "SELECT count(*) FILTER (WHERE lease_expires_at >= now()), count(*) FILTER "
+            "(WHERE lease_expires_at < now()) FROM team_candidates WHERE team_id = %s AND "
+            "status = 'reserved'",
+            (config.team_id,),
+        ).fetchone()
+        payload["leases"] = {"reserved": reserved, "stale": stale}  # stale: `team recover`
     finally:
         session.close()
     return payload

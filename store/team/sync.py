@@ -119,10 +119,13 @@ def _apply_memories(store, session: TeamSession, found: list[dict]) -> tuple[int
 
     ready: list[tuple[dict, CandidateDraft]] = []
     waiting = []
+    folders: dict[str, str | None] = {}  # remote -> this home's folder: one look-up per page
     for item in found:
         workspace = None
         if item["remote"] is not None:
-            workspace = outbox.workspace_of(store, item["remote"])
+            if item["remote"] not in folders:
+                folders[item["remote"]] = outbox.workspace_of(store, item["remote"])
+            workspace = folders[item["remote"]]
             if workspace is None:
                 waiting.append(item)
                 continue
@@ -145,7 +148,7 @@ def _apply_memories(store, session: TeamSession, found: list[dict]) -> tuple[int
         by_actor.setdefault(f"team:{item['approved_by']}", []).append(draft)
     for actor, drafts in by_actor.items():
         store.import_memories(drafts, actor=actor)
-    keys = {id(d): store.content_key_of(d) for _, d in ready}
+    keys = {id(d): store.admission.content_key(d) for _, d in ready}
     with store._read() as conn:  # the local memory of each (new, or there already)
         local = {
             r.content_key: r.id
@@ -240,7 +243,7 @@ def _local_tombstone(store, session: TeamSession, item: dict) -> None:  # noqa: 
     scope = Scope(user=store.user, workspace=workspace)
     key = store.cipher.content_key(store.user, workspace, None, "team-tombstone", item["statement"])
     with store._write() as conn:
-        store._tombstone(conn, key, "team", item["source_id"], item["statement"], scope)
+        store.tombstones.write(conn, key, "team", item["source_id"], item["statement"], scope)
     _link(store, item["source_id"], session, "applied", None)
 
 

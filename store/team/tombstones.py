@@ -65,12 +65,15 @@ def _require_approver(session: TeamSession, what: str) -> None:
         raise TeamRefusedError(f"{what} needs the approver role", code="team_not_approver")
 
 
-def reject(session: TeamSession, candidate_id: str, reason: str = "rejected") -> dict:
+def reject(
+    session: TeamSession, candidate_id: str, reason: str = "rejected", *, recovery: bool = False
+) -> dict:
+    """Pending → rejected (or, in an operator's recovery, reserved → rejected) and tombstoned."""
     session.cipher()
     with session.write():
         _require_approver(session, "rejecting a team candidate")
         cand = _locked_candidate(session, candidate_id)
-        if cand["status"] != "pending":
+        if cand["status"] != ("reserved" if recovery else "pending"):
             if cand["status"] == "rejected":
                 return {"id": candidate_id, "status": "rejected"}
             raise TeamRefusedError(

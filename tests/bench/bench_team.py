@@ -59,7 +59,7 @@ def _hook_context(home: Path, cwd: str, n: int) -> str:
 
 
 def approve_to_context(team, samples: int) -> list[float]:
-    from memvet.store.team import items
+    from memvet.store.team import approval
     from memvet.store.team.loop import serve
     from memvet.store.team.share import propose_team
     from memvet.store.team.sync import sync_once
@@ -80,7 +80,7 @@ def approve_to_context(team, samples: int) -> list[float]:
             sync_once(ana.store, ana.session)
             os.environ["MEMVET_HOME"] = str(cy.home)
             start = time.perf_counter()
-            items.approve(ben.session, cid)
+            approval.approve(ben.session, cid)
             while text not in _hook_context(cy.home, cy.repo, i):
                 if time.perf_counter() - start > 30:
                     raise RuntimeError("the approval never reached the other member")
@@ -175,7 +175,7 @@ def local_import_seconds(home: Path, n: int) -> float:
 
 def round_trips(team, n: int, tag: str) -> list[float]:
     from memvet.store.records import Reader
-    from memvet.store.team import items
+    from memvet.store.team import approval, items
     from memvet.store.team.sync import sync_once
 
     ana, ben, cy = team
@@ -186,7 +186,7 @@ def round_trips(team, n: int, tag: str) -> list[float]:
         start = time.perf_counter()
         cid = items.new_item_id()
         items.propose(ana.session, cid, text, "fact", "assert", "github.com/acme/app")
-        items.approve(ben.session, cid)
+        approval.approve(ben.session, cid)
         sync_once(cy.store, cy.session)
         assert any(m.statement == text for m in cy.store.list_memories(reader))
         times.append(time.perf_counter() - start)

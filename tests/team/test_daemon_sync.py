@@ -10,7 +10,7 @@ import time
 
 from memvet.daemon.team_sync import run_team_once, team_sync
 from memvet.store.records import Reader
-from memvet.store.team import items, outbox
+from memvet.store.team import approval, outbox
 from memvet.store.team.config import load_config
 from memvet.store.team.share import propose_team
 from memvet.store.team.sync import sync_once
@@ -30,7 +30,7 @@ def test_the_thread_syncs_a_team_home_and_nothing_runs_without_a_team(make_team,
             ana.store, ana.session.team_id, "tag releases as vX.Y.Z", "procedure", ana.repo
         )
         sync_once(ana.store, ana.session)
-        items.approve(ben.session, cid)
+        approval.approve(ben.session, cid)
         deadline = time.monotonic() + 20
         reader = Reader(user="dana", workspace=ben.repo)
         while not ben.store.list_memories(reader) and time.monotonic() < deadline:

@@ -1,5 +1,5 @@
-"""The inspector's team key (`T` on the Memories screen) through Textual's Pilot: a memory
-offered to a real team server reaches another member; with the server away it waits in the
+"""The inspector's team key (`T` on the Memories and the Queue screens) through Textual's Pilot:
+a memory or a candidate offered to a real team server reaches another member; with the server away it waits in the
 outbox and the toast gives the exit-3 cause; a home without a team says how to make one."""
 
 from __future__ import annotations
@@ -72,6 +72,29 @@ async def test_t_offers_the_memory_to_the_team_and_says_when_the_server_is_away(
         assert "127.0.0.1:1/gone cannot be reached" in last and "outbox" in last
         assert outbox.size(ana.store) == 1  # nothing lost: it goes at the next sync
         assert [c["statement"] for c in reads.candidates(ben.session)] == [first.statement]
+
+
+async def test_t_on_the_queue_offers_the_candidate_and_is_listed_in_help_and_palette(make_team):
+    ana, ben, _ = make_team()
+    statement = "the integration tests need docker running"
+    cid = ana.store.admit(_draft(statement, ana.repo), actor="operator").candidate_id
+    app = make_app(ana.store, owner=OWNER, poll_interval=30.0)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await _settle(pilot)
+        assert app.screen.id == "queue" and app.screen.table.current_key == cid
+        assert "To team" in {c.title for c in app.get_system_commands(app.screen)}
+        await pilot.press("T")
+        await _settle(pilot)
+        assert _toasts(app)[-1] == f"Offered to the team (a team approver decides): {statement}"
+        await pilot.press("T")  # offered once: the team id derives from the candidate
+        await _settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert "queue-share-team" in str(app.screen.query_one("#help-body Static").render())
+    [offered] = reads.candidates(ben.session)
+    assert offered["statement"] == statement and offered["remote"] is not None
+    assert ana.store.get_candidate(cid).status == "pending"  # still in this home's queue
+    assert outbox.size(ana.store) == 0
 
 
 async def test_t_in_a_home_without_a_team_says_how_to_make_one(tmp_path):

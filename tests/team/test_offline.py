@@ -6,7 +6,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 from memvet.store.records import Reader
-from memvet.store.team import items, outbox, reads, sync
+from memvet.store.team import approval, items, outbox, reads, sync
 from memvet.store.team.loop import sync_or_offline
 from memvet.store.team.share import propose_team
 from memvet.store.team.sync import sync_once
@@ -61,7 +61,7 @@ def test_killed_mid_sync_then_back_nothing_lost_or_doubled(
 
     ben.reopen()
     for cand in reads.candidates(ben.session):
-        items.approve(ben.session, cand["id"])
+        approval.approve(ben.session, cand["id"])
     real_changes, real_state, pages = sync.changes, outbox.set_state, []
     monkeypatch.setattr(sync, "changes", lambda *a: real_changes(*a, limit=5))
 

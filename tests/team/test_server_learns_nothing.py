@@ -3,7 +3,7 @@ workspaces (remote or local path), member names or OS user names in plaintext.""
 
 from __future__ import annotations
 
-from memvet.store.team import items, reads
+from memvet.store.team import approval, reads
 from memvet.store.team.members import remove
 from memvet.store.team.share import propose_team, share_memory
 from memvet.store.team.sync import sync_once
@@ -17,7 +17,7 @@ def test_pg_dump_holds_no_planted_plaintext(make_team, pg_server, team_db):
     first = propose_team(ana.store, ana.session.team_id, PLANTED, "constraint", ana.repo)
     second = propose_team(ana.store, ana.session.team_id, PLANTED + " again", "constraint", None)
     sync_once(ana.store, ana.session)
-    items.approve(ben.session, first)
+    approval.approve(ben.session, first)
     reject(ben.session, second, reason="zebracanary reason")
     from memvet.store.records import CandidateDraft, Scope
 

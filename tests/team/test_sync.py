@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from memvet.store.records import Reader
-from memvet.store.team import items, reads
+from memvet.store.team import approval, reads
 from memvet.store.team.errors import TeamRefusedError
 from memvet.store.team.share import propose_team, share_memory
 from memvet.store.team.sync import sync_once
@@ -32,9 +32,9 @@ def test_a_proposal_approved_by_another_member_reaches_every_home(trio):
         (cid, RULE, "github.com/acme/app")
     ]
     with pytest.raises(TeamRefusedError) as own:
-        items.approve(ana.session, cid)
+        approval.approve(ana.session, cid)
     assert own.value.code == "self_approval"
-    assert items.approve(ben.session, cid)["status"] == "committed"
+    assert approval.approve(ben.session, cid)["status"] == "committed"
     for member in trio:
         report = sync_once(member.store, member.session)
         assert report.applied == 1
@@ -56,7 +56,7 @@ def test_a_shared_memory_comes_back_to_its_home_once(trio):
     share_memory(ana.store, ana.session.team_id, mid)
     sync_once(ana.store, ana.session)
     (cand,) = reads.candidates(ben.session)
-    items.approve(ben.session, cand["id"])
+    approval.approve(ben.session, cand["id"])
     assert sync_once(ana.store, ana.session).applied == 0
     assert _active(ana) == ["the staging database is read-only"]
     assert sync_once(ben.store, ben.session).applied == 1
@@ -78,7 +78,7 @@ def test_a_false_write_on_one_home_retires_the_memory_on_the_others(trio):
     ana, ben, cy = trio
     cid = propose_team(ana.store, ana.session.team_id, RULE, "constraint", ana.repo)
     sync_once(ana.store, ana.session)
-    items.approve(ben.session, cid)
+    approval.approve(ben.session, cid)
     for member in trio:
         sync_once(member.store, member.session)
     (local,) = ben.store.list_memories(Reader(user="dana", workspace=ben.repo))
@@ -124,7 +124,7 @@ def test_the_live_loop_applies_an_approval_on_notify_not_on_the_catch_up(trio):
             time.sleep(0.05)
         cid = propose_team(ana.store, ana.session.team_id, RULE, "constraint", ana.repo)
         sync_once(ana.store, ana.session)
-        items.approve(ben.session, cid)
+        approval.approve(ben.session, cid)
         while _active(cy) != [RULE] and time.monotonic() < deadline:
             time.sleep(0.05)
         assert _active(cy) == [RULE]

@@ -138,17 +138,18 @@ def test_an_older_server_schema_stops_until_team_migrate(monkeypatch, capsys, ho
 
     code, _, _ = run(monkeypatch, capsys, homes[0], "team", "create", team_url, "--name", "a")
     assert code == 0
+    newer = len(schema.TEAM_MIGRATIONS) + 1  # this memvet is one step newer
     monkeypatch.setattr(
         schema,
         "TEAM_MIGRATIONS",
-        [*schema.TEAM_MIGRATIONS, ("s002_note", "ALTER TABLE team_meta ADD COLUMN note TEXT")],
+        [*schema.TEAM_MIGRATIONS, ("s999_note", "ALTER TABLE team_meta ADD COLUMN note TEXT")],
     )
-    monkeypatch.setattr(schema, "TEAM_SCHEMA_VERSION", 2)  # this memvet is one step newer
+    monkeypatch.setattr(schema, "TEAM_SCHEMA_VERSION", newer)
     code, err, _ = run(monkeypatch, capsys, homes[0], "team", "members", "--json")
     assert code == 3 and err["error"]["code"] == "team_schema_mismatch"
     assert "memvet team migrate" in err["error"]["message"]
     code, migrated, _ = run(monkeypatch, capsys, homes[0], "team", "migrate", "--json")
-    assert code == 0 and migrated == {"applied": ["s002_note"], "version": 2}
+    assert code == 0 and migrated == {"applied": ["s999_note"], "version": newer}
     code, again, _ = run(monkeypatch, capsys, homes[0], "team", "migrate", "--json")
     assert again["applied"] == []
     code, listed, _ = run(monkeypatch, capsys, homes[0], "team", "members", "--json")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memvet.store.records import Reader
-from memvet.store.team import items
+from memvet.store.team import approval
 from memvet.store.team.members import admit, create_team, join_team
 from memvet.store.team.outbox import note_workspace
 from memvet.store.team.session import open_session
@@ -73,7 +73,7 @@ def test_reads_stay_in_scope_across_members_and_teams(two_teams, ops):
         cid = propose_team(author.store, author.session.team_id, statement, "fact", folder)
         sync_once(author.store, author.session)
         if approved:
-            items.approve(peer.session, cid)
+            approval.approve(peer.session, cid)
             model.setdefault((proposer // 2, where), set()).add(statement)
         else:
             reject(peer.session, cid)
