@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 from memvet.store.audit import append_events
+from memvet.store.checkpoints import Checkpoints
+from memvet.store.context import StoreContext
 from memvet.store.core import CAND, MEM
 from memvet.store.errors import IntegrityError, UsageError
 from memvet.store.evidence_identity import held_identities, identity_key
 from memvet.store.models import EvidenceRow, TombstoneRow
-from memvet.store.near_duplicates import NearDuplicateMixin
+from memvet.store.near_duplicates import NearDuplicates
 from memvet.store.records import (
     EXCERPT_LIMIT,
     KINDS,
@@ -28,12 +30,14 @@ from memvet.store.records import (
     Checkpoint,
     Evidence,
 )
+from memvet.store.rows import RowCodec
 from memvet.store.sealing import check as check_seal
 from memvet.store.sealing import seal
 from memvet.store.slots import derive_subject
 from memvet.store.subjects import content_words, overlap
 from memvet.store.text_safety import sanitise_draft
-from memvet.store.tombstones import TombstoneMixin
+from memvet.store.tombstones import Tombstones
+from memvet.store.vocabulary import AdmissionOutcome, CandidateStatus, MemoryStatus
 from sqlalchemy import Connection
 
 EVID = EvidenceRow.__table__
@@ -87,10 +91,23 @@ class _Batch:
     events: list[tuple] = field(default_factory=list)
 
 
-class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
-    def content_key_of(self, draft: CandidateDraft) -> str:
+class Admission:
+    """The queue's way in: tombstones first, then a pending duplicate, then a new candidate."""
+
+    def __init__(
+        self,
+        ctx: StoreContext,
+        rows: RowCodec,
+        tombstones: Tombstones,
+        near: NearDuplicates,
+        checkpoints: Checkpoints,
+    ) -> None:
+        self.ctx, self.rows, self.tombstones = ctx, rows, tombstones
+        self.near, self.checkpoints = near, checkpoints
+
+    def content_key(self, draft: CandidateDraft) -> str:
         # The agent part is the memory's agent restriction; memories apply to every agent in v1.
-        return self.cipher.content_key(
+        return self.ctx.cipher.content_key(
             draft.scope.user, draft.scope.workspace, None, draft.kind, draft.statement
         )
 
@@ -103,8 +120,8 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
     ) -> list[AdmissionResult]:
         """Admit drafts in one transaction, with the same rules as `admit`."""
         drafts = [admissible(d) for d in drafts]
-        with self._write() as conn:
-            return self._admit_batch(conn, drafts, actor)
+        with self.ctx.write() as conn:
+            return self.admit_batch(conn, drafts, actor)
 
     def ingest(
         self, checkpoint: Checkpoint, drafts: list[CandidateDraft], *, actor: str = "daemon"
@@ -119,11 +136,11 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
                 ready.append(admissible(draft))
             except (UsageError, ValueError):  # UnicodeError is a ValueError
                 dropped.add(i)
-        with self._write() as conn:
-            admitted = iter(self._admit_batch(conn, ready, actor, near=True))
-            self._save_checkpoint(conn, checkpoint)  # type: ignore[attr-defined]
+        with self.ctx.write() as conn:
+            admitted = iter(self.admit_batch(conn, ready, actor, near=True))
+            self.checkpoints.save_in(conn, checkpoint)
         return [
-            AdmissionResult("dropped") if i in dropped else next(admitted)
+            AdmissionResult(AdmissionOutcome.DROPPED) if i in dropped else next(admitted)
             for i in range(len(drafts))
         ]
 
@@ -136,7 +153,13 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
                 for r in conn.execute(
                     sa.select(CAND.c.content_key, CAND.c.id).where(
                         CAND.c.content_key.in_(part),
-                        CAND.c.status.in_(("pending", "reserved", "stale")),
+                        CAND.c.status.in_(
+                            (
+                                CandidateStatus.PENDING,
+                                CandidateStatus.RESERVED,
+                                CandidateStatus.STALE,
+                            )
+                        ),
                     )
                 )
             }
@@ -144,32 +167,33 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
                 r.content_key: r.id
                 for r in conn.execute(
                     sa.select(MEM.c.content_key, MEM.c.id).where(
-                        MEM.c.content_key.in_(part), MEM.c.status.in_(("active", "disputed"))
+                        MEM.c.content_key.in_(part),
+                        MEM.c.status.in_((MemoryStatus.ACTIVE, MemoryStatus.DISPUTED)),
                     )
                 )
             }
         return pending, known
 
-    def _admit_batch(
+    def admit_batch(
         self, conn: Connection, drafts: list[CandidateDraft], actor: str, *, near: bool = False
     ) -> list[AdmissionResult]:
         """`near`: a restatement of a pending candidate merges into it (the daemon's sessions;
         what an operator types or imports is queued as typed)."""
         if not drafts:
             return []
-        keys = [self.content_key_of(d) for d in drafts]
+        keys = [self.content_key(d) for d in drafts]
         # Tombstones by statement, whatever the kind, at this scope or a wider or narrower one.
-        tombs = self.tombstone_hits(conn, [(d.scope, d.statement) for d in drafts])
+        tombs = self.tombstones.hits(conn, [(d.scope, d.statement) for d in drafts])
         pending, known = self._existing(conn, sorted(set(keys)))
         idents = [
-            identity_key(self.cipher, d.evidence, k) for d, k in zip(drafts, keys, strict=True)
+            identity_key(self.ctx.cipher, d.evidence, k) for d, k in zip(drafts, keys, strict=True)
         ]
         held = held_identities(conn, [i for i in idents if i is not None])
-        now, batch, results = self.now(), _Batch(), []
+        now, batch, results = self.ctx.now(), _Batch(), []
         fresh: set[str] = set()  # candidates queued by this batch (written at its end)
         for draft, key, tomb, ident in zip(drafts, keys, tombs, idents, strict=True):
             if ident is not None and ident in held:  # the same line read again: absorbed
-                results.append(AdmissionResult("repeat", content_key=key))
+                results.append(AdmissionResult(AdmissionOutcome.REPEAT, content_key=key))
                 continue
             if ident is not None:
                 held.add(ident)
@@ -179,47 +203,59 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
                 batch.events.append(
                     (now, actor, "admission.tombstoned", "tombstone", hit[:16], None)
                 )
-                results.append(AdmissionResult("tombstoned", content_key=key, tombstone=hit))
+                results.append(
+                    AdmissionResult(AdmissionOutcome.TOMBSTONED, content_key=key, tombstone=hit)
+                )
             elif key in pending:
                 cid = pending[key]
                 batch.merges[cid] = batch.merges.get(cid, 0) + 1
                 self._evidence_row(batch, cid, draft.evidence, now, ident)
                 batch.events.append((now, actor, "candidate.merged", "candidate", cid, None))
-                results.append(AdmissionResult("merged", candidate_id=cid, content_key=key))
+                results.append(
+                    AdmissionResult(AdmissionOutcome.MERGED, candidate_id=cid, content_key=key)
+                )
             elif key in known:
                 batch.events.append((now, actor, "admission.known", "memory", known[key], None))
-                results.append(AdmissionResult("known", memory_id=known[key], content_key=key))
-            elif near and (found := self.near_duplicate_of(conn, draft, fresh)) is not None:
+                results.append(
+                    AdmissionResult(AdmissionOutcome.KNOWN, memory_id=known[key], content_key=key)
+                )
+            elif near and (found := self.near.restated(conn, draft, fresh)) is not None:
                 cid, row = found  # the same rule in other words: one candidate, both evidences
-                merged_key = self.narrow_to(conn, row, draft) if row is not None else key
+                merged_key = self.near.narrow_to(conn, row, draft) if row is not None else key
                 batch.merges[cid] = batch.merges.get(cid, 0) + 1
                 self._evidence_row(batch, cid, draft.evidence, now, ident)
                 batch.events.append((now, actor, "candidate.merged_near", "candidate", cid, None))
-                results.append(AdmissionResult("merged", candidate_id=cid, content_key=merged_key))
+                results.append(
+                    AdmissionResult(
+                        AdmissionOutcome.MERGED, candidate_id=cid, content_key=merged_key
+                    )
+                )
             else:
                 cid = self._candidate_row(conn, batch, draft, key, now)
                 pending[key] = cid  # a repeat later in this batch merges into it
                 if near:
                     fresh.add(cid)
-                    self.remember_pending(cid, draft)
+                    self.near.remember(cid, draft)
                 batch.events.append(
                     (now, actor, "candidate.queued", "candidate", cid, draft.statement)
                 )
-                results.append(AdmissionResult("queued", candidate_id=cid, content_key=key))
+                results.append(
+                    AdmissionResult(AdmissionOutcome.QUEUED, candidate_id=cid, content_key=key)
+                )
         self._write_batch(conn, batch, now)
         return results
 
     def _candidate_row(
         self, conn: Connection, batch: _Batch, draft: CandidateDraft, key: str, now
     ) -> str:  # noqa: ANN001
-        cid = self._new_id("c_")
+        cid = self.ctx.new_id("c_")
         supersedes = (
             self._find_superseded(conn, draft) if draft.supersedes_hint is not None else None
         )
-        c = self.cipher
+        c = self.ctx.cipher
         values = dict(
             id=cid,
-            status="pending",
+            status=CandidateStatus.PENDING,
             kind=draft.kind,
             source_type=draft.source_type,
             host=draft.host,
@@ -234,8 +270,8 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
             statement_ct=c.encrypt("candidates", "statement", cid, draft.statement),
             reasons_ct=c.encrypt("candidates", "reasons", cid, json.dumps(list(draft.reasons))),
             usage_boundary_ct=c.encrypt("candidates", "usage_boundary", cid, draft.usage_boundary),
-            **self._scope_columns("candidates", cid, draft.scope),
-            **self._subject_columns(
+            **self.rows.scope_columns("candidates", cid, draft.scope),
+            **self.rows.subject_columns(
                 "candidates",
                 cid,
                 derive_subject(draft.statement, draft.kind),
@@ -257,7 +293,7 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
     ) -> None:
         if ev is None:
             return
-        c, rid = self.cipher, "e_" + secrets.token_hex(8)
+        c, rid = self.ctx.cipher, "e_" + secrets.token_hex(8)
         batch.evidence.append(
             {
                 "id": rid,
@@ -284,22 +320,24 @@ class AdmissionMixin(TombstoneMixin, NearDuplicateMixin):
             conn.execute(
                 TOMB_COUNT, [{"key": k, "n": n, "now": now} for k, n in batch.tomb_hits.items()]
             )
-        append_events(conn, self.cipher, batch.events)
+        append_events(conn, self.ctx.cipher, batch.events)
 
     def _find_superseded(self, conn: Connection, draft: CandidateDraft) -> str | None:
         """A correction links to the active memory in its scope that it most plausibly replaces."""
-        reader = self.reader_for(draft.scope.workspace)
+        reader = self.ctx.reader_for(draft.scope.workspace)
         words = content_words(draft.supersedes_hint or draft.statement)
         scored = []
         rows = conn.execute(
-            sa.select(MEM).where(MEM.c.status == "active", self.scope_clause(MEM, reader))
+            sa.select(MEM).where(
+                MEM.c.status == MemoryStatus.ACTIVE, self.ctx.scope_clause(MEM, reader)
+            )
         )
         for row in rows:
             try:
-                check_seal(self.cipher, "memories", row)
-                text = self._dec("memories", "statement", row.id, row.statement_ct) or ""
+                check_seal(self.ctx.cipher, "memories", row)
+                text = self.rows.dec("memories", "statement", row.id, row.statement_ct) or ""
             except IntegrityError:  # skipped, as every read skips a row that fails
-                self._note_unreadable("memories", row.id)
+                self.ctx.note_unreadable("memories", row.id)
                 continue
             score = overlap(words, content_words(text)) + (0.1 if row.kind == draft.kind else 0.0)
             if score > SUPERSEDE_THRESHOLD:

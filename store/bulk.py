@@ -11,17 +11,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import sqlalchemy as sa
-from memvet.store.admission import admissible
+from memvet.store.admission import Admission, admissible
 from memvet.store.audit import append_events
-from memvet.store.core import CAND, MEM, StoreCore
+from memvet.store.context import StoreContext
+from memvet.store.core import CAND, MEM
 from memvet.store.errors import UsageError
 from memvet.store.lifecycle import check_candidate, check_memory
+from memvet.store.memory_creation import memory_id_for
 from memvet.store.models import MemoryTransitionRow
 from memvet.store.recall_index import reindex_stale
 from memvet.store.records import CandidateDraft
-from memvet.store.reservation import memory_id_for
+from memvet.store.rows import RowCodec
 from memvet.store.sealing import resealed_many, seal
 from memvet.store.slots import derive_subject
+from memvet.store.vocabulary import AdmissionOutcome, CandidateStatus, ImportFate, MemoryStatus
 
 TRANS = MemoryTransitionRow.__table__
 CHUNK = 5000  # drafts admitted and written per slice of one import's transaction
@@ -30,9 +33,9 @@ IMPORT_CACHE_KIB = (
 )
 FLIP = (
     CAND.update()
-    .where(CAND.c.id == sa.bindparam("cid"), CAND.c.status == "pending")
+    .where(CAND.c.id == sa.bindparam("cid"), CAND.c.status == CandidateStatus.PENDING)
     .values(
-        status="committed",
+        status=CandidateStatus.COMMITTED,
         memory_id=sa.bindparam("mid"),
         decided_by=sa.bindparam("actor"),
         decided_at=sa.bindparam("now"),
@@ -86,7 +89,10 @@ def _page_cache(conn: sa.Connection) -> Iterator[None]:
         conn.exec_driver_sql(f"PRAGMA cache_size = {previous}")
 
 
-class BulkMixin(StoreCore):
+class BulkImport:
+    def __init__(self, ctx: StoreContext, rows: RowCodec, admission: Admission) -> None:
+        self.ctx, self.rows, self.admission = ctx, rows, admission
+
     def import_memories(self, drafts: list[CandidateDraft], *, actor: str) -> list[str]:
         """import_batch, returning only the new memory ids."""
         return [o.memory_id for o in self.import_batch(drafts, actor=actor) if o.memory_id]
@@ -101,23 +107,20 @@ class BulkMixin(StoreCore):
         drafts, problems = admitted_or_problems(drafts)
         if problems:
             raise BadDrafts(problems)
-        check_candidate("pending", "reserved")
-        check_candidate("reserved", "committed")
-        check_memory(None, "active")
-        now, outcomes = self.now(), []
-        with self._write() as conn, _page_cache(conn):  # one transaction: all or nothing
+        check_candidate(CandidateStatus.PENDING, CandidateStatus.RESERVED)
+        check_candidate(CandidateStatus.RESERVED, CandidateStatus.COMMITTED)
+        check_memory(None, MemoryStatus.ACTIVE)
+        now, outcomes = self.ctx.now(), []
+        with self.ctx.write() as conn, _page_cache(conn):  # one transaction: all or nothing
             for first in range(0, len(drafts), CHUNK):
                 outcomes += self._import_chunk(conn, drafts[first : first + CHUNK], actor, now)
                 reindex_stale(
-                    conn, self.cipher
+                    conn, self.ctx.cipher
                 )  # each slice's postings, with the cache still large
-            counts = {
-                o: sum(x.outcome == o for x in outcomes)
-                for o in ("imported", "tombstoned", "duplicate", "known")
-            }
+            counts = {o: sum(x.outcome == o for x in outcomes) for o in ImportFate}
             append_events(
                 conn,
-                self.cipher,
+                self.ctx.cipher,
                 [
                     (
                         now,
@@ -135,23 +138,26 @@ class BulkMixin(StoreCore):
         self, conn: sa.Connection, drafts: list[CandidateDraft], actor: str, now
     ) -> list[ImportOutcome]:  # noqa: ANN001
         """One slice of an import, inside its transaction (bounded memory at 100k drafts)."""
-        c = self.cipher
+        c = self.ctx.cipher
         memories, transitions, flips, events, outcomes = [], [], [], [], []
-        results = self._admit_batch(conn, drafts, actor)  # type: ignore[attr-defined]
+        results = self.admission.admit_batch(conn, drafts, actor)
         for draft, result in zip(drafts, results, strict=True):
-            if result.outcome != "queued":
+            if result.outcome != AdmissionOutcome.QUEUED:
                 outcomes.append(
                     ImportOutcome(
-                        {"merged": "duplicate"}.get(result.outcome) or result.outcome,
+                        ImportFate.DUPLICATE
+                        if result.outcome == AdmissionOutcome.MERGED
+                        else result.outcome,
                         other_id=result.candidate_id or result.memory_id,
                     )
                 )
                 continue
+            assert result.candidate_id is not None  # a queued draft always names its candidate
             mid = memory_id_for(result.candidate_id)
             values = dict(
                 id=mid,
                 candidate_id=result.candidate_id,
-                status="active",
+                status=MemoryStatus.ACTIVE,
                 kind=draft.kind,
                 source_type=draft.source_type,
                 host=draft.host,
@@ -169,8 +175,8 @@ class BulkMixin(StoreCore):
                 usage_boundary_ct=c.encrypt(
                     "memories", "usage_boundary", mid, draft.usage_boundary
                 ),
-                **self._scope_columns("memories", mid, draft.scope),
-                **self._subject_columns(
+                **self.rows.scope_columns("memories", mid, draft.scope),
+                **self.rows.subject_columns(
                     "memories",
                     mid,
                     derive_subject(draft.statement, draft.kind),
@@ -183,7 +189,7 @@ class BulkMixin(StoreCore):
                 dict(
                     memory_id=mid,
                     from_status=None,
-                    to_status="active",
+                    to_status=MemoryStatus.ACTIVE,
                     valid_to_before=None,
                     valid_to_after=None,
                     actor=actor[:200],
@@ -197,11 +203,13 @@ class BulkMixin(StoreCore):
             events.append(
                 (now, actor, "candidate.committed", "candidate", result.candidate_id, None)
             )
-            outcomes.append(ImportOutcome("imported", memory_id=mid))
+            outcomes.append(ImportOutcome(ImportFate.IMPORTED, memory_id=mid))
         if memories:
             conn.execute(MEM.insert(), memories)
             conn.execute(TRANS.insert(), transitions)
-            macs = resealed_many(conn, c, CAND, [f["cid"] for f in flips], {"status": "committed"})
+            macs = resealed_many(
+                conn, c, CAND, [f["cid"] for f in flips], {"status": CandidateStatus.COMMITTED}
+            )
             conn.execute(FLIP, [{**f, "mac": macs[f["cid"]]} for f in flips])
         append_events(conn, c, events)
         return outcomes

@@ -7,11 +7,16 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import sqlalchemy as sa
-from memvet.store.core import CAND, MEM, StoreCore
+from memvet.store.context import StoreContext
+from memvet.store.core import CAND, MEM
 from memvet.store.errors import IntegrityError, NotFoundError
 from memvet.store.leases import expired_clause, shown_counts, status_clause
 from memvet.store.models import EvidenceRow, TombstoneRow
 from memvet.store.records import Candidate, CandidateDetail, Evidence, Reader
+from memvet.store.rows import RowCodec
+from memvet.store.slot_decisions import Slots
+from memvet.store.tombstones import Tombstones
+from memvet.store.vocabulary import CandidateStatus
 
 EVID = EvidenceRow.__table__
 TOMB = TombstoneRow.__table__
@@ -19,7 +24,7 @@ TOMB = TombstoneRow.__table__
 
 @dataclass(frozen=True)
 class QueueFilter:
-    statuses: tuple[str, ...] = ("pending", "stale")
+    statuses: tuple[str, ...] = (CandidateStatus.PENDING, CandidateStatus.STALE)
     hosts: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
     workspace: str | None = None  # only this workspace's candidates (exact)
@@ -37,11 +42,16 @@ SORT_COLUMNS = {
 }
 
 
-class CandidateReadMixin(StoreCore):
+class QueueReads:
+    def __init__(
+        self, ctx: StoreContext, rows: RowCodec, tombstones: Tombstones, slots: Slots
+    ) -> None:
+        self.ctx, self.rows, self.tombstones, self.slots = ctx, rows, tombstones, slots
+
     def _queue_where(self, reader: Reader, flt: QueueFilter) -> list[sa.ColumnElement[bool]]:
-        clauses = [self.scope_clause(CAND, reader)]
+        clauses = [self.ctx.scope_clause(CAND, reader)]
         if flt.statuses:
-            clauses.append(status_clause(CAND, flt.statuses, self.now()))
+            clauses.append(status_clause(CAND, flt.statuses, self.ctx.now()))
         if flt.hosts:
             clauses.append(CAND.c.host.in_(flt.hosts))
         if flt.kinds:
@@ -50,11 +60,11 @@ class CandidateReadMixin(StoreCore):
             clauses.append(CAND.c.workspace_bidx.is_(None))
         elif flt.workspace is not None:
             clauses.append(
-                CAND.c.workspace_bidx == self.cipher.blind_index("workspace", flt.workspace)
+                CAND.c.workspace_bidx == self.ctx.cipher.blind_index("workspace", flt.workspace)
             )
         return clauses
 
-    def list_candidates(
+    def page(
         self,
         reader: Reader,
         flt: QueueFilter | None = None,
@@ -105,9 +115,9 @@ class CandidateReadMixin(StoreCore):
             return self._scan_text(query, flt.text, limit)
         if limit is not None:
             query = query.limit(limit)
-        with self._read() as conn:
+        with self.ctx.read() as conn:
             rows = conn.execute(query).all()
-        found = self._readable(rows, self.candidate_from_row, "candidates")
+        found = self.ctx.readable(rows, self.rows.candidate, "candidates")
         if limit is not None and len(rows) == limit and len(found) < limit:
             # Rows that failed authentication were left out: fill the page from past the last
             # row read, so a short page still means the end of the queue to a pager.
@@ -121,7 +131,7 @@ class CandidateReadMixin(StoreCore):
                     last.id,
                 )
             )
-            found += self.list_candidates(
+            found += self.page(
                 reader,
                 flt,
                 limit=limit - len(found),
@@ -136,12 +146,12 @@ class CandidateReadMixin(StoreCore):
         full: only the statement of each row, the whole candidate only for matches."""
         needle = text.casefold()
         found: list[Candidate] = []
-        with self._read() as conn:
+        with self.ctx.read() as conn:
             result = conn.execute(query)  # rows are fetched as iterated, never all at once
             for row in result:
                 statement = self._statement_or_none(row)
                 if statement is not None and needle in statement.casefold():
-                    found.extend(self._readable([row], self.candidate_from_row, "candidates"))
+                    found.extend(self.ctx.readable([row], self.rows.candidate, "candidates"))
                     if limit is not None and len(found) >= limit:
                         break
             result.close()
@@ -150,22 +160,22 @@ class CandidateReadMixin(StoreCore):
     def _statement_or_none(self, row: sa.Row) -> str | None:
         """A row's statement for a text filter; None (the row reported) when it fails."""
         try:
-            return self._dec("candidates", "statement", row.id, row.statement_ct) or ""
+            return self.rows.dec("candidates", "statement", row.id, row.statement_ct) or ""
         except IntegrityError:
-            self._note_unreadable("candidates", row.id)
+            self.ctx.note_unreadable("candidates", row.id)
             return None
 
-    def count_candidates(self, reader: Reader, flt: QueueFilter | None = None) -> int:
+    def count(self, reader: Reader, flt: QueueFilter | None = None) -> int:
         flt = flt or QueueFilter()
         if flt.text:
             needle = flt.text.casefold()
             query = sa.select(CAND.c.id, CAND.c.statement_ct).where(*self._queue_where(reader, flt))
-            with self._read() as conn:
+            with self.ctx.read() as conn:
                 return sum(
                     needle in (self._statement_or_none(r) or "").casefold()
                     for r in conn.execute(query)
                 )
-        with self._read() as conn:
+        with self.ctx.read() as conn:
             return int(
                 conn.execute(
                     sa.select(sa.func.count())
@@ -174,41 +184,41 @@ class CandidateReadMixin(StoreCore):
                 ).scalar_one()
             )
 
-    def queue_counts(self, reader: Reader) -> dict[str, int]:
-        with self._read() as conn:
+    def counts(self, reader: Reader) -> dict[str, int]:
+        with self.ctx.read() as conn:
             rows = conn.execute(
                 sa.select(CAND.c.status, sa.func.count())
-                .where(self.scope_clause(CAND, reader))
+                .where(self.ctx.scope_clause(CAND, reader))
                 .group_by(CAND.c.status)
             ).all()
             expired = conn.execute(
                 sa.select(sa.func.count())
                 .select_from(CAND)
-                .where(self.scope_clause(CAND, reader), expired_clause(CAND, self.now()))
+                .where(self.ctx.scope_clause(CAND, reader), expired_clause(CAND, self.ctx.now()))
             ).scalar_one()
         return shown_counts(dict(rows), expired)
 
-    def get_candidate(self, candidate_id: str, reader: Reader | None = None) -> Candidate:
+    def get(self, candidate_id: str, reader: Reader | None = None) -> Candidate:
         query = sa.select(CAND).where(CAND.c.id == candidate_id)
         if reader is not None:
-            query = query.where(self.scope_clause(CAND, reader))
-        with self._read() as conn:
+            query = query.where(self.ctx.scope_clause(CAND, reader))
+        with self.ctx.read() as conn:
             row = conn.execute(query).first()
         if row is None:
             raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
-        return self.candidate_from_row(row)
+        return self.rows.candidate(row)
 
-    def candidate_detail(self, candidate_id: str, reader: Reader | None = None) -> CandidateDetail:
+    def detail(self, candidate_id: str, reader: Reader | None = None) -> CandidateDetail:
         """The candidate with its evidence, tombstone hit and slot: the rival memories approving
         it has to decide about (slot_decisions.py), and what a correction would replace."""
-        cand = self.get_candidate(candidate_id, reader)
-        with self._read() as conn:
+        cand = self.get(candidate_id, reader)
+        with self.ctx.read() as conn:
             row = conn.execute(sa.select(CAND.c.content_key).where(CAND.c.id == candidate_id)).one()
             evidence = tuple(self._evidence(conn, candidate_id))
             # The tombstone admission would hit now (by statement, at this scope or one around
             # it), else this candidate's own, lifted or not.
             tomb = (
-                self.blocking_tombstone(conn, cand.scope, cand.statement)  # type: ignore[attr-defined]
+                self.tombstones.blocking(conn, cand.scope, cand.statement)
                 or conn.execute(
                     sa.select(TOMB).where(TOMB.c.content_key == row.content_key)
                 ).first()
@@ -216,14 +226,12 @@ class CandidateReadMixin(StoreCore):
             supersedes = None
             if cand.supersedes_id:
                 srow = conn.execute(sa.select(MEM).where(MEM.c.id == cand.supersedes_id)).first()
-                found_rows = self._readable(
-                    [srow] if srow else [], self.memory_from_row, "memories"
-                )
+                found_rows = self.ctx.readable([srow] if srow else [], self.rows.memory, "memories")
                 supersedes = found_rows[0] if found_rows else None
-        found = self.conflicts_for(cand)  # type: ignore[attr-defined]
-        tombs = self._readable(
+        found = self.slots.conflicts_for(cand)
+        tombs = self.ctx.readable(
             [tomb] if tomb else [],
-            self._tombstone_from_row,  # type: ignore[attr-defined]
+            self.tombstones.from_row,
             "tombstones",
         )
         tombstone = tombs[0] if tombs else None
@@ -247,12 +255,12 @@ class CandidateReadMixin(StoreCore):
             rid = str(r.id)
             out.append(
                 Evidence(
-                    path=self._dec("evidence", "path", rid, r.path_ct) or "",
+                    path=self.rows.dec("evidence", "path", rid, r.path_ct) or "",
                     line=r.line,
-                    message_id=self._dec("evidence", "message_id", rid, r.message_id_ct),
+                    message_id=self.rows.dec("evidence", "message_id", rid, r.message_id_ct),
                     timestamp=r.timestamp,
-                    excerpt=self._dec("evidence", "excerpt", rid, r.excerpt_ct) or "",
-                    session=self._dec("evidence", "session", rid, r.session_ct),
+                    excerpt=self.rows.dec("evidence", "excerpt", rid, r.excerpt_ct) or "",
+                    session=self.rows.dec("evidence", "session", rid, r.session_ct),
                 )
             )
         return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import sqlalchemy as sa
-from memvet.store.core import StoreCore
+from memvet.store.context import StoreContext
 from memvet.store.models import FileCheckpointRow
 from memvet.store.records import Checkpoint
 from sqlalchemy import Connection
@@ -15,32 +15,35 @@ from sqlalchemy import Connection
 CKPT = FileCheckpointRow.__table__
 
 
-class CheckpointMixin(StoreCore):
-    def _path_key(self, path: str) -> str:
-        return self.cipher.blind_index("path", path) or ""
+class Checkpoints:
+    def __init__(self, ctx: StoreContext) -> None:
+        self.ctx = ctx
 
-    def get_checkpoint(self, path: str) -> Checkpoint | None:
-        with self._read() as conn:
+    def _path_key(self, path: str) -> str:
+        return self.ctx.cipher.blind_index("path", path) or ""
+
+    def get(self, path: str) -> Checkpoint | None:
+        with self.ctx.read() as conn:
             row = conn.execute(
                 sa.select(CKPT).where(CKPT.c.path_key == self._path_key(path))
             ).first()
-        return None if row is None else self._checkpoint_from_row(row)
+        return None if row is None else self._from_row(row)
 
-    def all_checkpoints(self) -> list[Checkpoint]:
-        with self._read() as conn:
+    def every(self) -> list[Checkpoint]:
+        with self.ctx.read() as conn:
             rows = conn.execute(sa.select(CKPT)).all()
-        return [self._checkpoint_from_row(r) for r in rows]
+        return [self._from_row(r) for r in rows]
 
-    def save_checkpoint(self, checkpoint: Checkpoint) -> None:
+    def save(self, checkpoint: Checkpoint) -> None:
         """Advance a checkpoint on its own (a batch with no candidates)."""
-        with self._write() as conn:
-            self._save_checkpoint(conn, checkpoint)
+        with self.ctx.write() as conn:
+            self.save_in(conn, checkpoint)
 
-    def forget_checkpoint(self, path: str) -> None:
-        with self._write() as conn:
+    def forget(self, path: str) -> None:
+        with self.ctx.write() as conn:
             conn.execute(CKPT.delete().where(CKPT.c.path_key == self._path_key(path)))
 
-    def _save_checkpoint(self, conn: Connection, cp: Checkpoint) -> None:
+    def save_in(self, conn: Connection, cp: Checkpoint) -> None:
         key = self._path_key(cp.path)
         values = {
             "host": cp.host,
@@ -50,17 +53,19 @@ class CheckpointMixin(StoreCore):
             "offset": cp.offset,
             "line_no": cp.line_no,
             "size_seen": cp.size_seen,
-            "updated_at": self.now(),
-            "path_ct": self.cipher.encrypt("file_checkpoints", "path", key, cp.path),
-            "state_ct": self.cipher.encrypt("file_checkpoints", "state", key, json.dumps(cp.extra)),
+            "updated_at": self.ctx.now(),
+            "path_ct": self.ctx.cipher.encrypt("file_checkpoints", "path", key, cp.path),
+            "state_ct": self.ctx.cipher.encrypt(
+                "file_checkpoints", "state", key, json.dumps(cp.extra)
+            ),
         }
         done = conn.execute(CKPT.update().where(CKPT.c.path_key == key).values(**values)).rowcount
         if not done:
             conn.execute(CKPT.insert(), dict(path_key=key, **values))
 
-    def _checkpoint_from_row(self, row: sa.Row) -> Checkpoint:
-        path = self.cipher.decrypt("file_checkpoints", "path", row.path_key, row.path_ct) or ""
-        state = self.cipher.decrypt("file_checkpoints", "state", row.path_key, row.state_ct)
+    def _from_row(self, row: sa.Row) -> Checkpoint:
+        path = self.ctx.cipher.decrypt("file_checkpoints", "path", row.path_key, row.path_ct) or ""
+        state = self.ctx.cipher.decrypt("file_checkpoints", "state", row.path_key, row.state_ct)
         return Checkpoint(
             path=path,
             host=row.host,

@@ -21,13 +21,16 @@ import time
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
-from memvet.store.core import CAND, StoreCore
+from memvet.store.context import StoreContext
+from memvet.store.core import CAND
 from memvet.store.errors import IntegrityError
 from memvet.store.lexicon import CONCEPTS, LANGUAGES
 from memvet.store.records import CandidateDraft
+from memvet.store.rows import RowCodec
 from memvet.store.sealing import resealed
 from memvet.store.slots import GENERIC
 from memvet.store.subjects import content_words, is_negated
+from memvet.store.vocabulary import CandidateStatus
 from sqlalchemy import Connection
 
 SAME_RULE = 0.55  # similarity at or above which two statements are one rule (dev pairs)
@@ -235,37 +238,41 @@ class NearDuplicateIndex:
         return sorted(found, reverse=True)
 
 
-class NearDuplicateMixin(StoreCore):
+class NearDuplicates:
     """Admission's near-duplicate step: find the pending candidate a draft restates, and narrow
     that candidate to the draft's workspace when the draft's scope is the more specific one."""
 
-    _near_index: NearDuplicateIndex | None = None
+    def __init__(self, ctx: StoreContext, rows: RowCodec) -> None:
+        self.ctx, self.rows = ctx, rows
+        self._index: NearDuplicateIndex | None = None
 
-    def near_index(self, conn: Connection) -> NearDuplicateIndex:
-        index = self._near_index
+    def index(self, conn: Connection) -> NearDuplicateIndex:
+        index = self._index
         if index is None or time.monotonic() - index.loaded_at > RELOAD_SECONDS:
             index = NearDuplicateIndex(loaded_at=time.monotonic())
             rows = conn.execute(
                 sa.select(
                     CAND.c.id, CAND.c.statement_ct, CAND.c.user_bidx, CAND.c.workspace_bidx
-                ).where(CAND.c.status == "pending")
+                ).where(CAND.c.status == CandidateStatus.PENDING)
             )
             for row in rows:
                 try:
-                    statement = self._dec("candidates", "statement", row.id, row.statement_ct) or ""
+                    statement = (
+                        self.rows.dec("candidates", "statement", row.id, row.statement_ct) or ""
+                    )
                 except IntegrityError:
                     continue  # unreadable rows are reported by the reads; here they are skipped
                 index.add(row.id, statement, row.user_bidx, row.workspace_bidx or "")
-            self._near_index = index
+            self._index = index
         return index
 
-    def near_duplicate_of(
+    def restated(
         self, conn: Connection, draft: CandidateDraft, fresh: set[str]
     ) -> tuple[str, sa.Row | None] | None:
         """The pending candidate `draft` restates: its id and row (None for one queued earlier in
         this batch, in `fresh`, not written yet), checked against the database; or None."""
-        c = self.cipher
-        index = self.near_index(conn)
+        c = self.ctx.cipher
+        index = self.index(conn)
         user, workspace = (
             c.blind_index("user", draft.scope.user),
             c.blind_index("workspace", draft.scope.workspace),
@@ -275,18 +282,18 @@ class NearDuplicateMixin(StoreCore):
             if cid in fresh:
                 return cid, None
             row = conn.execute(
-                sa.select(CAND).where(CAND.c.id == cid, CAND.c.status == "pending")
+                sa.select(CAND).where(CAND.c.id == cid, CAND.c.status == CandidateStatus.PENDING)
             ).first()
             if row is not None:
                 return cid, row
             index.discard(cid)  # decided elsewhere since the index was loaded
         return None
 
-    def remember_pending(self, cid: str, draft: CandidateDraft) -> None:
+    def remember(self, cid: str, draft: CandidateDraft) -> None:
         """A candidate this process just queued: later restatements merge into it."""
-        if self._near_index is not None:
-            c = self.cipher
-            self._near_index.add(
+        if self._index is not None:
+            c = self.ctx.cipher
+            self._index.add(
                 cid,
                 draft.statement,
                 c.blind_index("user", draft.scope.user) or "",
@@ -297,17 +304,20 @@ class NearDuplicateMixin(StoreCore):
         """A user-global candidate restated in a workspace becomes that workspace's (the more
         specific scope); returns its content key, unchanged when nothing narrows."""
         if (
-            row.workspace_bidx != self.cipher.blind_index("workspace", None)
+            row.workspace_bidx != self.ctx.cipher.blind_index("workspace", None)
             or draft.scope.workspace is None
         ):
             return row.content_key
-        c = self.cipher
-        statement = self._dec("candidates", "statement", row.id, row.statement_ct) or ""
-        user = self._dec("candidates", "user", row.id, row.user_ct) or draft.scope.user
+        c = self.ctx.cipher
+        statement = self.rows.dec("candidates", "statement", row.id, row.statement_ct) or ""
+        user = self.rows.dec("candidates", "user", row.id, row.user_ct) or draft.scope.user
         key = c.content_key(user, draft.scope.workspace, None, row.kind, statement)
         taken = conn.execute(
             sa.select(CAND.c.id).where(
-                CAND.c.content_key == key, CAND.c.status.in_(("pending", "reserved", "stale"))
+                CAND.c.content_key == key,
+                CAND.c.status.in_(
+                    (CandidateStatus.PENDING, CandidateStatus.RESERVED, CandidateStatus.STALE)
+                ),
             )
         ).first()
         if taken is not None:
@@ -318,7 +328,7 @@ class NearDuplicateMixin(StoreCore):
             "workspace_bidx": c.blind_index("workspace", draft.scope.workspace),
             "workspace_ct": c.encrypt("candidates", "workspace", row.id, draft.scope.workspace),
             "content_key": key,
-            **self._subject_columns(
+            **self.rows.subject_columns(
                 "candidates",
                 row.id,
                 derive_subject(statement, row.kind),
@@ -328,9 +338,9 @@ class NearDuplicateMixin(StoreCore):
         }
         changes["row_mac"] = resealed(conn, c, CAND, row.id, changes, row=row)
         conn.execute(CAND.update().where(CAND.c.id == row.id).values(**changes))
-        if self._near_index is not None:
-            self._near_index.discard(row.id)
-            self._near_index.add(row.id, statement, row.user_bidx, changes["workspace_bidx"] or "")
+        if self._index is not None:
+            self._index.discard(row.id)
+            self._index.add(row.id, statement, row.user_bidx, changes["workspace_bidx"] or "")
         return key
 
 

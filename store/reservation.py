@@ -9,6 +9,8 @@ import socket
 from datetime import timedelta
 
 import sqlalchemy as sa
+from memvet.store.candidates import QueueReads
+from memvet.store.context import StoreContext
 from memvet.store.core import CAND, MEM
 from memvet.store.errors import (
     AlreadyDecidedError,
@@ -20,12 +22,16 @@ from memvet.store.errors import (
     UsageError,
 )
 from memvet.store.lifecycle import check_candidate
+from memvet.store.maintenance import Maintenance
+from memvet.store.memory_creation import MemoryCreation
 from memvet.store.models import MemoryTransitionRow, TombstoneRow
-from memvet.store.records import KINDS, POLARITIES, Candidate, Edits, Lease, Memory
-from memvet.store.sealing import resealed, seal
-from memvet.store.slot_decisions import subject_for
-from memvet.store.text_safety import sanitise, sanitise_optional
-from memvet.store.tombstones import TombstoneMixin
+from memvet.store.records import Candidate, Edits, Lease, Memory
+from memvet.store.rows import RowCodec
+from memvet.store.sealing import resealed
+from memvet.store.slot_decisions import Slots
+from memvet.store.text_safety import sanitise_optional
+from memvet.store.tombstones import Tombstones
+from memvet.store.vocabulary import CandidateStatus, TombstoneReason
 from sqlalchemy import Connection
 
 TRANS = MemoryTransitionRow.__table__
@@ -37,24 +43,34 @@ def default_owner(tool: str) -> str:
     return f"{tool} pid {os.getpid()} on {socket.gethostname()}"
 
 
-def memory_id_for(candidate_id: str) -> str:
-    """Derived from the candidate, so a second commit of one candidate cannot make a second memory."""
-    return "m_" + candidate_id.removeprefix("c_")
+class Reservations:
+    def __init__(
+        self,
+        ctx: StoreContext,
+        rows: RowCodec,
+        queue: QueueReads,
+        creation: MemoryCreation,
+        slots: Slots,
+        tombstones: Tombstones,
+        maintenance: Maintenance,
+    ) -> None:
+        self.ctx, self.rows, self.queue, self.creation = ctx, rows, queue, creation
+        self.slots, self.tombstones, self.maintenance = slots, tombstones, maintenance
 
-
-class ReservationMixin(TombstoneMixin):
     def reserve(self, candidate_id: str, *, owner: str, ttl: timedelta = DEFAULT_LEASE) -> Lease:
-        now = self.now()
+        now = self.ctx.now()
         lease = Lease(
             owner=owner, token=secrets.token_hex(16), reserved_at=now, expires_at=now + ttl
         )
-        with self._write() as conn:
-            mac = resealed(conn, self.cipher, CAND, candidate_id, {"status": "reserved"})
+        with self.ctx.write() as conn:
+            mac = resealed(
+                conn, self.ctx.cipher, CAND, candidate_id, {"status": CandidateStatus.RESERVED}
+            )
             done = conn.execute(
                 CAND.update()
-                .where(CAND.c.id == candidate_id, CAND.c.status == "pending")
+                .where(CAND.c.id == candidate_id, CAND.c.status == CandidateStatus.PENDING)
                 .values(
-                    status="reserved",
+                    status=CandidateStatus.RESERVED,
                     lease_token=lease.token,
                     lease_owner=owner[:200],
                     reserved_at=now,
@@ -65,14 +81,14 @@ class ReservationMixin(TombstoneMixin):
             ).rowcount
             if not done:
                 self._explain_not_pending(conn, candidate_id)
-            self._audit(conn, owner, "candidate.reserved", "candidate", candidate_id)
+            self.ctx.audit(conn, owner, "candidate.reserved", "candidate", candidate_id)
         return lease
 
     def _explain_not_pending(self, conn: Connection, candidate_id: str) -> None:
         row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).first()
         if row is None:
             raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
-        if row.status in ("reserved", "stale"):
+        if row.status in (CandidateStatus.RESERVED, CandidateStatus.STALE):
             raise ReservationHeldError(
                 f"candidate {candidate_id} is held by {row.lease_owner} since "
                 f"{row.reserved_at:%Y-%m-%d %H:%M:%S}Z ({row.status})",
@@ -96,20 +112,20 @@ class ReservationMixin(TombstoneMixin):
         """Write the memory and flip the candidate, in one transaction. Idempotent: committing a
         candidate that is already committed returns its memory."""
         edits = edits or Edits()
-        with self._write() as conn:
+        with self.ctx.write() as conn:
             row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).first()
             if row is None:
                 raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
-            if row.status == "committed":
+            if row.status == CandidateStatus.COMMITTED:
                 existing = conn.execute(sa.select(MEM).where(MEM.c.id == row.memory_id)).one()
-                return self.memory_from_row(existing)
-            expected = "stale" if recovery else "reserved"
+                return self.rows.memory(existing)
+            expected = CandidateStatus.STALE if recovery else CandidateStatus.RESERVED
             if row.status != expected:
                 raise IllegalTransitionError(
                     f"candidate {candidate_id} is {row.status}, not {expected}",
                     id=candidate_id,
                     from_status=row.status,
-                    to_status="committed",
+                    to_status=CandidateStatus.COMMITTED,
                 )
             if not recovery and row.lease_token != lease_token:
                 raise LeaseMismatchError(
@@ -117,25 +133,30 @@ class ReservationMixin(TombstoneMixin):
                     id=candidate_id,
                     holder=row.lease_owner,
                 )
-            check_candidate(row.status, "committed")
-            memory = self._insert_memory(conn, self.candidate_from_row(row), edits, actor)
+            check_candidate(row.status, CandidateStatus.COMMITTED)
+            memory = self.creation.insert(conn, self.rows.candidate(row), edits, actor)
             conn.execute(
                 CAND.update()
                 .where(CAND.c.id == candidate_id)
                 .values(
-                    status="committed",
+                    status=CandidateStatus.COMMITTED,
                     memory_id=memory.id,
                     lease_token=None,
                     decided_by=actor[:200],
-                    decided_at=self.now(),
-                    updated_at=self.now(),
+                    decided_at=self.ctx.now(),
+                    updated_at=self.ctx.now(),
                     last_error_ct=None,
                     row_mac=resealed(
-                        conn, self.cipher, CAND, candidate_id, {"status": "committed"}, row=row
+                        conn,
+                        self.ctx.cipher,
+                        CAND,
+                        candidate_id,
+                        {"status": CandidateStatus.COMMITTED},
+                        row=row,
                     ),
                 )
             )
-            self._audit(
+            self.ctx.audit(
                 conn, actor, "candidate.committed", "candidate", candidate_id, memory.statement
             )
             return memory
@@ -149,21 +170,23 @@ class ReservationMixin(TombstoneMixin):
         actor: str,
         recovery: bool = False,
     ) -> None:
-        with self._write() as conn:
+        with self.ctx.write() as conn:
             row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).first()
             if row is None:
                 raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
-            check_candidate(row.status, "pending")
-            held = "stale" if recovery else "reserved"  # never a decided candidate (undo's job)
+            check_candidate(row.status, CandidateStatus.PENDING)
+            held = (
+                CandidateStatus.STALE if recovery else CandidateStatus.RESERVED
+            )  # never a decided candidate (undo's job)
             if row.status != held:
                 raise IllegalTransitionError(
                     f"candidate {candidate_id} is {row.status}, not {held}",
                     id=candidate_id,
                     from_status=row.status,
-                    to_status="pending",
+                    to_status=CandidateStatus.PENDING,
                     status=row.status,
                 )
-            if row.status == "reserved" and row.lease_token != lease_token:
+            if row.status == CandidateStatus.RESERVED and row.lease_token != lease_token:
                 raise LeaseMismatchError(
                     f"the lease on {candidate_id} is held by {row.lease_owner}",
                     id=candidate_id,
@@ -173,21 +196,26 @@ class ReservationMixin(TombstoneMixin):
                 CAND.update()
                 .where(CAND.c.id == candidate_id, CAND.c.status == row.status)
                 .values(
-                    status="pending",
+                    status=CandidateStatus.PENDING,
                     lease_token=None,
                     lease_owner=None,
                     reserved_at=None,
                     lease_expires_at=None,
-                    updated_at=self.now(),
+                    updated_at=self.ctx.now(),
                     row_mac=resealed(
-                        conn, self.cipher, CAND, candidate_id, {"status": "pending"}, row=row
+                        conn,
+                        self.ctx.cipher,
+                        CAND,
+                        candidate_id,
+                        {"status": CandidateStatus.PENDING},
+                        row=row,
                     ),
-                    last_error_ct=self.cipher.encrypt(
+                    last_error_ct=self.ctx.cipher.encrypt(
                         "candidates", "last_error", candidate_id, error[:500]
                     ),
                 )
             )
-            self._audit(conn, actor, "candidate.released", "candidate", candidate_id)
+            self.ctx.audit(conn, actor, "candidate.released", "candidate", candidate_id)
 
     def approve(
         self,
@@ -201,7 +229,7 @@ class ReservationMixin(TombstoneMixin):
         With `edits.conflict == "ask"` a conflict is refused before anything is reserved (and
         again inside the commit, which is what decides)."""
         if edits is not None and edits.conflict == "ask":
-            self.check_conflicts(candidate_id, edits)  # type: ignore[attr-defined]
+            self.slots.check(self.queue.get(candidate_id), edits)
         lease = self.reserve(candidate_id, owner=actor, ttl=ttl)
         try:
             return self.commit(candidate_id, lease.token, actor=actor, edits=edits)
@@ -217,21 +245,23 @@ class ReservationMixin(TombstoneMixin):
         self, candidate_id: str, *, actor: str, reason: str | None = None, recovery: bool = False
     ) -> Candidate:
         """Compare-and-set pending (or stale, in recovery) → rejected, and tombstone the content."""
-        source = "stale" if recovery else "pending"
-        now = self.now()
-        with self._write() as conn:
-            mac = resealed(conn, self.cipher, CAND, candidate_id, {"status": "rejected"})
+        source = CandidateStatus.STALE if recovery else CandidateStatus.PENDING
+        now = self.ctx.now()
+        with self.ctx.write() as conn:
+            mac = resealed(
+                conn, self.ctx.cipher, CAND, candidate_id, {"status": CandidateStatus.REJECTED}
+            )
             done = conn.execute(
                 CAND.update()
                 .where(CAND.c.id == candidate_id, CAND.c.status == source)
                 .values(
-                    status="rejected",
+                    status=CandidateStatus.REJECTED,
                     lease_token=None,
                     decided_by=actor[:200],
                     decided_at=now,
                     row_mac=mac,
                     updated_at=now,
-                    decision_note_ct=self.cipher.encrypt(
+                    decision_note_ct=self.ctx.cipher.encrypt(
                         "candidates", "decision_note", candidate_id, sanitise_optional(reason)
                     ),
                 )
@@ -239,23 +269,34 @@ class ReservationMixin(TombstoneMixin):
             if not done:
                 self._explain_not_pending(conn, candidate_id)
             row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).one()
-            cand = self.candidate_from_row(row)
-            self._tombstone(
-                conn, row.content_key, "rejected", candidate_id, cand.statement, cand.scope
+            cand = self.rows.candidate(row)
+            self.tombstones.write(
+                conn,
+                row.content_key,
+                TombstoneReason.REJECTED,
+                candidate_id,
+                cand.statement,
+                cand.scope,
             )
-            self._audit(conn, actor, "candidate.rejected", "candidate", candidate_id)
+            self.ctx.audit(conn, actor, "candidate.rejected", "candidate", candidate_id)
             return cand
 
     def undo_reject(self, candidate_id: str, *, actor: str) -> Candidate:
         """rejected → pending, lifting the tombstone the reject wrote."""
-        now = self.now()
-        with self._write() as conn:
-            mac = resealed(conn, self.cipher, CAND, candidate_id, {"status": "pending"})
+        now = self.ctx.now()
+        with self.ctx.write() as conn:
+            mac = resealed(
+                conn, self.ctx.cipher, CAND, candidate_id, {"status": CandidateStatus.PENDING}
+            )
             done = conn.execute(
                 CAND.update()
-                .where(CAND.c.id == candidate_id, CAND.c.status == "rejected")
+                .where(CAND.c.id == candidate_id, CAND.c.status == CandidateStatus.REJECTED)
                 .values(
-                    status="pending", decided_by=None, decided_at=None, updated_at=now, row_mac=mac
+                    status=CandidateStatus.PENDING,
+                    decided_by=None,
+                    decided_at=None,
+                    updated_at=now,
+                    row_mac=mac,
                 )
             ).rowcount
             if not done:
@@ -273,21 +314,26 @@ class ReservationMixin(TombstoneMixin):
                     .values(
                         lifted_at=now,
                         row_mac=resealed(
-                            conn, self.cipher, TOMB, tomb.content_key, {"lifted_at": now}, row=tomb
+                            conn,
+                            self.ctx.cipher,
+                            TOMB,
+                            tomb.content_key,
+                            {"lifted_at": now},
+                            row=tomb,
                         ),
                     )
                 )
-                self._audit(conn, actor, "tombstone.lifted", "tombstone", tomb.content_key[:16])
-            self._audit(conn, actor, "candidate.unrejected", "candidate", candidate_id)
-            return self.candidate_from_row(row)
+                self.ctx.audit(conn, actor, "tombstone.lifted", "tombstone", tomb.content_key[:16])
+            self.ctx.audit(conn, actor, "candidate.unrejected", "candidate", candidate_id)
+            return self.rows.candidate(row)
 
     def recover(self, candidate_id: str, action: str, *, actor: str) -> Candidate | Memory:
         """Settle a stale reservation: commit, release or reject. A lease that ran out is
         recorded as stale first, so no daemon sweep is needed for it."""
         if action not in ("commit", "release", "reject"):
             raise UsageError(f"unknown recovery action {action!r}: commit, release or reject")
-        self.mark_stale_leases(  # type: ignore[attr-defined]
-            self.now(),
+        self.maintenance.mark_stale_leases(
+            self.ctx.now(),
             only=candidate_id,
             actor=actor,
         )
@@ -301,125 +347,7 @@ class ReservationMixin(TombstoneMixin):
                 actor=actor,
                 recovery=True,
             )
-            return self.get_candidate_record(candidate_id)
+            return self.queue.get(candidate_id)
         if action == "reject":
             return self.reject(candidate_id, actor=actor, reason="stale lease", recovery=True)
         raise UsageError(f"unknown recovery action {action!r}: commit, release or reject")
-
-    def get_candidate_record(self, candidate_id: str) -> Candidate:
-        with self._read() as conn:
-            row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).first()
-        if row is None:
-            raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
-        return self.candidate_from_row(row)
-
-    # --- memory creation ----------------------------------------------------------------------
-    def _insert_memory(self, conn: Connection, cand: Candidate, edits: Edits, actor: str) -> Memory:
-        now = self.now()
-        mid = memory_id_for(cand.id)
-        # An edited statement is new text: it passes the same gate as admission.
-        statement = (sanitise(edits.statement) if edits.statement else cand.statement).strip()
-        if not statement:
-            raise UsageError("the edited statement is empty")
-        kind = edits.kind or cand.kind
-        if kind not in KINDS:
-            raise UsageError(f"unknown kind {kind!r}")
-        polarity = edits.polarity or cand.polarity
-        if polarity not in POLARITIES:
-            raise UsageError(f"unknown polarity {polarity!r}: assert or deny")
-        workspace = None if edits.make_global else (edits.workspace or cand.scope.workspace)
-        scope = type(cand.scope)(
-            user=cand.scope.user, workspace=workspace, session=cand.scope.session
-        )
-        key = self.cipher.content_key(scope.user, scope.workspace, None, kind, statement)
-        self.refuse_over_tombstone(
-            conn,
-            scope,
-            statement,
-            candidate_id=cand.id,
-            force=edits.force_over_tombstone,
-            actor=actor,
-        )
-        subject = subject_for(cand, edits, statement, kind)
-        valid_from = edits.valid_from or self.statement_time(conn, cand)  # type: ignore[attr-defined]
-        found = self.slot_conflicts(  # type: ignore[attr-defined]
-            conn,
-            cand,
-            statement=statement,
-            kind=kind,
-            polarity=polarity,
-            subject=subject,
-            workspace=workspace,
-            exclude=mid,
-        )
-        supersede = None if edits.supersede is False else (edits.supersede_id or cand.supersedes_id)
-        if edits.conflict in ("keep_both", "dispute"):
-            supersede = None
-        elif edits.conflict == "supersede":
-            supersede = next(iter(edits.supersede_ids or found.preselect), None)
-        c = self.cipher
-        values = dict(
-            id=mid,
-            candidate_id=cand.id,
-            status="active",
-            kind=kind,
-            source_type=cand.source_type,
-            host=cand.host,
-            content_key=key,
-            polarity=polarity,
-            confidence=cand.confidence,
-            importance=cand.importance,
-            approved_by=actor[:200],
-            valid_from=valid_from,
-            valid_to=edits.valid_to,
-            recorded_at=now,
-            updated_at=now,
-            supersedes_id=supersede,
-            statement_ct=c.encrypt("memories", "statement", mid, statement),
-            usage_boundary_ct=c.encrypt(
-                "memories",
-                "usage_boundary",
-                mid,
-                sanitise_optional(edits.usage_boundary) or cand.usage_boundary,
-            ),
-            **self._scope_columns("memories", mid, scope),
-            **self._subject_columns("memories", mid, subject, scope.workspace, scope.user),
-        )
-        conn.execute(MEM.insert(), {**values, "row_mac": seal(c, "memories", values)})
-        self._append_transition(
-            conn, mid, None, "active", None, edits.valid_to, actor, "approved", f"commit:{cand.id}"
-        )
-        if supersede and edits.conflict != "supersede":
-            self._supersede(conn, supersede, mid, actor, valid_to=valid_from)  # type: ignore[attr-defined]
-            found = found.without(supersede)
-        self.settle_slot(conn, mid, found, edits, actor, valid_from)  # type: ignore[attr-defined]
-        self._audit(conn, actor, "memory.created", "memory", mid, statement)
-        row = conn.execute(sa.select(MEM).where(MEM.c.id == mid)).one()
-        return self.memory_from_row(row)
-
-    def _append_transition(
-        self,
-        conn: Connection,
-        memory_id: str,
-        from_status: str | None,
-        to_status: str,
-        valid_to_before,
-        valid_to_after,
-        actor: str,  # noqa: ANN001
-        reason: str | None,
-        txn_id: str,
-    ) -> None:
-        conn.execute(
-            TRANS.insert(),
-            dict(
-                memory_id=memory_id,
-                from_status=from_status,
-                to_status=to_status,
-                valid_to_before=valid_to_before,
-                valid_to_after=valid_to_after,
-                actor=actor[:200],
-                reason=reason,
-                txn_id=txn_id,
-                at=self.now(),
-            ),
-        )

@@ -19,10 +19,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import sqlalchemy as sa
-from memvet.store.core import MEM, StoreCore
+from memvet.store.context import StoreContext
+from memvet.store.core import MEM
 from memvet.store.errors import IllegalTransitionError, NotFoundError
+from memvet.store.memories import Memories
+from memvet.store.memory_lifecycle import MemoryLifecycle
 from memvet.store.models import CandidateRow, MemoryTransitionRow
 from memvet.store.records import Memory, Reader
+from memvet.store.rows import RowCodec
+from memvet.store.vocabulary import CandidateStatus, MemoryStatus
 
 CAND = CandidateRow.__table__
 TRANS = MemoryTransitionRow.__table__
@@ -59,43 +64,48 @@ def review_after(home: str | os.PathLike | None) -> timedelta:
     return timedelta(days=days)
 
 
-class ReviewMixin(StoreCore):
+class Review:
+    def __init__(
+        self, ctx: StoreContext, rows: RowCodec, lifecycle: MemoryLifecycle, memories: Memories
+    ) -> None:
+        self.ctx, self.rows, self.lifecycle, self.memories = ctx, rows, lifecycle, memories
+
     def confirm(self, memory_id: str, *, actor: str) -> Memory:
         """The operator says it is still true: looked at now (audited)."""
-        with self._write() as conn:
+        with self.ctx.write() as conn:
             row = conn.execute(sa.select(MEM).where(MEM.c.id == memory_id)).first()
             if row is None:
                 raise NotFoundError(f"no memory {memory_id}", id=memory_id)
-            if row.status != "active":
+            if row.status != MemoryStatus.ACTIVE:
                 raise IllegalTransitionError(
                     f"memory {memory_id} is {row.status}: only an active memory is confirmed",
                     entity="memory",
                     from_status=row.status,
-                    to_status="active",
+                    to_status=MemoryStatus.ACTIVE,
                 )
-            self._append_transition(  # type: ignore[attr-defined]
+            self.lifecycle.append_transition(
                 conn,
                 memory_id,
-                "active",
-                "active",
+                MemoryStatus.ACTIVE,
+                MemoryStatus.ACTIVE,
                 row.valid_to,
                 row.valid_to,
                 actor,
                 "confirmed",
                 secrets.token_hex(12),
             )
-            self._audit(conn, actor, "memory.confirmed", "memory", memory_id)
-            return self.memory_from_row(row)
+            self.ctx.audit(conn, actor, "memory.confirmed", "memory", memory_id)
+            return self.rows.memory(row)
 
     def review_due(self, reader: Reader, *, after: timedelta | None = None) -> list[ReviewFlag]:
         """Active memories in the reader's scope that are due for a "still true?" look, the
         longest unlooked first."""
-        after = after if after is not None else review_after(getattr(self, "home", None))
-        now = self.now()
-        memories = self.list_memories(reader, statuses=("active",))  # type: ignore[attr-defined]
+        after = after if after is not None else review_after(self.ctx.home)
+        now = self.ctx.now()
+        memories = self.memories.find(reader, statuses=(MemoryStatus.ACTIVE,))
         if not memories:
             return []
-        with self._read() as conn:
+        with self.ctx.read() as conn:
             looks = dict(
                 conn.execute(
                     sa.select(TRANS.c.memory_id, sa.func.max(TRANS.c.at))
@@ -122,8 +132,8 @@ class ReviewMixin(StoreCore):
                 conn.execute(
                     sa.select(CAND.c.subject_bidx, sa.func.max(CAND.c.created_at))
                     .where(
-                        CAND.c.status == "pending",
-                        self.scope_clause(CAND, reader),
+                        CAND.c.status == CandidateStatus.PENDING,
+                        self.ctx.scope_clause(CAND, reader),
                         CAND.c.subject_bidx.in_([b for b in subjects.values() if b]),
                     )
                     .group_by(CAND.c.subject_bidx)

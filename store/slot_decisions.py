@@ -17,10 +17,13 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
-from memvet.store.core import MEM, StoreCore
+from memvet.store.context import StoreContext
+from memvet.store.core import MEM
 from memvet.store.errors import ConflictError, IntegrityError, NotFoundError, UsageError
+from memvet.store.memory_lifecycle import MemoryLifecycle
 from memvet.store.models import EvidenceRow
 from memvet.store.records import Candidate, Edits, Memory
+from memvet.store.rows import RowCodec
 from memvet.store.slots import (
     Claim,
     asserts_any,
@@ -30,10 +33,11 @@ from memvet.store.slots import (
     normalise_subject,
     rivalry,
 )
+from memvet.store.vocabulary import CandidateStatus, MemoryStatus
 from sqlalchemy import Connection
 
 DECISIONS = ("ask", "supersede", "keep_both", "dispute")
-LIVE = ("active", "disputed")
+LIVE = (MemoryStatus.ACTIVE, MemoryStatus.DISPUTED)
 EVID = EvidenceRow.__table__
 CORRECTION_CUE = re.compile(
     r"\b(?:any ?more|no longer|instead|moved|switched|migrated|replaced|"
@@ -69,8 +73,11 @@ def is_correction(statement: str, claim: Claim, link: str | None) -> bool:
     )
 
 
-class SlotMixin(StoreCore):
-    def slot_members(
+class Slots:
+    def __init__(self, ctx: StoreContext, rows: RowCodec, lifecycle: MemoryLifecycle) -> None:
+        self.ctx, self.rows, self.lifecycle = ctx, rows, lifecycle
+
+    def members(
         self,
         conn: Connection,
         subject: str,
@@ -82,28 +89,28 @@ class SlotMixin(StoreCore):
         the user-global one, found by blind index; rows from before subjects existed (no index)
         are matched on their derived subject."""
         normal = normalise_subject(subject)
-        keys = {self.slot_index(normal, ws, self.user) for ws in {workspace, None}}
-        reader = self.reader_for(workspace)
+        keys = {self.rows.slot_index(normal, ws, self.ctx.user) for ws in {workspace, None}}
+        reader = self.ctx.reader_for(workspace)
         rows = conn.execute(
             sa.select(MEM).where(
                 MEM.c.status.in_(statuses),
-                self.scope_clause(MEM, reader),
+                self.ctx.scope_clause(MEM, reader),
                 sa.or_(MEM.c.subject_bidx.in_(keys), MEM.c.subject_bidx.is_(None)),
             )
         ).all()
         return [m for m in self._decoded(rows) if normalise_subject(m.subject) == normal]
 
     def _decoded(self, rows: Sequence[sa.Row]) -> list[Memory]:
-        """Rows that fail authentication are left out (core.py reports them), never trusted."""
+        """Rows that fail authentication are left out (context.py reports them), never trusted."""
         out = []
         for row in rows:
             try:
-                out.append(self.memory_from_row(row))
+                out.append(self.rows.memory(row))
             except IntegrityError:
                 continue
         return out
 
-    def slot_conflicts(
+    def conflicts(
         self,
         conn: Connection,
         cand: Candidate,
@@ -116,7 +123,7 @@ class SlotMixin(StoreCore):
         exclude: str | None = None,
     ) -> SlotConflicts:
         claim = claim_of(statement, polarity, subject)
-        members = [m for m in self.slot_members(conn, subject, workspace) if m.id != exclude]
+        members = [m for m in self.members(conn, subject, workspace) if m.id != exclude]
         link = cand.supersedes_id
         rivals: dict[str, tuple[Memory, str]] = {}
         for m in members:
@@ -126,9 +133,9 @@ class SlotMixin(StoreCore):
         correction = is_correction(statement, claim, link)
         if correction:
             typed = frozenset(v for v in claim.negated if v[0] != "word")
-            reader = self.reader_for(workspace)
+            reader = self.ctx.reader_for(workspace)
             rows = conn.execute(
-                sa.select(MEM).where(MEM.c.status.in_(LIVE), self.scope_clause(MEM, reader))
+                sa.select(MEM).where(MEM.c.status.in_(LIVE), self.ctx.scope_clause(MEM, reader))
             ).all()
             for m in self._decoded(rows):
                 if (
@@ -142,7 +149,7 @@ class SlotMixin(StoreCore):
                 sa.select(MEM).where(MEM.c.id == link, MEM.c.status.in_(LIVE))
             ).first()
             linked = self._decoded([row]) if row is not None else []
-            if linked and self.visible(self.reader_for(workspace), linked[0].scope):
+            if linked and self.ctx.visible(self.ctx.reader_for(workspace), linked[0].scope):
                 rivals = {link: (linked[0], "replaced"), **rivals}
         return SlotConflicts(
             subject,
@@ -163,7 +170,7 @@ class SlotMixin(StoreCore):
         said = earliest or cand.created_at
         if said.tzinfo is None:
             said = said.replace(tzinfo=UTC)
-        return min(said, self.now())
+        return min(said, self.ctx.now())
 
     def conflicts_for(self, cand: Candidate, edits: Edits | None = None) -> SlotConflicts:
         """The candidate's slot and rivals as approving it with `edits` would commit it."""
@@ -171,8 +178,8 @@ class SlotMixin(StoreCore):
         statement = (edits.statement or cand.statement).strip()
         kind = edits.kind or cand.kind
         workspace = None if edits.make_global else (edits.workspace or cand.scope.workspace)
-        with self._read() as conn:
-            return self.slot_conflicts(
+        with self.ctx.read() as conn:
+            return self.conflicts(
                 conn,
                 cand,
                 statement=statement,
@@ -183,9 +190,9 @@ class SlotMixin(StoreCore):
                 exclude=cand.memory_id,
             )
 
-    def check_conflicts(self, candidate_id: str, edits: Edits) -> None:
-        cand = self.get_candidate(candidate_id)  # type: ignore[attr-defined]
-        if cand.status not in ("pending", "stale"):
+    def check(self, cand: Candidate, edits: Edits) -> None:
+        """Approval's early refusal (before anything is reserved) of a conflict left to ask."""
+        if cand.status not in (CandidateStatus.PENDING, CandidateStatus.STALE):
             return  # reserve() says why it cannot be approved
         found = self.conflicts_for(cand, edits)
         if edits.supersede is not False or edits.supersede_id:
@@ -194,7 +201,7 @@ class SlotMixin(StoreCore):
             raise conflict_error(found)
 
     # --- applying the decision, inside the commit's transaction ---------------------------------
-    def settle_slot(
+    def settle(
         self,
         conn: Connection,
         new_id: str,
@@ -215,7 +222,7 @@ class SlotMixin(StoreCore):
                 raise UsageError("nothing to supersede: no memory of its slot disagrees with it")
             for target in targets:
                 self._check_target(conn, target, found)
-                self._supersede(conn, target, new_id, actor, valid_to=valid_from)  # type: ignore[attr-defined]
+                self.lifecycle.supersede(conn, target, new_id, actor, valid_to=valid_from)
             rivals = {k: v for k, v in rivals.items() if k not in targets}
         elif decision == "keep_both" and rivals:
             clash = [m for m, r in rivals.values() if r in ("negation", "replaced")]
@@ -225,7 +232,7 @@ class SlotMixin(StoreCore):
                     + ", ".join(m.id for m in clash)
                     + " says; supersede or dispute instead",
                     code="conflict_not_compatible",
-                    status="pending",
+                    status=CandidateStatus.PENDING,
                     memories=[
                         {
                             "id": m.id,
@@ -243,17 +250,19 @@ class SlotMixin(StoreCore):
             conn.execute(
                 MEM.update()
                 .where(MEM.c.id.in_(ids))
-                .values(compatible_key=mark, updated_at=self.now())
+                .values(compatible_key=mark, updated_at=self.ctx.now())
             )
             for mid in ids:
-                self._audit(conn, actor, "memory.kept_both", "memory", mid)
+                self.ctx.audit(conn, actor, "memory.kept_both", "memory", mid)
             rivals = {}
         elif decision == "dispute" and rivals:
             for mid in [new_id, *rivals]:
                 row = conn.execute(sa.select(MEM).where(MEM.c.id == mid)).one()
-                if row.status == "active":
-                    self._apply(conn, row, "disputed", actor, "dispute", f"dispute:{new_id}")  # type: ignore[attr-defined]
-                    self._audit(conn, actor, "memory.dispute", "memory", mid)
+                if row.status == MemoryStatus.ACTIVE:
+                    self.lifecycle.apply(
+                        conn, row, MemoryStatus.DISPUTED, actor, "dispute", f"dispute:{new_id}"
+                    )
+                    self.ctx.audit(conn, actor, "memory.dispute", "memory", mid)
             rivals = {}
         if rivals:
             self.mark_unsettled(conn, [new_id, *rivals])
@@ -279,17 +288,17 @@ class SlotMixin(StoreCore):
     def mark_unsettled(self, conn: Connection, ids: list[str]) -> None:
         conn.execute(
             MEM.update()
-            .where(MEM.c.id.in_(ids), MEM.c.status == "active")
-            .values(conflict_state="unsettled", updated_at=self.now())
+            .where(MEM.c.id.in_(ids), MEM.c.status == MemoryStatus.ACTIVE)
+            .values(conflict_state="unsettled", updated_at=self.ctx.now())
         )  # updated: hook caches refresh
 
-    def refresh_slot(self, conn: Connection, row: sa.Row) -> None:
+    def refresh(self, conn: Connection, row: sa.Row) -> None:
         """After a memory of a slot changed status: `unsettled` stays only on active memories
         that still have an active rival in the slot (an undecided conflict that is gone is no
         longer flagged)."""
-        subject = self._subject("memories", row)
-        workspace = self._dec("memories", "workspace", row.id, row.workspace_ct)
-        members = self.slot_members(conn, subject, workspace, statuses=("active",))
+        subject = self.rows.subject("memories", row)
+        workspace = self.rows.dec("memories", "workspace", row.id, row.workspace_ct)
+        members = self.members(conn, subject, workspace, statuses=(MemoryStatus.ACTIVE,))
         claims = {m.id: claim_of(m.statement, m.polarity, m.subject) for m in members}
         for m in members:
             if m.conflict_state not in ("none", "unsettled"):
@@ -304,7 +313,7 @@ class SlotMixin(StoreCore):
                 conn.execute(
                     MEM.update()
                     .where(MEM.c.id == m.id)
-                    .values(conflict_state="none", updated_at=self.now())
+                    .values(conflict_state="none", updated_at=self.ctx.now())
                 )
 
 
@@ -330,5 +339,5 @@ def conflict_error(found: SlotConflicts) -> ConflictError:
         ],
         subject=found.subject,
         preselect=list(found.preselect),
-        status="pending",
+        status=CandidateStatus.PENDING,
     )

@@ -1,60 +1,196 @@
-"""The Store: one object per process that every component uses. Its public methods return
-plain read models (records.py), never live ORM objects."""
+"""The Store: one object per process that every component uses, a facade over its parts.
+
+Each part (queue, reservations, memories, the ledger's tombstones, checkpoints, slots, sweeps,
+undo, review, import) is a class of its own module, built here with one StoreContext and the
+other parts it calls; a transaction that spans parts passes its connection explicitly. The
+facade's methods are one-line delegations, so `store.approve(...)` is the way in for every
+caller outside store/. Its public methods return plain read models (records.py), never live
+ORM objects."""
 
 from __future__ import annotations
 
 import getpass
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import sqlalchemy as sa
-from memvet.store.admission import AdmissionMixin
-from memvet.store.bulk import BulkMixin
-from memvet.store.candidates import CandidateReadMixin
-from memvet.store.checkpoints import CKPT, CheckpointMixin
-from memvet.store.core import Clock, random_id, utcnow
+from memvet.store.admission import Admission
+from memvet.store.bulk import BulkImport
+from memvet.store.candidates import QueueReads
+from memvet.store.checkpoints import CKPT, Checkpoints
+from memvet.store.context import Clock, StoreContext, random_id, utcnow
 from memvet.store.crypto import FieldCipher
+from memvet.store.delegate import delegate
 from memvet.store.engine import ChangeSignal, create_store_engine, damaged_store_error, optimize
 from memvet.store.errors import no_store_error
 from memvet.store.keyring_setup import finish_rotation, key_info, load_cipher, rotate_kek
-from memvet.store.maintenance import MaintenanceMixin
-from memvet.store.memories import MemoryMixin
+from memvet.store.maintenance import Maintenance
+from memvet.store.memories import Memories
+from memvet.store.memory_creation import MemoryCreation
+from memvet.store.memory_lifecycle import MemoryLifecycle
+from memvet.store.near_duplicates import NearDuplicates
 from memvet.store.paths import ensure_private_dir, memvet_home
 from memvet.store.records import StoreStatus
-from memvet.store.reservation import ReservationMixin
-from memvet.store.review import ReviewMixin
+from memvet.store.reservation import Reservations
+from memvet.store.review import Review
+from memvet.store.rows import RowCodec
 from memvet.store.schema import current_version, ensure_schema
-from memvet.store.slot_decisions import SlotMixin
-from memvet.store.undo import UndoMixin
+from memvet.store.slot_decisions import Slots
+from memvet.store.tombstones import Tombstones
+from memvet.store.undo import Undo
+from sqlalchemy import Connection, Engine
 
 
-class Store(
-    AdmissionMixin,
-    BulkMixin,
-    CheckpointMixin,
-    ReservationMixin,
-    MemoryMixin,
-    CandidateReadMixin,
-    MaintenanceMixin,
-    SlotMixin,
-    UndoMixin,
-    ReviewMixin,
-):
-    home: Path
+class Store:
     path: Path
 
+    def __init__(
+        self,
+        engine: Engine,
+        cipher: FieldCipher,
+        *,
+        user: str,
+        key_provider: str,
+        clock: Clock = utcnow,
+        new_id: Callable[[str], str] = random_id,
+    ) -> None:
+        ctx = self.ctx = StoreContext(engine, cipher, user, key_provider, clock, new_id)
+        rows = self.rows = RowCodec(ctx)
+        # Built in the order they depend on one another: no part reaches another through self.
+        self.checkpoints = Checkpoints(ctx)
+        self.tombstones = Tombstones(ctx, rows)
+        self.near = NearDuplicates(ctx, rows)
+        self.lifecycle = MemoryLifecycle(ctx)
+        self.slots = Slots(ctx, rows, self.lifecycle)
+        self.memories = Memories(ctx, rows, self.lifecycle, self.slots, self.tombstones)
+        self.maintenance = Maintenance(ctx, rows, self.memories, self.tombstones)
+        self.queue = QueueReads(ctx, rows, self.tombstones, self.slots)
+        self.admission = Admission(ctx, rows, self.tombstones, self.near, self.checkpoints)
+        creation = MemoryCreation(ctx, rows, self.tombstones, self.slots, self.lifecycle)
+        self.reservations = Reservations(
+            ctx, rows, self.queue, creation, self.slots, self.tombstones, self.maintenance
+        )
+        self.undo = Undo(ctx, rows, self.lifecycle, self.slots)
+        self.review = Review(ctx, rows, self.lifecycle, self.memories)
+        self.bulk = BulkImport(ctx, rows, self.admission)
+
+    # --- the shared context -------------------------------------------------------------------
+    @property
+    def home(self) -> Path:
+        if self.ctx.home is None:  # a bare Store (tests, benchmarks): no home, no config
+            raise AttributeError("home")
+        return self.ctx.home
+
+    @home.setter
+    def home(self, value: Path) -> None:
+        self.ctx.home = value
+
+    @property
+    def engine(self) -> Engine:
+        return self.ctx.engine
+
+    @property
+    def cipher(self) -> FieldCipher:
+        return self.ctx.cipher
+
+    @property
+    def user(self) -> str:
+        return self.ctx.user
+
+    @property
+    def key_provider(self) -> str:
+        return self.ctx.key_provider
+
+    now = delegate("ctx", StoreContext.now)
+    reader_for = delegate("ctx", StoreContext.reader_for)
+    unreadable = delegate("ctx", StoreContext.unreadable)
+
+    # The unit of work for store/ modules that are not parts yet (team/, learning, the term
+    # index, the redaction sweep): the same transactions the parts use, never a second kind.
+    def _write(self) -> AbstractContextManager[Connection]:
+        return self.ctx.write()
+
+    def _read(self) -> AbstractContextManager[Connection]:
+        return self.ctx.read()
+
+    _audit = delegate("ctx", StoreContext.audit)
+    _dec = delegate("rows", RowCodec.dec)
+    _readable = delegate("ctx", StoreContext.readable)
+
+    # --- the queue: admission and reads -------------------------------------------------------
+    admit = delegate("admission", Admission.admit)
+    admit_many = delegate("admission", Admission.admit_many)
+    ingest = delegate("admission", Admission.ingest)
+    list_candidates = delegate("queue", QueueReads.page)
+    count_candidates = delegate("queue", QueueReads.count)
+    queue_counts = delegate("queue", QueueReads.counts)
+    get_candidate = delegate("queue", QueueReads.get)
+    get_candidate_record = delegate("queue", QueueReads.get)
+    candidate_detail = delegate("queue", QueueReads.detail)
+    conflicts_for = delegate("slots", Slots.conflicts_for)
+
+    # --- decisions: the reservation protocol, undo, import ------------------------------------
+    reserve = delegate("reservations", Reservations.reserve)
+    commit = delegate("reservations", Reservations.commit)
+    release = delegate("reservations", Reservations.release)
+    approve = delegate("reservations", Reservations.approve)
+    reject = delegate("reservations", Reservations.reject)
+    undo_reject = delegate("reservations", Reservations.undo_reject)
+    recover = delegate("reservations", Reservations.recover)
+    undo_approval = delegate("undo", Undo.undo_approval)
+    undo_retirement = delegate("undo", Undo.undo_retirement)
+    import_memories = delegate("bulk", BulkImport.import_memories)
+    import_batch = delegate("bulk", BulkImport.import_batch)
+
+    # --- memories ------------------------------------------------------------------------------
+    false_write = delegate("memories", Memories.false_write)
+    forget = delegate("memories", Memories.forget)
+    retire = delegate("memories", Memories.retire)
+    dispute = delegate("memories", Memories.dispute)
+    resolve_dispute = delegate("memories", Memories.resolve_dispute)
+    restore = delegate("memories", Memories.restore)
+    get_memory = delegate("memories", Memories.get)
+    transitions = delegate("memories", Memories.transitions)
+    list_memories = delegate("memories", Memories.find)
+    count_memories = delegate("memories", Memories.count)
+    confirm = delegate("review", Review.confirm)
+    review_due = delegate("review", Review.review_due)
+
+    # --- the ledger's tombstones; checkpoints -------------------------------------------------
+    list_tombstones = delegate("tombstones", Tombstones.every)
+    lift_tombstone = delegate("tombstones", Tombstones.lift)
+    get_checkpoint = delegate("checkpoints", Checkpoints.get)
+    all_checkpoints = delegate("checkpoints", Checkpoints.every)
+    save_checkpoint = delegate("checkpoints", Checkpoints.save)
+    forget_checkpoint = delegate("checkpoints", Checkpoints.forget)
+
+    # --- sweeps and the audit ledger ----------------------------------------------------------
+    mark_stale_leases = delegate("maintenance", Maintenance.mark_stale_leases)
+    expire_candidates = delegate("maintenance", Maintenance.expire_candidates)
+    retire_due_memories = delegate("maintenance", Maintenance.retire_due_memories)
+    decay_confidence = delegate("maintenance", Maintenance.decay_confidence)
+    verify_audit = delegate("maintenance", Maintenance.verify_audit)
+    integrity_scan = delegate("maintenance", Maintenance.integrity_scan)
+    audit_events = delegate("maintenance", Maintenance.audit_events)
+    audit_events_after = delegate("maintenance", Maintenance.audit_events_after)
+    audit_head = delegate("maintenance", Maintenance.audit_head)
+    record_sweep = delegate("maintenance", Maintenance.record_sweep)
+    sweep_runs = delegate("maintenance", Maintenance.sweep_runs)
+
+    # --- keys and the file -----------------------------------------------------------------------
     def rotate_key(self) -> int:
-        version, _ = rotate_kek(self.engine, self.home, self.now())
-        with self._write() as conn:
-            self._audit(conn, "operator", "key.rotated", "key", f"kek-v{version}")
+        version, _ = rotate_kek(self.engine, self.home, self.ctx.now())
+        with self.ctx.write() as conn:
+            self.ctx.audit(conn, "operator", "key.rotated", "key", f"kek-v{version}")
         return version
 
     def finish_key_rotation(self) -> list[int]:
         """Remove the keys an interrupted rotation left behind (`key rotate --finish`)."""
         _, removed = finish_rotation(self.engine, self.home)
         if removed:
-            with self._write() as conn:
-                self._audit(
+            with self.ctx.write() as conn:
+                self.ctx.audit(
                     conn,
                     "operator",
                     "key.leftovers_removed",
@@ -75,18 +211,18 @@ class Store(
         return ChangeSignal(self.path)
 
     def status(self) -> StoreStatus:
-        reader = self.reader_for(None, all_scopes=True)
-        with self._read() as conn:
+        reader = self.ctx.reader_for(None, all_scopes=True)
+        with self.ctx.read() as conn:
             files = conn.execute(sa.select(sa.func.count()).select_from(CKPT)).scalar_one()
             last = conn.execute(sa.select(sa.func.max(CKPT.c.updated_at))).scalar()
         return StoreStatus(
             schema_version=current_version(self.engine),
             key_provider=self.key_provider,
-            counts=self.queue_counts(reader),
-            memory_counts=self.count_memories(reader),
+            counts=self.queue.counts(reader),
+            memory_counts=self.memories.count(reader),
             files_tracked=int(files),
             last_ingest_at=last,
-            sweeps={k: v.isoformat() for k, v in self.sweep_runs().items()},
+            sweeps={k: v.isoformat() for k, v in self.maintenance.sweep_runs().items()},
         )
 
     def close(self) -> None:

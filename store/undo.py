@@ -17,32 +17,42 @@ import secrets
 
 import sqlalchemy as sa
 from memvet.store.audit import append_events
-from memvet.store.core import MEM, StoreCore
+from memvet.store.context import StoreContext
+from memvet.store.core import MEM
 from memvet.store.errors import IllegalTransitionError, NotFoundError
 from memvet.store.lifecycle import check_candidate, check_memory
+from memvet.store.memory_lifecycle import MemoryLifecycle
 from memvet.store.models import CandidateRow, MemoryTransitionRow, TombstoneRow
 from memvet.store.records import Candidate, Change
+from memvet.store.rows import RowCodec
 from memvet.store.sealing import resealed
+from memvet.store.slot_decisions import Slots
+from memvet.store.vocabulary import CandidateStatus, MemoryStatus, RetireReason
 from sqlalchemy import Connection
 
 CAND = CandidateRow.__table__
 TRANS = MemoryTransitionRow.__table__
 TOMB = TombstoneRow.__table__
-UNDOABLE_RETIREMENTS = ("false_write", "forget")
+UNDOABLE_RETIREMENTS = (RetireReason.FALSE_WRITE, RetireReason.FORGET)
 
 
-class UndoMixin(StoreCore):
+class Undo:
+    def __init__(
+        self, ctx: StoreContext, rows: RowCodec, lifecycle: MemoryLifecycle, slots: Slots
+    ) -> None:
+        self.ctx, self.rows, self.lifecycle, self.slots = ctx, rows, lifecycle, slots
+
     def undo_approval(self, candidate_id: str, *, actor: str) -> tuple[Candidate, list[str]]:
         """committed → pending; returns the candidate and the ids of the memories put back."""
-        with self._write() as conn:
+        with self.ctx.write() as conn:
             cand = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).first()
             if cand is None:
                 raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
-            check_candidate(cand.status, "pending")
+            check_candidate(cand.status, CandidateStatus.PENDING)
             memory = conn.execute(sa.select(MEM).where(MEM.c.id == cand.memory_id)).first()
             if memory is None:
                 raise NotFoundError(f"candidate {candidate_id} has no memory", id=candidate_id)
-            if memory.status not in ("active", "disputed"):
+            if memory.status not in (MemoryStatus.ACTIVE, MemoryStatus.DISPUTED):
                 raise IllegalTransitionError(
                     f"memory {memory.id} is {memory.status} now: the approval can no longer be "
                     "undone as a whole",
@@ -55,16 +65,16 @@ class UndoMixin(StoreCore):
                 self._reopen(conn, row, actor, txn)
                 for row in conn.execute(
                     sa.select(MEM).where(
-                        MEM.c.superseded_by_id == memory.id, MEM.c.status == "superseded"
+                        MEM.c.superseded_by_id == memory.id, MEM.c.status == MemoryStatus.SUPERSEDED
                     )
                 ).all()
             ]
             conn.execute(TRANS.delete().where(TRANS.c.memory_id == memory.id))
             conn.execute(MEM.delete().where(MEM.c.id == memory.id))
-            self._refresh_slot(conn, memory)  # a rival it left unsettled may be settled now
-            now = self.now()
+            self.slots.refresh(conn, memory)  # a rival it left unsettled may be settled now
+            now = self.ctx.now()
             values = {
-                "status": "pending",
+                "status": CandidateStatus.PENDING,
                 "memory_id": None,
                 "decided_by": None,
                 "decided_at": None,
@@ -75,35 +85,35 @@ class UndoMixin(StoreCore):
                 .where(CAND.c.id == candidate_id)
                 .values(
                     **values,
-                    row_mac=resealed(conn, self.cipher, CAND, candidate_id, values, row=cand),
+                    row_mac=resealed(conn, self.ctx.cipher, CAND, candidate_id, values, row=cand),
                 )
             )
             # Removed on purpose: the chain records it as gone, so `audit verify` knows.
             append_events(
                 conn,
-                self.cipher,
+                self.ctx.cipher,
                 [(now, actor, "memory.approval_undone", "memory", memory.id, None)],
                 gone=frozenset({("memory", memory.id)}),
             )
-            self._audit(conn, actor, "candidate.approval_undone", "candidate", candidate_id)
+            self.ctx.audit(conn, actor, "candidate.approval_undone", "candidate", candidate_id)
             fresh = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).one()
-            return self.candidate_from_row(fresh), restored
+            return self.rows.candidate(fresh), restored
 
     def _reopen(self, conn: Connection, row: sa.Row, actor: str, txn: str) -> str:
         """A memory the undone approval had superseded: active again, its validity reopened."""
-        check_memory(row.status, "active")
+        check_memory(row.status, MemoryStatus.ACTIVE)
         values = {
-            "status": "active",
+            "status": MemoryStatus.ACTIVE,
             "valid_to": None,
             "superseded_by_id": None,
-            "updated_at": self.now(),
+            "updated_at": self.ctx.now(),
             "conflict_state": "none",
         }
         values = {k: v for k, v in values.items() if k in MEM.c}
         conn.execute(
             MEM.update()
             .where(MEM.c.id == row.id)
-            .values(**values, row_mac=resealed(conn, self.cipher, MEM, row.id, values, row=row))
+            .values(**values, row_mac=resealed(conn, self.ctx.cipher, MEM, row.id, values, row=row))
         )
         # The supersession stays in the history, no longer as the replay key of a supersede: a
         # later approval of the same candidate supersedes it again.
@@ -113,42 +123,39 @@ class UndoMixin(StoreCore):
             .where(TRANS.c.memory_id == row.id, TRANS.c.txn_id == undone)
             .values(txn_id=f"{undone}:undone:{txn}")
         )
-        self._append_transition(  # type: ignore[attr-defined]
+        self.lifecycle.append_transition(
             conn,
             row.id,
             row.status,
-            "active",
+            MemoryStatus.ACTIVE,
             row.valid_to,
             None,
             actor,
             "approval_undone",
             txn,
         )
-        self._audit(conn, actor, "memory.unsuperseded", "memory", row.id)
+        self.ctx.audit(conn, actor, "memory.unsuperseded", "memory", row.id)
         return row.id
-
-    def _refresh_slot(self, conn: Connection, row: sa.Row) -> None:
-        refresh = getattr(self, "refresh_slot", None)  # slot_decisions.py, when composed in
-        if refresh is not None:
-            refresh(conn, row)
 
     def undo_retirement(self, memory_id: str, *, actor: str) -> Change:
         """A false write or forget taken back: the memory is active again, its tombstone lifted."""
-        with self._write() as conn:
+        with self.ctx.write() as conn:
             row = conn.execute(sa.select(MEM).where(MEM.c.id == memory_id)).first()
             if row is None:
                 raise NotFoundError(f"no memory {memory_id}", id=memory_id)
-            if row.status != "retired" or row.retired_reason not in UNDOABLE_RETIREMENTS:
+            if row.status != MemoryStatus.RETIRED or row.retired_reason not in UNDOABLE_RETIREMENTS:
                 raise IllegalTransitionError(
                     f"memory {memory_id} is {row.status} ({row.retired_reason or 'no reason'}),"
                     " not false-written or forgotten",
                     entity="memory",
                     from_status=row.status,
-                    to_status="active",
+                    to_status=MemoryStatus.ACTIVE,
                 )
-            self._apply(conn, row, "active", actor, "restore", secrets.token_hex(12))  # type: ignore[attr-defined]
-            self._refresh_slot(conn, row)
-            now = self.now()
+            self.lifecycle.apply(
+                conn, row, MemoryStatus.ACTIVE, actor, "restore", secrets.token_hex(12)
+            )
+            self.slots.refresh(conn, row)
+            now = self.ctx.now()
             for tomb in conn.execute(
                 sa.select(TOMB).where(
                     TOMB.c.content_key == row.content_key,
@@ -162,11 +169,16 @@ class UndoMixin(StoreCore):
                     .values(
                         lifted_at=now,
                         row_mac=resealed(
-                            conn, self.cipher, TOMB, tomb.content_key, {"lifted_at": now}, row=tomb
+                            conn,
+                            self.ctx.cipher,
+                            TOMB,
+                            tomb.content_key,
+                            {"lifted_at": now},
+                            row=tomb,
                         ),
                     )
                 )
-                self._audit(conn, actor, "tombstone.lifted", "tombstone", tomb.content_key[:16])
-            self._audit(conn, actor, f"memory.{row.retired_reason}_undone", "memory", memory_id)
+                self.ctx.audit(conn, actor, "tombstone.lifted", "tombstone", tomb.content_key[:16])
+            self.ctx.audit(conn, actor, f"memory.{row.retired_reason}_undone", "memory", memory_id)
             fresh = conn.execute(sa.select(MEM).where(MEM.c.id == memory_id)).one()
-            return Change(self.memory_from_row(fresh))
+            return Change(self.rows.memory(fresh))

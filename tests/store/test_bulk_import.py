@@ -181,7 +181,7 @@ def test_an_import_in_slices_is_still_one_transaction(home, tmp_path, monkeypatc
     from memvet.store import bulk
 
     monkeypatch.setattr(bulk, "CHUNK", 2)
-    real, calls = bulk.BulkMixin._import_chunk, []
+    real, calls = bulk.BulkImport._import_chunk, []
 
     def failing_third(self, conn, drafts, actor, now):  # noqa: ANN001
         calls.append(len(drafts))
@@ -194,11 +194,11 @@ def test_an_import_in_slices_is_still_one_transaction(home, tmp_path, monkeypatc
         tmp_path,
         *({"statement": f"queue q{i} is served by worker w{i}", "kind": "fact"} for i in range(5)),
     )
-    monkeypatch.setattr(bulk.BulkMixin, "_import_chunk", failing_third)
+    monkeypatch.setattr(bulk.BulkImport, "_import_chunk", failing_third)
     with pytest.raises(RuntimeError):
         run("memories", "import", path, "--global")
     assert calls == [2, 2, 1] and counts(home) == before  # two slices written, then rolled back
-    monkeypatch.setattr(bulk.BulkMixin, "_import_chunk", real)
+    monkeypatch.setattr(bulk.BulkImport, "_import_chunk", real)
     code, doc = run("memories", "import", path, "--global", "--json")
     assert code == 0 and doc["imported"] == 5
 
@@ -226,7 +226,7 @@ def test_a_sliced_import_indexes_every_slice_and_gives_the_page_cache_back(store
     assert cache_size() == before != -bulk.IMPORT_CACHE_KIB
     with pytest.raises(bulk.BadDrafts):  # refused before the transaction: nothing changes
         store.import_memories([draft("\x00")], actor="op")
-    monkeypatch.setattr(bulk.BulkMixin, "_import_chunk", lambda *a: 1 / 0)
+    monkeypatch.setattr(bulk.BulkImport, "_import_chunk", lambda *a: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         store.import_memories([draft("a rule that fails mid-import")], actor="op")
     assert cache_size() == before

@@ -61,7 +61,7 @@ def test_a_failed_commit_releases_with_the_error_kept(store, monkeypatch):
     def boom(*args, **kwargs):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(type(store), "_insert_memory", boom)
+    monkeypatch.setattr(type(store.reservations.creation), "insert", boom)
     with pytest.raises(RuntimeError):
         store.approve(cid, actor="A")
     cand = store.get_candidate(cid)

@@ -9,10 +9,10 @@ import time
 from datetime import timedelta
 
 from memvet.install.launcher import main
-from memvet.store.reservation import ReservationMixin
+from memvet.store.reservation import Reservations
 
 LEASE = timedelta(seconds=1)
-_approve = ReservationMixin.approve
+_approve = Reservations.approve
 
 
 def _approve_with_short_lease(self, candidate_id, *, actor, edits=None, ttl=LEASE):  # noqa: ANN001, ANN202
@@ -24,6 +24,6 @@ def _hang(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
     time.sleep(600)
 
 
-ReservationMixin.approve = _approve_with_short_lease
-ReservationMixin.commit = _hang
+Reservations.approve = _approve_with_short_lease
+Reservations.commit = _hang
 sys.exit(main(sys.argv[1:]))
