@@ -1,8 +1,9 @@
 """One daemon per MEMVET_HOME: an `fcntl.flock` on `run/daemon.lock` plus a pid file.
 
 The OS drops a flock when its process dies, however it dies, so a crashed daemon never leaves
-the lock stuck; the pid file is only informational (other components read it), and whether the
-daemon runs is answered by probing the lock, not by trusting the pid file.
+the lock stuck; the pid file is only informational, and whether the daemon runs is answered by
+probing the lock (`memvet.store.liveness.daemon_pid`, which every component asks), not by
+trusting the pid file.
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ import os
 from pathlib import Path
 
 from memvet.store import MemvetError
+from memvet.store.liveness import LOCK_FILE, PID_FILE, daemon_pid, read_pid
 from memvet.store.paths import ensure_private_dir
+
+running_pid = daemon_pid  # the probe, under the name the daemon's callers know
 
 
 class DaemonRunningError(MemvetError):
@@ -21,11 +25,11 @@ class DaemonRunningError(MemvetError):
 
 
 def lock_path(run_dir: Path) -> Path:
-    return run_dir / "daemon.lock"
+    return run_dir / LOCK_FILE
 
 
 def pid_path(run_dir: Path) -> Path:
-    return run_dir / "daemon.pid"
+    return run_dir / PID_FILE
 
 
 class InstanceLock:
@@ -67,32 +71,6 @@ class InstanceLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
-
-
-def read_pid(run_dir: Path) -> int | None:
-    try:
-        return int(pid_path(run_dir).read_text().strip())
-    except (OSError, ValueError):
-        return None
-
-
-def running_pid(run_dir: Path) -> int | None:
-    """The pid of the daemon holding the lock, or None when no daemon runs. A probe: if we can
-    take the lock ourselves, nobody holds it (and we let go at once)."""
-    path = lock_path(run_dir)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return read_pid(run_dir) or -1  # held, but the pid file is missing or being written
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
 
 
 def _write_private(path: Path, text: str) -> None:

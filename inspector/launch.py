@@ -26,20 +26,11 @@ class DaemonStart:
     pid: int | None = None
 
 
-def running_daemon_pid(pid_file: Path | None = None) -> int | None:
-    """The pid in MEMVET_HOME/run/daemon.pid if that process is alive."""
-    path = pid_file or run_dir() / "daemon.pid"
-    try:
-        pid = int(path.read_text().strip())
-    except (OSError, ValueError):
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:
-        return pid  # alive, owned by someone else
-    return pid
+def running_daemon_pid() -> int | None:
+    """The running daemon's pid (its flock answers, not the pid file: store/liveness.py)."""
+    from memvet.store.liveness import daemon_pid
+
+    return daemon_pid(run_dir())
 
 
 def ensure_daemon(

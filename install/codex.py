@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from memvet.install import codex_toml, setup_record
+from memvet.install import setup_record
 from memvet.install.hook_settings import WantedHook, install_hooks
 from memvet.install.host_setup import SetupOptions, context_hooks, hooks_and_mcp_edits, remove_hooks
 from memvet.install.setup_common import (
@@ -24,6 +24,10 @@ from memvet.store.paths import codex_home
 HOST = hosts.CODEX
 # Newer Codex rejects a hooks.json whose root has any other key (host-formats.md §4.3).
 ALLOWED_ROOT_KEYS = {"hooks", "description"}
+# Codex drops an MCP server that has not answered `initialize` within `startup_timeout_sec`
+# (default 10 s). `memvet mcp` needs ≈ 2.5 s on a quiet machine (the SDK's import) and took 14 s
+# on a loaded 2-core one; a later answer costs nothing, as Codex does not wait for its servers.
+MCP_STARTUP_TIMEOUT_S = 30
 TRUST_MESSAGE = (
     "Codex runs new or changed hooks only after you trust them: start Codex, open /hooks, "
     "review the two memvet hooks and trust them. Until then they are silently skipped."
@@ -44,7 +48,11 @@ def wanted_hooks() -> list[WantedHook]:
 
 def mcp_entry() -> dict[str, Any]:
     argv = memvet_argv()
-    entry: dict[str, Any] = {"command": argv[0], "args": [*argv[1:], "mcp"]}
+    entry: dict[str, Any] = {
+        "command": argv[0],
+        "args": [*argv[1:], "mcp"],
+        "startup_timeout_sec": MCP_STARTUP_TIMEOUT_S,
+    }
     if pinned_env():
         entry["env"] = pinned_env()
     return entry
@@ -116,6 +124,8 @@ def _add_hooks(text: str | None, path: Path, fix: bool) -> Planned:
 
 
 def _add_config(text: str | None, path: Path) -> Planned:
+    from memvet.install import codex_toml  # tomlkit: only for an edit, never for `status`
+
     new, notes = codex_toml.add(text or "", path, mcp_entry())
     if _has_inline_hooks(new):
         notes.append(
@@ -128,6 +138,8 @@ def _add_config(text: str | None, path: Path) -> Planned:
 def _remove_config(text: str | None, path: Path) -> Planned:
     if text is None:
         return Planned(None)
+    from memvet.install import codex_toml
+
     new, notes = codex_toml.remove(text, path)
     record = setup_record.lookup(path)
     if new != text and not new.strip() and (record is None or record.file):

@@ -140,6 +140,8 @@ def _update_in_place(table: Any, entry: dict[str, Any]) -> None:
     for key in ("command", "args"):
         if table.get(key) != entry[key]:
             table[key] = entry[key]
+    if "startup_timeout_sec" in entry and "startup_timeout_sec" not in table:
+        table["startup_timeout_sec"] = entry["startup_timeout_sec"]  # a value of the user's stays
     if "env" in entry:
         if table.get("env") != entry["env"]:
             env = tomlkit.inline_table()
@@ -151,8 +153,9 @@ def _update_in_place(table: Any, entry: dict[str, Any]) -> None:
 
 def _block(entry: dict[str, Any]) -> str:
     lines = ["[mcp_servers.memvet]", TABLE_NOTE]
-    for key in ("command", "args"):
-        lines.append(f"{key} = {tomlkit.item(entry[key]).as_string()}")
+    for key in ("command", "args", "startup_timeout_sec"):
+        if key in entry:
+            lines.append(f"{key} = {tomlkit.item(entry[key]).as_string()}")
     if "env" in entry:
         env = tomlkit.inline_table()
         env.update(entry["env"])

@@ -1,6 +1,7 @@
 """The `memvet` command. It owns no subcommands itself: each component registers its own
 (entry points in the `memvet.commands` group). `memvet hook …` skips all of that: it runs on
-every prompt, so it must not pay for argparse, entry-point discovery or the store's imports."""
+every prompt, so it must not pay for argparse, entry-point discovery or the store's imports;
+nor does `memvet mcp`, whose start-up a host times (Codex gives up after `startup_timeout_sec`)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ def main(argv: list[str] | None = None) -> int:
             from memvet.install.hook_entry import main as hook_main
 
             code = hook_main(args[1:])
+        elif args == ["mcp"]:  # as setup writes it; `memvet mcp --help` takes the CLI
+            from memvet.install.mcp_server import run
+
+            code = run(None)
         else:
             from memvet.store.console import run_cli
 

@@ -124,7 +124,6 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
     from memvet.store import MemvetError
-    from memvet.store.redaction.served import rechecked
 
     scope = _Scope(cwd)
     enabled = writeback_enabled() if writeback is None else writeback
@@ -147,6 +146,7 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
         cwd: a folder inside this workspace (never outside it)."""
         from memvet.store.cli_handlers import parse_time
         from memvet.store.recall import recall
+        from memvet.store.redaction.served import rechecked  # at the first call: not start-up
 
         workspace = await scope.workspace(ctx, cwd)
         try:
@@ -163,6 +163,7 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
         important first (operator-typed, then the user's own words, then inferred).
         cwd: a folder inside this workspace (never outside it)."""
         from memvet.store.context_pack import ranked
+        from memvet.store.redaction.served import rechecked
 
         workspace = await scope.workspace(ctx, cwd)
         try:

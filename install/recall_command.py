@@ -5,28 +5,23 @@ from __future__ import annotations
 
 import argparse
 import os
+from datetime import datetime
 
 
 def run(args: argparse.Namespace) -> int:
-    from memvet.store.cli_handlers import parse_time
+    from memvet.store.cli_conventions import parse_time
     from memvet.store.console import emit
-    from memvet.store.integrity import with_unreadable
-    from memvet.store.recall import recall
-    from memvet.store.store import open_store
+    from memvet.store.recall_read import recall_direct
     from memvet.store.workspace import resolve_workspace
 
-    store = open_store(create=False)  # a question never creates a store
-    try:
-        result = recall(
-            store,
-            args.query,
-            workspace=resolve_workspace(args.cwd or os.getcwd()),
-            as_of=parse_time(args.as_of),
-            recorded_as_of=parse_time(getattr(args, "recorded_as_of", None)),
-        )
-        result = with_unreadable(store, result)  # records that failed authentication: ids
-    finally:
-        store.close()
+    workspace = resolve_workspace(args.cwd or os.getcwd())
+    as_of = parse_time(args.as_of)
+    recorded_as_of = parse_time(getattr(args, "recorded_as_of", None))
+    # sqlite3 and the term index, without the ORM (store/recall_read.py); the Store's path for
+    # history as recorded earlier, and for a store that path cannot open (it reports why).
+    result = None if recorded_as_of else recall_direct(args.query, workspace=workspace, as_of=as_of)
+    if result is None:
+        result = _recall_through_store(args.query, workspace, as_of, recorded_as_of)
 
     def human() -> None:
         reason = f" ({result['reason_code']})" if result["reason_code"] else ""
@@ -41,3 +36,20 @@ def run(args: argparse.Namespace) -> int:
 
     emit(args, result, human)
     return 0
+
+
+def _recall_through_store(
+    query: str, workspace: str | None, as_of: datetime | None, recorded_as_of: datetime | None
+) -> dict:
+    from memvet.store.integrity import with_unreadable
+    from memvet.store.recall import recall
+    from memvet.store.store import open_store
+
+    store = open_store(create=False)  # a question never creates a store
+    try:
+        result = recall(
+            store, query, workspace=workspace, as_of=as_of, recorded_as_of=recorded_as_of
+        )
+        return with_unreadable(store, result)  # records that failed authentication: ids
+    finally:
+        store.close()

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from memvet.install.status_hosts import claude_facts, codex_facts
 from memvet.store.hosts import CLAUDE_CODE, CODEX, REGISTRY
+from memvet.store.liveness import PID_UNKNOWN, daemon_pid, read_pid
 from memvet.store.paths import db_path, log_dir, run_dir
 
 QUIET_OUTCOMES = ("context", "empty")  # hook.log outcomes that are not failures
@@ -25,19 +25,9 @@ RECENT_HOOK_LINES = 50
 
 def _daemon() -> dict[str, Any]:
     run = run_dir()
-    try:
-        pid: int | None = int((run / "daemon.pid").read_text().strip())
-    except (OSError, ValueError):
-        pid = None
-    alive = False
-    if pid:
-        try:
-            os.kill(pid, 0)
-            alive = True
-        except PermissionError:
-            alive = True  # exists, owned by someone else
-        except OSError:
-            alive = False
+    running = daemon_pid(run)  # the daemon's flock, not the pid file: a stale one says nothing
+    alive = running is not None
+    pid = running if alive and running != PID_UNKNOWN else read_pid(run)
     sock = run / "daemon.sock"
     answering = False
     if sock.exists():

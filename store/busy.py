@@ -57,17 +57,11 @@ def _exclusive_lockers(locks_text: str, file_id: str | None, *, byte: int | None
 
 
 def _daemon_pid(home: Path) -> int | None:
-    try:
-        pid = int((home / "run" / "daemon.pid").read_text().strip())
-    except (OSError, ValueError):  # an unreadable pid file included: no daemon we can name
-        return None
-    try:
-        os.kill(pid, 0)
-    except PermissionError:  # alive, another user's
-        return pid
-    except OSError:
-        return None
-    return pid
+    """The running daemon's pid, None when none runs or it cannot be named."""
+    from memvet.store.liveness import PID_UNKNOWN, daemon_pid
+
+    pid = daemon_pid(home / "run")
+    return None if pid == PID_UNKNOWN else pid
 
 
 def lock_holder(db_path: Path, locks_text: str | None = None) -> tuple[int | None, str]:

@@ -153,8 +153,9 @@ class World:
             "DISABLE_AUTOUPDATER": "1",
             "STUB_API_KEY": "sk-stub",
             "NO_COLOR": "1",
-            # Claude Code waits this long (ms) for MCP servers at start; `memvet mcp` needs
+            # Claude Code gives an MCP server this long (ms) to connect; `memvet mcp` needs
             # seconds on a loaded machine (the SDK's import), more with both worlds playing.
+            # (Whether a session waits for it: `claude_session(wait_for_mcp=True)`.)
             "MCP_TIMEOUT": "120000",
         }
         if custom_folders:
@@ -174,12 +175,17 @@ class World:
         return path.resolve()
 
     def run(
-        self, argv: list[str], cwd: Path | None = None, stdin: str = "", check: bool = True
+        self,
+        argv: list[str],
+        cwd: Path | None = None,
+        stdin: str = "",
+        check: bool = True,
+        env: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
         done = subprocess.run(
             argv,
             cwd=cwd or self.workspace,
-            env=self.env,
+            env=self.env | (env or {}),
             input=stdin,
             capture_output=True,
             text=True,
@@ -202,20 +208,30 @@ class World:
         return json.loads(self.memvet(*args, "--json", cwd=cwd, check=check).stdout)
 
     def claude(
-        self, *args: str, cwd: Path | None = None, check: bool = True
+        self, *args: str, cwd: Path | None = None, check: bool = True, env: dict | None = None
     ) -> subprocess.CompletedProcess[str]:
-        return self.run(self.stub.wrap([str(self.bins["claude"]), *args]), cwd=cwd, check=check)
+        return self.run(
+            self.stub.wrap([str(self.bins["claude"]), *args]), cwd=cwd, check=check, env=env
+        )
 
     def codex(
         self, *args: str, cwd: Path | None = None, check: bool = True
     ) -> subprocess.CompletedProcess[str]:
         return self.run(self.stub.wrap([str(self.bins["codex"]), *args]), cwd=cwd, check=check)
 
-    def claude_session(self, prompt: str, cwd: Path | None = None, *extra: str) -> list[dict]:
+    def claude_session(
+        self, prompt: str, cwd: Path | None = None, *extra: str, wait_for_mcp: bool = False
+    ) -> list[dict]:
         """One `claude -p` session; the model requests it made (the main model's, not Haiku's).
-        It may run while a Codex session of the same world does (`both`)."""
+        It may run while a Codex session of the same world does (`both`). `wait_for_mcp`: a
+        session that calls an MCP tool. `claude -p` offers the tools of the MCP servers
+        connected when its first turn starts and never adds one that connects later, so a slow
+        `memvet mcp` (seconds on a loaded machine) would leave memory_recall out ("No such
+        tool available"); CLAUDE_CODE_MCP_STARTUP_WAIT_MS makes it hold the first turn for
+        them, up to that deadline (ms; unset, it does not wait)."""
         mark = len(self.stub.requests())
-        self.claude("-p", prompt, "--output-format", "json", *extra, cwd=cwd)
+        wait = {"CLAUDE_CODE_MCP_STARTUP_WAIT_MS": "120000"} if wait_for_mcp else None
+        self.claude("-p", prompt, "--output-format", "json", *extra, cwd=cwd, env=wait)
         return [
             r["body"]
             for r in self.stub.requests_since(mark, "/v1/messages")

@@ -1,7 +1,9 @@
-"""Codex's hook trust and resume with the real host: `codex exec` skips untrusted hooks without
-a word; trust recorded the way the TUI records it (keyed by position, the hash Codex's app
-server reports) makes them run, and doctor reads it; a resumed session is not given the pack a
-second time (Codex keeps the earlier developer message)."""
+"""Codex's hook trust, resume and its own memories with the real host: `codex exec` skips
+untrusted hooks without a word; trust recorded the way the TUI records it (keyed by position,
+the hash Codex's app server reports) makes them run, and doctor reads it; a resumed session is
+not given the pack a second time (Codex keeps the earlier developer message). With `[features]
+memories = true` Codex puts its unreviewed memory summary into every session; after setup (a
+marked `use_memories = false`) into none."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from memvet.store import context_pack as cp
 pytestmark = pytest.mark.slow
 
 SAID = "The staging database is reachable only through the bastion host."
+MARKER = "zebra-7731"  # in Codex's own memory summary, which no one reviewed
 
 
 def app_server_hooks(world) -> list[dict]:
@@ -66,22 +69,34 @@ def codex_hook_runs(world) -> list[str]:
     )
 
 
+def responses_requests(world) -> list[dict]:
+    return [r["body"] for r in world.stub.requests() if r["path"].endswith("/responses")]
+
+
 @pytest.fixture(scope="module")
 def trusted(make_world) -> dict:
     world = make_world(custom_folders=True)
     facts: dict = {"world": world}
+    config = world.codex_dir / "config.toml"
+    config.write_text(config.read_text() + "memories = true\n")  # [features] is the last table
+    summary = world.codex_dir / "memories_v2" / "memory_summary.md"
+    summary.parent.mkdir(parents=True)
+    summary.write_text(f"# Memory summary\n- The user deploys on Fridays ({MARKER}).\n")
+    world.codex("exec", "--skip-git-repo-check", "before memvet")
+    facts["ungated"] = responses_requests(world)
+    world.stub.clear()
     world.memvet("setup", "codex")
     world.memvet("propose", SAID, "--kind", "fact", "--cwd", str(world.workspace))
     candidate = world.memvet_json("queue", "list")["candidates"][0]["id"]
     world.memvet("queue", "approve", candidate)
     world.stub.clear()
     world.codex("exec", "--skip-git-repo-check", "untrusted run")
+    facts["untrusted"] = responses_requests(world)
     facts["untrusted_runs"] = codex_hook_runs(world)
     facts["untrusted_doctor"] = {
         c["name"]: c for c in world.memvet_json("doctor", check=False)["checks"]
     }
     facts["listed"] = app_server_hooks(world)
-    config = world.codex_dir / "config.toml"
     records = "".join(
         f'\n[hooks.state."{hook["key"]}"]\ntrusted_hash = "{hook["currentHash"]}"\n'
         for hook in facts["listed"]
@@ -92,13 +107,11 @@ def trusted(make_world) -> dict:
     }
     world.stub.clear()
     world.codex("exec", "--skip-git-repo-check", "trusted run")
-    facts["first"] = [r["body"] for r in world.stub.requests() if r["path"].endswith("/responses")]
+    facts["first"] = responses_requests(world)
     facts["trusted_runs"] = codex_hook_runs(world)
     world.stub.clear()
     world.codex("exec", "--skip-git-repo-check", "resume", "--last", "resumed run")
-    facts["resumed"] = [
-        r["body"] for r in world.stub.requests() if r["path"].endswith("/responses")
-    ]
+    facts["resumed"] = responses_requests(world)
     facts["resumed_runs"] = codex_hook_runs(world)[len(facts["trusted_runs"]) :]
     facts["config"] = tomllib.loads(config.read_text())
     return facts
@@ -135,3 +148,10 @@ def test_a_resumed_session_is_not_given_the_pack_again(trusted):
     history = json.dumps(trusted["resumed"][-1]["input"])
     assert history.count(cp.HEADERS["session-start"]) == 1  # the first session's copy only
     assert history.count(SAID) == 1
+
+
+def test_codex_memories_reach_no_session_behind_the_gate(trusted):
+    assert MARKER in json.dumps(trusted["ungated"]), "Codex did not inject its summary"
+    for gated in ("untrusted", "first", "resumed"):  # hooks or not: it is config.toml's switch
+        assert trusted[gated] and MARKER not in json.dumps(trusted[gated]), gated
+    assert MARKER in (trusted["world"].codex_dir / "memories_v2" / "memory_summary.md").read_text()

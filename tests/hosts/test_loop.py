@@ -124,7 +124,8 @@ def play(world, mode: str, model_texts, both) -> dict:
     allow_recall = ("--allowedTools", RECALL["tool"])  # -p mode asks no one: allow it up front
     # The last request of a session holds the whole conversation, hook context included.
     claude2, codex2 = both(
-        lambda: world.claude_session(ASK, None, *allow_recall), lambda: world.codex_session(ASK)
+        lambda: world.claude_session(ASK, None, *allow_recall, wait_for_mcp=True),
+        lambda: world.codex_session(ASK),
     )
     facts["session2"] = {
         "claude-code": model_texts("claude-code", claude2[-1:]),

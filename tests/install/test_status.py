@@ -93,8 +93,10 @@ def test_codex_hooks_switched_off_fail(memvet, codex_dir):
 def test_daemon_and_service_state(memvet):
     run = Path(os.environ["MEMVET_HOME"]) / "run"
     run.mkdir(parents=True)
-    (run / "daemon.pid").write_text(f"{os.getpid()}\n")
-    doc = memvet("status", "--json").json()
+    from memvet.daemon.lock import InstanceLock
+
+    with InstanceLock(run):  # what a running daemon holds (this process stands in)
+        doc = memvet("status", "--json").json()
     assert doc["daemon"]["running"] is True and doc["daemon"]["context_server"] is False
     (run / "daemon.pid").write_text("999999999\n")
     found = checks(memvet("doctor", "--json"))

@@ -8,6 +8,8 @@ import json
 import os
 from pathlib import Path
 
+from memvet.daemon.lock import InstanceLock
+
 
 def checks(result) -> dict[str, dict]:
     return {c["name"]: c for c in result.json()["checks"]}
@@ -87,10 +89,12 @@ def test_doctor_reads_codex_trust_records_per_hook(memvet, codex_dir):
     assert "unknown" in checks(memvet("doctor", "--json"))["codex.trust"]["message"]
 
 
-def test_doctor_warns_when_the_daemon_meets_unknown_line_types(memvet):
+def test_doctor_warns_when_the_daemon_meets_unknown_line_types(memvet, request):
     run = Path(os.environ["MEMVET_HOME"]) / "run"
     run.mkdir(parents=True)
-    (run / "daemon.pid").write_text(str(os.getpid()))  # a live process stands in for the daemon
+    lock = InstanceLock(run)  # what a running daemon holds; this process stands in for it
+    lock.acquire()
+    request.addfinalizer(lock.release)
     stats = {"roots": [], "stats": {"skipped": {"unknown_type": 0, "attachment": 9}}}
     (run / "daemon-stats.json").write_text(json.dumps(stats))
     assert "daemon.line_types" not in checks(memvet("doctor", "--json"))

@@ -217,8 +217,8 @@ def claude_assistant(text: str) -> bytes:
 def test_selective_mode_commits_only_explicit_statements_above_threshold(
     file_key, claude_project: Path
 ) -> None:
+    from memvet.daemon.extraction.rules import load_rules
     from memvet.daemon.pipeline import FilePipeline
-    from memvet.daemon.rules import load_rules
 
     # The threshold sits just under the surest statement's confidence, as extraction scores it
     # now: exactly that one may be committed, the others must stay in the queue.

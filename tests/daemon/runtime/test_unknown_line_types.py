@@ -9,6 +9,7 @@ from pathlib import Path
 
 from memvet.daemon.commands import pipeline_factory
 from memvet.daemon.ingestor import Ingestor
+from memvet.daemon.lock import InstanceLock
 from memvet.daemon.roots import all_roots
 
 from .conftest import claude_root, review_policy
@@ -56,9 +57,9 @@ def test_the_daemon_counts_unknown_line_types_by_host_version(store, claude_proj
 
     run = Path(os.environ["MEMVET_HOME"]) / "run"
     run.mkdir(parents=True, exist_ok=True)
-    (run / "daemon.pid").write_text(str(os.getpid()))  # a live process stands in for the daemon
     (run / "daemon-stats.json").write_text(json.dumps({"roots": [], "stats": counts}))
-    report = collect()  # what `status --json` prints and `doctor` judges
+    with InstanceLock(run):  # what a running daemon holds; this process stands in for it
+        report = collect()  # what `status --json` prints and `doctor` judges
     assert report["daemon"]["unknown_types"] == {"claude-code": {"2.2.0": 2}}
     check = {c["name"]: c for c in report["checks"]}["daemon.line_types"]
     assert check["level"] == "warn" and "claude-code 2.2.0: 2" in check["message"]
