@@ -9,6 +9,8 @@ Deliberately short: tool families a coding agent is asked about, nothing project
 
 from __future__ import annotations
 
+import re
+
 CONCEPTS: dict[str, tuple[str, ...]] = {
     "package-manager": (
         "package manager",
@@ -73,6 +75,9 @@ php scala haskell clojure erlang dart lua perl julia ocaml fsharp csharp c++ nim
 )
 
 
+COMPOUND = re.compile(r"[-_./+#]")  # context_pack's compound separators
+
+
 def compile_word_groups(
     groups: dict[str, tuple[str, ...]],
     prefix: str,
@@ -91,9 +96,12 @@ def compile_word_groups(
                 continue  # an entry of stop words only would match every text
             if " " in entry:
                 phrases.append((frozenset(found), token))
-            else:
-                for term in found:
-                    single[term] = (*single.get(term, ()), token)
+                continue
+            # A compound ("pre-prod", "expo-router") is named by its whole, not by each part:
+            # "prod" is no staging word, "react" no navigation one.
+            whole = [t for t in found if COMPOUND.search(t)] if COMPOUND.search(entry) else []
+            for term in whole or found:
+                single[term] = (*single.get(term, ()), token)
     return single, phrases
 
 

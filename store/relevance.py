@@ -15,6 +15,11 @@ attribute ("version", "port", "host") is spoken of by a value of its type (ATTRI
 the memory also speaks of something else the question names ("pins Terraform 1.9.2" for "which
 terraform version?").
 
+A second pass over the dev split's misses added: an answer to a what/which question must itself
+speak of the focus ("what should I use for X?" asks for X); "how long" is the question's form;
+a word held only through its concept or synonym group weighs CONCEPT_SHARE (the word itself ranks
+first); a text naming only another environment than the question's is no answer.
+
 The hook's prompt path ranks with this same rule (context_pack.relevant over a Corpus the
 daemon keeps per pack), without the subject bonus (the hook decrypts no subjects), with its own
 calibration: PROMPT_ABSENT_WEIGHT and PROMPT_FLOOR. So this module stays light: no SQLAlchemy,
@@ -63,6 +68,14 @@ QUERY_NOISE = cp.terms(
 # A "what/which" question's answer must speak of what it asks for, or keeps FOCUS_MISS of its
 # score: "which rust edition?" is not answered by the Rust version (calibrated on the dev split).
 FOCUS_MISS = 0.25
+# Words of a wh-phrase ("how LONG", "how MANY") are the question's form, not its subject.
+HOW_WORDS = frozenset({"long", "many", "much", "often", "far", "soon", "big", "large"})
+# A text that speaks of a question's word only through its concept or synonym group ("pnpm" for
+# "yarn": both package managers) holds CONCEPT_SHARE of its weight: the word itself ranks first.
+CONCEPT_SHARE = 0.9
+# Environments exclude each other: a text naming only another one than the question names is no
+# answer ("which schema does the prod target use?" against the dev target's schema).
+ENVIRONMENTS = frozenset({"≈production", "≈staging", "≈development"})
 WH_FOCUS = frozenset({"what", "which", "what's", "whats"})
 COPULA = frozenset({"is", "are", "was", "were"})
 DETERMINERS = frozenset({"the", "a", "an", "our", "my", "your", "this", "that", "its", "their"})
@@ -126,7 +139,7 @@ def _units(text: str, noise: frozenset[str]) -> list[tuple[frozenset[str], froze
         if phrase <= base:
             out.append((frozenset({token}), phrase))
             used |= phrase
-    for term in sorted(base - used):
+    for term in sorted(base - used - _how_words(text)):  # "how long", unless "long line"
         kind = ATTRIBUTE_TYPES.get(term)
         extra = (VALUE_TOKENS[kind],) if kind else ()
         out.append(
@@ -138,9 +151,23 @@ def _units(text: str, noise: frozenset[str]) -> list[tuple[frozenset[str], froze
     return out
 
 
+def _how_words(text: str) -> frozenset[str]:
+    words = _WORDS.findall(text.casefold())
+    return frozenset(
+        b for a, b in zip(words, words[1:], strict=False) if a == "how" and b in HOW_WORDS
+    )
+
+
 def units(text: str, noise: frozenset[str]) -> list[frozenset[str]]:
     """What a question asks about, one unit per word or named phrase (see _units)."""
     return [unit for unit, _ in _units(text, noise)]
+
+
+def lookup_terms(query: str, noise: frozenset[str]) -> frozenset[str]:
+    """Every term whose holders a Question over `query` reads: its units', and the other
+    environments when it names one (an index-backed corpus fetches only these)."""
+    found = frozenset().union(*units(query, noise))
+    return found | ENVIRONMENTS if found & ENVIRONMENTS else found
 
 
 def focus_terms(query: str, noise: frozenset[str]) -> frozenset[str]:
@@ -152,6 +179,10 @@ def focus_terms(query: str, noise: frozenset[str]) -> frozenset[str]:
     if not words or words[0] not in WH_FOCUS:
         return frozenset()
     rest = words[1:]
+    if "use" in rest and rest[rest.index("use") + 1 : rest.index("use") + 2] == ["for"]:
+        rest = rest[rest.index("use") + 2 :]  # "what should I use for X?" asks for a tool for X
+        while rest and rest[0] in DETERMINERS:
+            rest = rest[1:]
     if words[0] in ("what's", "whats") or rest[:1] and rest[0] in COPULA:
         rest = rest[0 if words[0] in ("what's", "whats") else 1 :]
         while rest and rest[0] in DETERMINERS:
@@ -239,6 +270,16 @@ class Question:
         self.unknown_focus = any(
             not h for (_, source), h in zip(found, holders, strict=True) if source & wanted
         )
+        # Who speaks of what it asks for: an answer must (None: the question asks for nothing).
+        focus = [h for (_, source), h in zip(found, holders, strict=True) if source & wanted]
+        self.focus_holders = set().union(*focus) if focus else None
+        self.focus_units = [u for u, source in found if source & wanted]
+        self.environments = self.q & ENVIRONMENTS
+        self.elsewhere: set[Any] = set()  # texts naming only environments the question does not
+        if self.environments:
+            self.elsewhere = corpus.holders(ENVIRONMENTS - self.environments) - corpus.holders(
+                frozenset(self.environments)
+            )
         # A unit's rarity is that of its meaning: the texts that speak of it in any of its words.
         self.weights = [
             cp.idf_of(len(h), corpus.n) * (1.0 if h else absent_weight) for h in holders
@@ -246,10 +287,15 @@ class Question:
         self.total = sum(self.weights)
         # What the question names that no text in scope speaks of (recall's attribute check).
         self.absent = [unit for unit, h in zip(self.units, holders, strict=True) if not h]
+        literal = [
+            h if len(u) == 1 else corpus.holders(source) & h
+            for (u, source), h in zip(found, holders, strict=True)
+        ]
         self.shared: dict[Any, float] = {}
-        for weight, found in zip(self.weights, holders, strict=True):
-            for position in found:
-                self.shared[position] = self.shared.get(position, 0.0) + weight
+        for weight, held, own in zip(self.weights, holders, literal, strict=True):
+            for position in held:
+                credit = weight if position in own else weight * CONCEPT_SHARE
+                self.shared[position] = self.shared.get(position, 0.0) + credit
 
     def share(self, position: Any) -> float:
         """The weighted share of the question's units that text `position` speaks of (less, when
@@ -259,8 +305,14 @@ class Question:
         return self.shared.get(position, 0.0) / self.total * self.focus_factor(position)
 
     def focus_factor(self, position: Any) -> float:
-        """1, or FOCUS_MISS when a what/which question asks for what nothing in scope speaks of."""
-        return self.focus_miss if self.unknown_focus else 1.0
+        """1, or FOCUS_MISS when a what/which question asks for what nothing in scope, or not
+        this text, speaks of ("what is the cache host?" is not answered by the postgres port
+        when only a retired memory speaks of the cache)."""
+        speaks = self.focus_holders is None or position in self.focus_holders
+        return self._factor(speaks and position not in self.elsewhere)
+
+    def _factor(self, speaks_of_focus: bool) -> float:
+        return self.focus_miss if self.unknown_focus or not speaks_of_focus else 1.0
 
     def overlap(self, words: frozenset[str]) -> float:
         """The same share for a text outside the corpus."""
@@ -272,11 +324,11 @@ class Question:
             h and (not unit & VALUES or other or bool(unit - VALUES & words))
             for unit, h in zip(self.units, held, strict=True)
         ]
-        return (
-            sum(w for w, h in zip(self.weights, held, strict=True) if h)
-            / self.total
-            * self.focus_factor(0)
-        )
+        weight = sum(w for w, h in zip(self.weights, held, strict=True) if h)
+        speaks = self.focus_holders is None or any(unit & words for unit in self.focus_units)
+        if self.environments and words & ENVIRONMENTS and not words & self.environments:
+            speaks = False
+        return weight / self.total * self._factor(speaks)
 
     def subject_bonus(self, subject: frozenset[str]) -> float:
         """A subject (the slot a memory fills) the question names counts over word overlap."""

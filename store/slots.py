@@ -48,6 +48,10 @@ FILLER = frozenset(
 straight really always never please don't dont do does don doesn didn isn aren wasn won not
 no longer""".split()
 )  # "don't" tokenises as "don": a negation is no part of a subject
+AUXILIARIES = frozenset(
+    """is are was were be been being should must can will has have had get gets got not never
+no longer don't dont doesn't doesnt don doesn t always also only still""".split()
+)  # between a subject and its relation verb
 SCOPE_PHRASE = re.compile(
     r"\b(?:in|for|across|on)\s+(?:all\s+|every\s+|each\s+)?(?:of\s+)?"
     r"(?:this|the|my|our|these)?\s*(?:projects?|repos?|repositor(?:y|ies)|"
@@ -66,6 +70,10 @@ NEGATION_CUE = re.compile(
     r"cannot|can'?t|without|instead of|rather than|avoid|stop using|"
     r"no more)\b"
 )
+# A statement whose speaker uses a tool for a purpose ("We use Sentry for errors", "Use X for Y").
+USE_FOR = re.compile(
+    r"\s*(?:(?:we|i|you)\s+)?(?:use|prefer|chose|choose|pick|picked)\s+.+?\s+for\s+([^,;()]+)"
+)
 CHANGE_FROM = re.compile(
     r"\b(?:moved|switched|migrated|changed|went|move|switch|migrate|"
     r"replaced)\b.*?\bfrom\s+(.+?)\s+(?:to|for|with)\b"
@@ -77,6 +85,7 @@ CONCEPT_OF = {w: name for name, words in CONCEPTS.items() for w in words if " " 
 # A package manager's own verbs (about the package manager), and script names that say a role.
 INSTALLING = frozenset("install i add remove rm uninstall sync lock update upgrade ci init".split())
 SCRIPT_ROLES = {"test": "tests", "tests": "tests", "fmt": "formatter"}
+WHOLE = ("subject", "")  # the value of a statement whose words are all its subject's
 COMPATIBLE_KINDS = ("procedure",)  # two procedures of one subject are two tasks unless they clash
 
 
@@ -111,6 +120,9 @@ def derive_subject(statement: str, kind: str) -> str:
             # two formatters, not rivals ("go" is left out: it is mostly a verb).
             language = next((t for t in tokens if t in LANGUAGES and t != "go"), None)
             return f"{language} {role}" if language else role
+        purpose = USE_FOR.match(text)
+        if purpose:  # "we use Sentry for errors": the purpose is the slot, the tool its value
+            tokens = _tokens(purpose.group(1))
     words: list[str] = []
     for i, token in enumerate(tokens):
         if (
@@ -185,12 +197,13 @@ class Claim:
 
     asserted: frozenset[tuple[str, str]]
     negated: frozenset[tuple[str, str]]
+    relation: str | None = None  # the verb linking subject and value ("hosted", "kept"), stemmed
 
     def of_type(self, kind: str) -> frozenset[str]:
         return frozenset(v for t, v in self.asserted if t == kind)
 
     def typed(self) -> frozenset[str]:
-        return frozenset(t for t, _ in self.asserted if t != "word")
+        return frozenset(t for t, _ in self.asserted if t not in ("word", WHOLE[0]))
 
 
 def _values(segment: str, subject_words: frozenset[str]) -> set[tuple[str, str]]:
@@ -223,24 +236,52 @@ def claim_of(statement: str, polarity: str, subject: str) -> Claim:
     if change:
         negated |= _values(change.group(1), subject_words)
         text = text[: change.start(1)] + " " + text[change.end(1) :]
+    denies = False
     for clause in CLAUSE.split(text):
         cue = NEGATION_CUE.search(clause)
         if cue:
             asserted |= _values(clause[: cue.start()], subject_words)
             negated |= _values(clause[cue.end() :], subject_words)
+            denies = True
         else:
             asserted |= _values(clause, subject_words)
+    if not asserted and not negated:
+        # Every word is the subject's ("run migrations before deploying"): the statement asserts
+        # or denies its subject as a whole.
+        (negated if denies else asserted).add(WHOLE)
     if polarity == "deny":
         negated, asserted = negated | asserted, set()
     asserted -= negated
-    return Claim(frozenset(asserted), frozenset(negated))
+    return Claim(frozenset(asserted), frozenset(negated), _relation(_tokens(text)))
+
+
+def _relation(tokens: list[str]) -> str | None:
+    """The verb after the statement's leading noun phrase and its auxiliaries ("Logs are KEPT
+    for 30 days"), stemmed; None when that word is a generic link ("uses", "runs", "on")."""
+    i = 0
+    while i < len(tokens) and tokens[i] in STOPWORDS and tokens[i] not in BOUNDARY:
+        i += 1  # "the", "our"
+    while i < len(tokens) and _content(tokens[i]) and tokens[i] not in FILLER:
+        i += 1  # the noun phrase
+    while i < len(tokens) and tokens[i] in AUXILIARIES:
+        i += 1
+    if i == 0 or i >= len(tokens):
+        return None
+    word = tokens[i]
+    if word in BOUNDARY or word in STOPWORDS - {"kept", "used"} or not word.isalpha():
+        return None
+    return cp.stem(word)
 
 
 def rivalry(a: Claim, b: Claim, kind_a: str, kind_b: str) -> str | None:
     """How two claims of one subject clash: "negation" (one denies what the other asserts),
     "different_value" (both assert values of one type with nothing in common), or None."""
     if (kind_a == "constraint") != (kind_b == "constraint"):
-        return None  # a rule limits a fact or a habit ("never tabs in YAML"): a boundary
+        # A rule limits a fact or a habit ("never tabs in YAML"): a boundary, unless it denies
+        # exactly what the other asserts, with no qualifier of its own ("don't commit the lockfile").
+        rule, other = (a, b) if kind_a == "constraint" else (b, a)
+        exact = rule.negated and rule.negated | rule.asserted <= other.asserted
+        return "negation" if exact else None
     if (a.asserted & b.negated) or (b.asserted & a.negated):
         return "negation"
     if kind_a != kind_b:
@@ -251,7 +292,11 @@ def rivalry(a: Claim, b: Claim, kind_a: str, kind_b: str) -> str | None:
     types = a.typed() & b.typed()
     if not types:
         # No value type in common ("fly.io" against "render"): compare every value as a word.
-        mine, theirs = {v for _, v in a.asserted}, {v for _, v in b.asserted}
+        if a.relation and b.relation and a.relation != b.relation:
+            return None  # two things said of one subject ("kept 30 days", "shipped to Loki")
+        link = {a.relation, b.relation}  # the shared verb is no value ("hosted on ...")
+        mine = {v for t, v in a.asserted if t != WHOLE[0]} - link
+        theirs = {v for t, v in b.asserted if t != WHOLE[0]} - link
         return "different_value" if mine and theirs and not mine & theirs else None
     for kind in types:
         if kind == "code" and types - {"code"}:

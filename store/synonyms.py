@@ -68,6 +68,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "kubernetes": ("kubernetes", "k8s", "cluster", "manifests", "kustomize", "helm", "overlays"),
     "staging": ("staging", "pre-prod", "preprod", "stage"),
     "production": ("prod", "production"),
+    "development": ("dev", "development"),
     "environment": ("env", "envs", "environment", "environments", "per-env"),
     "backfill": ("backfill", "backfills", "backfilled", "catchup", "catch-up"),
     "rebuild": ("full refresh", "full-refresh", "rebuild", "from scratch"),
@@ -80,7 +81,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "config": ("config", "configuration", "settings", "toml"),
     "test-suite": ("test", "tests", "suite", "integration tests", "checks", "spec", "specs"),
     "binary": ("binary", "binaries", "executable", "executables", "artifacts"),
-    "compile": ("build", "builds", "compile", "compiled", "compiling"),
+    "compile": ("build", "builds", "built", "compile", "compiled", "compiling"),
     "orm": ("orm", "orms", "gorm", "activerecord", "hibernate"),
     "refactor": ("refactor", "refactors", "refactoring", "clean up", "cleanup", "rewrite"),
     "reply-style": (

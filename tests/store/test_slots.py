@@ -119,6 +119,60 @@ def test_agreeing_or_limiting_memories_of_one_slot_are_not_rivals():
     )
 
 
+def test_a_rule_that_denies_exactly_what_another_memory_asserts_is_a_rival():
+    # A constraint is a boundary of a fact or a procedure unless it denies the very thing the
+    # other asserts, with no qualifier of its own ("in YAML files" would make it a boundary).
+    assert (
+        _clash(
+            "Commit the lockfile with every dependency change",
+            "Don't commit the lockfile",
+            "procedure",
+            "constraint",
+        )
+        == "negation"
+    )
+    assert (
+        _clash(
+            "Integration tests run against a real Postgres database",
+            "Integration tests never use a real Postgres database",
+            kind_b="constraint",
+        )
+        == "negation"
+    )
+    assert _clash("Use tabs", "Never use tabs in YAML files", "decision", "constraint") is None
+
+
+def test_word_values_are_compared_only_under_one_relation():
+    # "hosted on X" against "hosted on Y" is a rival; "kept for 30 days" against "shipped to Loki"
+    # says two things about logs.
+    assert (
+        _clash("The docs are hosted on GitHub Pages", "The docs are hosted on Netlify")
+        == "different_value"
+    )
+    assert _clash("Logs are kept for 30 days", "Logs are shipped to Loki") is None
+    assert _clash("The app is deployed to fly.io", "The app is deployed to render") is not None
+
+
+def test_a_statement_that_is_all_subject_is_asserted_or_denied_whole():
+    assert (
+        _clash(
+            "Run migrations before deploying",
+            "Don't run migrations before deploying",
+            "procedure",
+            "constraint",
+        )
+        == "negation"
+    )
+    assert _clash("Run migrations before deploying", "Run migrations before deploying") is None
+
+
+def test_the_purpose_a_tool_is_used_for_is_the_slot():
+    assert derive_subject("We use Sentry for errors", "decision") == "errors"
+    assert _clash("We use Sentry for errors", "We use Datadog for errors") == "different_value"
+    # Someone else's tool is not the speaker's choice: the leading noun phrase stays the subject.
+    assert derive_subject("The frontend uses Foo for state", "fact") == "frontend"
+
+
 # --- storage ---------------------------------------------------------------------------------------
 def test_the_subject_is_stored_encrypted_with_a_blind_index_and_editable(store, clock):
     cid = said(store, clock, "The staging postgres listens on port 5433")
@@ -128,9 +182,11 @@ def test_the_subject_is_stored_encrypted_with_a_blind_index_and_editable(store, 
     with store.engine.connect() as conn:
         row = conn.execute(sa.select(MEM).where(MEM.c.id == memory.id)).one()
     assert b"Staging" not in row.subject_ct and row.subject_bidx
-    assert row.subject_bidx == store.slot_index(normalise_subject("staging db port"), APP, "dana")
+    assert row.subject_bidx == store.rows.slot_index(
+        normalise_subject("staging db port"), APP, "dana"
+    )
     with store.engine.connect() as conn:
-        assert [m.id for m in store.slot_members(conn, "staging db ports", APP)] == [memory.id]
+        assert [m.id for m in store.slots.members(conn, "staging db ports", APP)] == [memory.id]
 
 
 # --- decisions at approval -------------------------------------------------------------------------
