@@ -7,8 +7,8 @@ import argparse
 
 from memvet.store.cli_conflicts import add_conflict_flags
 from memvet.store.console import add_json_flag
-from memvet.store.records import CANDIDATE_STATUSES, KINDS, MEMORY_STATUSES
 from memvet.store.team.cli import add_share, add_team_flag, register_team
+from memvet.store.vocabulary import CANDIDATE_STATUSES, KINDS, MEMORY_STATUSES
 
 
 class _Lazy:

@@ -1,10 +1,31 @@
-"""The frame's own commands, which belong to no component: `paths` and `completion`."""
+"""The frame's own commands, which belong to no component (`paths`, `completion`), and the
+argument conventions every command shares (`parse_time`). Import-light: the read commands
+load it without the ORM."""
 
 from __future__ import annotations
 
 import argparse
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
+
 SHELLS = ("bash", "zsh", "fish")
+
+
+def parse_time(value: str | None) -> datetime | None:
+    """An ISO 8601 argument (`--as-of`, `--recorded-as-of`); a time without an offset is UTC."""
+    if value is None:
+        return None
+    from datetime import UTC, datetime
+
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        from memvet.store.errors import UsageError
+
+        raise UsageError(f"not an ISO 8601 time: {value!r} (e.g. 2026-03-01T12:00:00Z)") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

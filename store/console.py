@@ -11,12 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
-from typing import Any
 
 from memvet.store.errors import MemvetError, UsageError
 
-Handler = Callable[[argparse.Namespace], int]
+TYPE_CHECKING = False  # not typing's: every command imports this module, typing costs ~4 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    Handler = Callable[[argparse.Namespace], int]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,22 +36,55 @@ class _TopParser(_Parser):
         return format_top_help(self, self._subparsers._group_actions[0])  # type: ignore[union-attr]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from importlib.metadata import entry_points
+class _Skipped:
+    """The parser of a command this run does not invoke: takes every call, keeps nothing."""
 
+    def __getattr__(self, _name: str) -> Callable[..., _Skipped]:
+        return self._anything
+
+    def _anything(self, *_args: object, **_kwargs: object) -> _Skipped:
+        return self
+
+
+class _OnlyCommand:
+    """The subparsers action as components see it when the command is named up front: its
+    parser is built, every other command's skipped (building all ~50 parsers, argparse and
+    gettext look-ups included, cost more than a read command's own work)."""
+
+    def __init__(self, sub: argparse._SubParsersAction, command: str) -> None:
+        self._sub, self._command, self.found = sub, command, False
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser | _Skipped:
+        if self._command != name and self._command not in kwargs.get("aliases", ()):
+            return _Skipped()
+        self.found = True
+        return self._sub.add_parser(name, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sub, name)
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """Every command's parser; with `argv` naming a command, only that one's (any other
+    argv, `--help` or an unknown command, builds them all, so help and errors list all)."""
     from memvet.store import cli_conventions
+    from memvet.store.cli_entry_points import command_entry_points, load
 
     parser = _TopParser(prog="memvet", description="Reviewed memory for coding agents.")
     parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    for ep in sorted(entry_points(group="memvet.commands"), key=lambda e: e.name):
+    command = argv[0] if argv and not argv[0].startswith("-") else None
+    target: Any = sub if command is None else _OnlyCommand(sub, command)
+    for name, value in command_entry_points():
         try:
-            register = ep.load()
+            register = load(value)
         except ImportError as exc:  # a broken component must not take the others down
-            print(f"memvet: the {ep.name} commands are unavailable ({exc})", file=sys.stderr)
+            print(f"memvet: the {name} commands are unavailable ({exc})", file=sys.stderr)
             continue
-        register(sub)
-    cli_conventions.register(sub)
+        register(target)  # type: ignore[operator]
+    cli_conventions.register(target)
+    if command is not None and not target.found:
+        return build_parser()
     return parser
 
 
@@ -60,9 +96,9 @@ def run_cli(argv: list[str]) -> int:
     as_json = wants_json(argv)
     try:
         check_text_arguments(argv)
-        parser = build_parser()
         if not argv:
             argv = ["up"]  # `memvet` alone opens the inspector with the daemon running
+        parser = build_parser(argv)
         args = parser.parse_args(argv)
         if args.version:
             from importlib.metadata import version

@@ -376,6 +376,15 @@ def m009_list_order(conn: Connection) -> None:
     )
 
 
+@migration
+def m010_recency_order(conn: Connection) -> None:
+    """Issue 15: memories in recall's neighbour order, newest first then by id, so the
+    contradiction pass finds a common word's newest holders by walking this index to its
+    limit (recall_index._WALK_SQL) instead of sorting every posting of the word; recorded_at
+    alone ties a whole bulk import."""
+    conn.execute(sa.text("CREATE INDEX ix_memories_recency ON memories (recorded_at DESC, id)"))
+
+
 # (reviewer-decision features of issue 12 live in an encrypted file written by learning.py)
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -12,19 +12,38 @@ the best answer's slot or one of its words (`neighbours`), at most MAX_NEIGHBOUR
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
-from typing import Any
 
-import sqlalchemy as sa
 from memvet.store import context_pack as cp
 from memvet.store import fast_read as fr
 from memvet.store import relevance
 from memvet.store import term_index as ti
-from memvet.store.records import MEMORY_STATUSES, NEVER_VALID, Candidate, Memory, Reader
+from memvet.store.records import MEMORY_STATUSES, NEVER_VALID
+
+TYPE_CHECKING = False  # recall_read.py's path imports this module without SQLAlchemy or typing
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import Any
+
+    import sqlalchemy as sa
+    from memvet.store.records import Candidate, Memory, Reader
 
 MAX_READ = 200  # memories decrypted as possible answers, at most
 MAX_NEIGHBOURS = 150  # memories decrypted for the contradiction pass, at most
 IDS_SQL = "SELECT value FROM json_each(?)"  # a list of ids as one parameter
+# A token's newest holders in scope: its postings joined and sorted (params: token, 2 fields,
+# scope, limit), or, for a common token, the memories walked newest first along the
+# recorded_at index, each probed in the postings (token, 2 fields twice, scope, limit).
+_JOIN_SQL = (
+    "SELECT p.memory_id, m.recorded_at FROM term_postings p CROSS JOIN memories m "
+    "ON m.id = p.memory_id WHERE p.token = ? AND p.field IN (?, ?) AND {scope} "
+    "ORDER BY m.recorded_at DESC, m.id LIMIT ?"
+)
+_HELD = "FROM term_postings p WHERE p.token = ? AND p.memory_id = m.id AND p.field IN (?, ?)"
+_WALK_SQL = (
+    f"SELECT m.id, m.recorded_at, (SELECT count(*) {_HELD}) FROM memories m "
+    f"WHERE EXISTS (SELECT 1 {_HELD}) AND {{scope}} ORDER BY m.recorded_at DESC, m.id LIMIT ?"
+)
+WALK_FROM = 4  # walk when a token has this many times `limit` postings (in any scope)
 
 
 # --- keeping the index current ---------------------------------------------------------------------
@@ -83,6 +102,8 @@ class IndexedScope:
         self.store, self.key = store, store.cipher.term_key
         # The scope rule is fast_read's SQL twin of core.scope_clause (a reader of one workspace).
         self.scope_sql = f"{fr.SCOPE_SQL} AND m.status IN ({_marks(MEMORY_STATUSES)})"
+        # The same rule kept off the scope's indexes, so a walk follows the recency index.
+        self.walk_scope_sql = f"{fr.ID_SCOPE_SQL} AND +m.status IN ({_marks(MEMORY_STATUSES)})"
         self.scope_params = (
             store.cipher.blind_index("user", reader.user),
             store.cipher.blind_index("workspace", reader.workspace),
@@ -91,8 +112,7 @@ class IndexedScope:
         with store._read() as conn:
             self.stale = self._stale_memories(conn)
             self.noise = self._noise(conn, reader)
-            units = relevance.units(query, self.noise)
-            self.terms = frozenset().union(*units) if units else frozenset()
+            self.terms = relevance.lookup_terms(query, self.noise)
             count = conn.exec_driver_sql(
                 f"SELECT count(*) FROM memories m WHERE {self.scope_sql}", self.scope_params
             ).scalar_one()
@@ -113,8 +133,6 @@ class IndexedScope:
 
     def _stale_memories(self, conn: sa.Connection) -> list[Memory]:
         """Memories the index does not hold yet (written since the last re-index): read whole."""
-        from memvet.store.core import MEM
-
         stale = [
             r[0]
             for r in conn.exec_driver_sql(
@@ -123,10 +141,7 @@ class IndexedScope:
                 self.scope_params,
             ).all()
         ]
-        if not stale:
-            return []
-        rows = conn.execute(sa.select(MEM).where(MEM.c.id.in_(stale))).all()
-        return self.store._readable(rows, self.store.memory_from_row, "memories")
+        return self._read_memories(conn, stale)
 
     def _noise(self, conn: sa.Connection, reader: Reader) -> frozenset[str]:
         """relevance.noise_of the workspaces memories in scope belong to (as if all were read)."""
@@ -188,13 +203,53 @@ class IndexedScope:
         ranked = sorted(bound, key=lambda mid: (round(bound[mid], 2), mid), reverse=True)
         return ranked[:MAX_READ]
 
-    def _read_memories(self, conn: sa.Connection, ids: list[str]) -> list[Memory]:
-        from memvet.store.core import MEM
+    def _newest_holders(
+        self, conn: sa.Connection, tokens: list[bytes], limit: int
+    ) -> Iterator[tuple[bytes, str, str]]:
+        """Per token, (token, memory id, recorded_at) of its newest `limit` postings in scope
+        (statement or slot; a memory holding it in both counts twice), newest first. A rare
+        token's postings are joined and sorted; a common one's (a word most memories hold)
+        are found walking the memories newest first, stopping at `limit`, the same rows."""
+        fields = (ti.STATEMENT, ti.SLOT)
+        if not tokens:
+            return
+        counts = {
+            bytes(tok): held
+            for tok, held in conn.exec_driver_sql(
+                f"SELECT token, count(*) FROM term_postings WHERE token IN ({_marks(tokens)}) "
+                "AND field IN (?, ?) GROUP BY token",
+                (*tokens, *fields),
+            ).all()
+        }
+        for tok in tokens:
+            if counts.get(tok, 0) > WALK_FROM * limit:
+                rows = [
+                    (mid, recorded)
+                    for mid, recorded, held in conn.exec_driver_sql(
+                        _WALK_SQL.format(scope=self.walk_scope_sql), (tok, *fields) * 2
+                        + (*self.scope_params, limit)
+                    ).all()
+                    for _ in range(held)
+                ][:limit]
+            else:
+                rows = conn.exec_driver_sql(
+                    _JOIN_SQL.format(scope=self.scope_sql),
+                    (tok, *fields, *self.scope_params, limit),
+                ).all()
+            for mid, recorded in rows:
+                yield tok, mid, recorded
 
+    def _read_memories(self, conn: sa.Connection, ids: list[str]) -> list[Memory]:
         if not ids:
             return []
+        by_id = getattr(self.store, "memories_by_id", None)
+        if by_id is not None:  # recall_read.py's sqlite3 source decodes its own rows
+            return by_id(conn, ids)
+        import sqlalchemy as sa
+        from memvet.store.core import MEM
+
         rows = conn.execute(sa.select(MEM).where(MEM.c.id.in_(ids))).all()
-        return self.store._readable(rows, self.store.memory_from_row, "memories")
+        return self.store.ctx.readable(rows, self.store.rows.memory, "memories")
 
     def neighbours(self, best: Memory, loaded: set[str]) -> list[Memory]:
         """Memories in scope sharing the best answer's slot or one of its words, not yet read,
@@ -206,20 +261,12 @@ class IndexedScope:
         if slot is not None:
             tokens[ti.token(self.key, slot)] = slot
         shared: dict[str, list] = {}
-        sql = (
-            f"SELECT p.memory_id, m.recorded_at FROM term_postings p CROSS JOIN memories m "
-            f"ON m.id = p.memory_id WHERE p.token = ? AND p.field IN (?, ?) AND "
-            f"{self.scope_sql} ORDER BY m.recorded_at DESC, m.id LIMIT ?"
-        )
+        limit = MAX_NEIGHBOURS + len(loaded)
         with self.store._read() as conn:
-            for tok, term in tokens.items():
-                for mid, recorded in conn.exec_driver_sql(
-                    sql,
-                    (tok, ti.STATEMENT, ti.SLOT, *self.scope_params, MAX_NEIGHBOURS + len(loaded)),
-                ).all():
-                    if mid not in loaded:
-                        entry = shared.setdefault(mid, [0, 0, recorded])
-                        entry[0 if term == slot else 1] += 1  # one slot: recency alone decides
+            for tok, mid, recorded in self._newest_holders(conn, list(tokens), limit):
+                if mid not in loaded:
+                    entry = shared.setdefault(mid, [0, 0, recorded])
+                    entry[0 if tokens[tok] == slot else 1] += 1  # one slot: recency alone decides
             wanted = sorted(
                 shared,
                 key=lambda mid: (shared[mid][0], shared[mid][0] or shared[mid][1], shared[mid][2]),

@@ -11,13 +11,13 @@ from datetime import datetime
 from typing import Any
 
 from memvet.store.scope import in_force
+from memvet.store.vocabulary import CANDIDATE_STATUSES as CANDIDATE_STATUSES
+from memvet.store.vocabulary import KINDS as KINDS
+from memvet.store.vocabulary import MEMORY_STATUSES as MEMORY_STATUSES
+from memvet.store.vocabulary import POLARITIES as POLARITIES
+from memvet.store.vocabulary import RETIRE_REASONS as RETIRE_REASONS
+from memvet.store.vocabulary import SOURCE_TYPES as SOURCE_TYPES
 
-KINDS = ("preference", "constraint", "decision", "fact", "procedure")
-SOURCE_TYPES = ("explicit_user", "operator", "model_inference", "import")
-CANDIDATE_STATUSES = ("pending", "reserved", "stale", "committed", "rejected", "expired")
-MEMORY_STATUSES = ("active", "superseded", "retired", "disputed")
-RETIRE_REASONS = ("false_write", "operator", "expired", "ttl", "forget")
-POLARITIES = ("assert", "deny")
 ADOPTED = "adopted"  # the reason an adopted proposal carries (daemon/extraction/adoption.py)
 EXCERPT_LIMIT = 280  # characters; evidence excerpts are cut to this before encryption
 # Approvers that are not a person (selective mode's "policy:selective"): their memories are

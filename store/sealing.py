@@ -3,7 +3,7 @@
 An update re-seals from the row's current values, so it first checks them: re-sealing a row
 someone altered without the key would launder the alteration. A row that fails is reported as
 `RowSealError` (an IntegrityError, like a ciphertext that fails authentication); list reads skip
-it and report it (core.py), lifecycle writes refuse it.
+it and report it (context.py), lifecycle writes refuse it.
 """
 
 from __future__ import annotations

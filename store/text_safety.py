@@ -11,9 +11,10 @@ came in before this gate existed, for CLI output.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
-from memvet.store.records import CandidateDraft, Evidence
+TYPE_CHECKING = False  # every command's output passes here: records loads only to sanitise
+if TYPE_CHECKING:
+    from memvet.store.records import CandidateDraft
 
 # ESC-introduced sequences, whole: CSI (`ESC [ … final`), OSC/DCS/SOS/PM/APC strings up to BEL or
 # ST (or the end of the text), and two-character escapes; their 8-bit forms (CSI U+009B, OSC
@@ -63,6 +64,10 @@ def sanitise_optional(text: str | None) -> str | None:
 
 def sanitise_draft(draft: CandidateDraft) -> CandidateDraft:
     """Every text of a draft the store will keep, sanitised (the draft itself is left as it was)."""
+    from dataclasses import replace
+
+    from memvet.store.records import Evidence
+
     ev = draft.evidence
     if ev is not None:
         ev = Evidence(

@@ -157,3 +157,48 @@ def test_python_dash_m_memvet_runs_the_hook_too(isolated_env):
     done = run("hook", "claude-code", "UserPromptSubmit", stdin="not json")
     assert done.returncode == 0  # a hook always exits 0, whatever it was given
     assert "usage:" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_frame_finds_the_entry_points_importlib_metadata_finds(tmp_path, monkeypatch):
+    """store/cli_entry_points.py reads entry_points.txt itself: the same list, and the first
+    distribution of a name wins (a second copy further down sys.path is not read)."""
+    from importlib.metadata import entry_points
+
+    from memvet.store import cli_entry_points as cep
+
+    expected = sorted((ep.name, ep.value) for ep in entry_points(group=cep.GROUP))
+    assert expected and cep.command_entry_points() == expected
+    shadow = tmp_path / "Memvet-9.9.dist-info"
+    shadow.mkdir()
+    (shadow / "entry_points.txt").write_text(f"[{cep.GROUP}]\nghost = nowhere:register\n")
+    other = tmp_path / "other_tool-1.0.dist-info"
+    other.mkdir()
+    (other / "entry_points.txt").write_text(
+        f"# comment\n[console_scripts]\nx = y:z\n[{cep.GROUP}]\n extra = pkg.mod:reg [opt]\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))  # first on the path: its memvet wins
+    assert cep.command_entry_points() == [
+        ("extra", "pkg.mod:reg [opt]"),
+        ("ghost", "nowhere:register"),
+    ]
+    assert cep.command_entry_points() == sorted(
+        (ep.name, ep.value) for ep in entry_points(group=cep.GROUP)
+    )
+    assert cep.load("memvet.store.cli_help:TASKS [x]") is TASKS
+
+
+def test_only_the_named_command_is_built_and_an_unknown_one_lists_all():
+    from memvet.store.console import build_parser
+
+    def commands(parser) -> set[str]:  # noqa: ANN001
+        return set(parser._subparsers._group_actions[0].choices)
+
+    everything = commands(build_parser())
+    assert {"queue", "recall", "status", "paths", "daemon"} <= everything
+    assert commands(build_parser(["queue", "list"])) == {"queue"}
+    assert commands(build_parser(["no-such-command"])) == everything
+    assert commands(build_parser(["--help"])) == everything
+    approve = build_parser(["queue", "approve", "c_1", "--json"]).parse_args(
+        ["queue", "approve", "c_1", "--json"]
+    )
+    assert approve.ids == ["c_1"] and approve.json and callable(approve.handler)

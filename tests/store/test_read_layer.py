@@ -22,6 +22,10 @@ from .conftest import draft
 
 APP, OTHER = "/home/dana/src/app", "/home/dana/src/other"
 ORM = ("sqlalchemy", "sqlmodel", "pydantic")
+# The read commands' import budget: besides the ORM, none of these loads in a read command
+# (importlib.metadata: the command frame reads entry points itself; tomlkit: only setup edits).
+HEAVY = (*ORM, "tomlkit", "msgspec", "importlib.metadata")
+NOT_IN_LISTS = ("memvet.store.records", "dataclasses")  # list records are dicts built from rows
 
 
 @pytest.fixture
@@ -227,7 +231,7 @@ def test_status_reports_the_same_store_facts(filled, dana):
 
 
 def test_read_commands_do_not_import_the_orm(dana, monkeypatch, tmp_path):
-    """One process runs the three read commands, checking sys.modules after each; then a view
+    """One process runs the read commands and recall, checking sys.modules after each; then a view
     only the Store serves (--as-of), which must import it (the check can see an import)."""
     monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")  # a subprocess sees no test keyring
     assert run("propose", "use ruff for linting", "--global")[0] == 0
@@ -239,23 +243,30 @@ import contextlib, io, json, sys
 from memvet.install.launcher import main
 seen = []
 for argv in (["queue", "list", "--json"], ["memories", "list", "--global", "--json"],
-             ["status", "--json"], ["memories", "list", "--as-of", "2026-03-01T10:00:00Z"]):
+             ["status", "--json"], ["recall", "which linter do we use?", "--json"],
+             ["memories", "list", "--as-of", "2026-03-01T10:00:00Z"]):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         main(argv)
     seen.append([out.getvalue()[:40], sorted(m for m in sys.modules
-                                             if m.split(".")[0] in {ORM!r})])
+                                             if m in {HEAVY + NOT_IN_LISTS!r}
+                                             or m.split(".")[0] in {ORM!r})])
 print(json.dumps(seen))
 """
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
-    (queue, q_mods), (memories, m_mods), (status, s_mods), (_, as_of) = json.loads(done.stdout)
+    (queue, q_mods), (memories, m_mods), (status, s_mods), (recall, r_mods), (_, as_of) = (
+        json.loads(done.stdout)
+    )
     assert (
         queue.startswith('{"candidates": [{"id": "c_')
         and memories.startswith('{"memories": [{"id": "m_')
         and status.startswith("{")
+        and recall.startswith('{"state": "VERIFIED"')
     )
-    assert q_mods == [] and m_mods == [] and s_mods == []
+    assert q_mods == [] and m_mods == []
+    assert not set(r_mods) & set(HEAVY)  # recall_read.py: records, but never the ORM
+    assert not set(s_mods) & set(HEAVY)  # status reads host settings: dataclasses there
     assert "sqlalchemy" in as_of and "sqlmodel" in as_of

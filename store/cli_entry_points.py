@@ -1,0 +1,83 @@
+"""The `memvet.commands` entry points (console.py registers each component's commands with them),
+read straight from the installed distributions' `entry_points.txt`.
+
+`importlib.metadata` finds the same ones, but importing it pulls in email, zipfile, csv and
+pathlib: a third of a read command's start-up. This reads what it reads, the way it reads it:
+every `*.dist-info` / `*.egg-info` folder on sys.path, in path order, the first distribution of
+a (normalised) name winning. Where that finds none (a zipped install, say), importlib.metadata
+answers; tests/test_cli_conventions.py checks both give the same list.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+GROUP = "memvet.commands"
+COMMENTS = ("#", ";")
+
+
+def _normalised(folder: str) -> str:
+    """A distribution's name from its metadata folder, as importlib.metadata normalises it."""
+    name = folder.rsplit(".", 1)[0].split("-", 1)[0]
+    return "_".join(filter(None, name.replace("-", "_").replace(".", "_").split("_"))).lower()
+
+
+def _group(text: str, group: str) -> list[tuple[str, str]]:
+    """(name, value) of one section of an entry_points.txt (an INI file)."""
+    found, section = [], None
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(COMMENTS):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+        elif section == group and "=" in line:
+            name, value = line.split("=", 1)
+            found.append((name.strip(), value.strip()))
+    return found
+
+
+def _scanned(group: str) -> list[tuple[str, str]]:
+    found, seen = [], set()
+    for entry in sys.path:
+        try:
+            folders = os.listdir(entry or ".")
+        except OSError:  # missing, or a zip file: importlib.metadata covers those
+            continue
+        for folder in folders:
+            if not folder.endswith((".dist-info", ".egg-info")):
+                continue
+            name = _normalised(folder)
+            if name in seen:
+                continue
+            try:
+                with open(os.path.join(entry or ".", folder, "entry_points.txt")) as handle:
+                    text = handle.read()
+            except OSError:  # no entry points; the name is still taken (as importlib's is)
+                seen.add(name)
+                continue
+            seen.add(name)
+            found += _group(text, group)
+    return found
+
+
+def command_entry_points(group: str = GROUP) -> list[tuple[str, str]]:
+    """(name, "module:attr") of the group's entry points, sorted by name."""
+    found = _scanned(group)
+    if not found:
+        from importlib.metadata import entry_points
+
+        found = [(ep.name, ep.value) for ep in entry_points(group=group)]
+    return sorted(found, key=lambda pair: pair[0])
+
+
+def load(value: str) -> object:
+    """What an entry point's "module:attr [extras]" names (EntryPoint.load)."""
+    from importlib import import_module
+
+    module, _, attr = value.split("[", 1)[0].strip().partition(":")
+    found: object = import_module(module.strip())
+    for part in filter(None, attr.strip().split(".")):
+        found = getattr(found, part)
+    return found
