@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memvet.daemon.extract import Extracted, Extractor
 from memvet.daemon.extraction import adoption
+from memvet.daemon.extraction.extract import Extracted, Extractor
 from memvet.daemon.extraction.learned import LearnedExtractor
+from memvet.daemon.extraction.rules import Rules, load_rules
 from memvet.daemon.extraction.scope_cues import overridden_by_cues
 from memvet.daemon.hosts import HOSTS, SessionState, Turn, parser_for
 from memvet.daemon.hosts.turns import ERROR_REASONS
-from memvet.daemon.rules import Rules, load_rules
 from memvet.daemon.workspace import resolve_workspace
 from memvet.store.errors import MemvetError, NotFoundError, UsageError
 from memvet.store.records import EXCERPT_LIMIT, CandidateDraft, Evidence, Scope

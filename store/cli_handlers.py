@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import replace
-from datetime import UTC, datetime
 
 from memvet.store import cli_conflicts
+from memvet.store.cli_conventions import parse_time
 from memvet.store.console import emit
 from memvet.store.errors import MemvetError, TombstonedError, UsageError
 from memvet.store.records import CandidateDraft, Edits, Scope, iso
@@ -26,16 +26,6 @@ def _workspace(args: argparse.Namespace) -> str | None:
     if getattr(args, "global_", False):
         return None
     return resolve_workspace(args.cwd or os.getcwd())
-
-
-def parse_time(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(f"not an ISO 8601 time: {value!r} (e.g. 2026-03-01T12:00:00Z)") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def propose(args: argparse.Namespace) -> int:

@@ -1,9 +1,10 @@
 """Codex's own memories into memvet's review queue. With `[features] memories = true` Codex
 summarises idle threads into `$CODEX_HOME/memories_v2/rollout_summaries/` (0.171's default
-layout; `memories/` with `[memories] version = "v1"`) without asking anyone. On each rescan the
-daemon queues each new file as a pending `model_inference` candidate (source "Codex memories"),
-keyed by file name and content hash (MEMVET_HOME/run/codex-memories.json), so a rewrite of the
-same summary — Codex rewrites a deleted one from its database — is not a new candidate.
+layout; `memories/` and `memories/rollout_summaries/` with `[memories] version = "v1"`)
+without asking anyone. On each rescan the daemon queues each new file as a pending
+`model_inference` candidate (source "Codex memories"), keyed by file name and content hash
+(MEMVET_HOME/run/codex-memories.json), so a rewrite of the same summary — Codex rewrites a
+deleted one from its database — is not a new candidate.
 With the feature off: nothing."""
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from memvet.store.paths import codex_home, run_dir
 
 log = logging.getLogger(__name__)
 SOURCE = "Codex memories"
-FOLDERS = ("memories_v2/rollout_summaries", "memories_v2", "memories")
+# 0.171's v2 layout, then the v1 layout (`[memories] version = "v1"`), which keeps its rollout
+# summaries in `memories/rollout_summaries/`.
+FOLDERS = ("memories_v2/rollout_summaries", "memories_v2", "memories/rollout_summaries", "memories")
 SKIPPED_NAMES = {"MEMORY.md", "memory_summary.md"}  # indexes and the injected digest
 SEEN_FILE = "codex-memories.json"
 MAX_STATEMENT = 1000

@@ -88,7 +88,7 @@ def prompt_heavy(repeat: int = 5) -> dict | None:
     dialogues replayed as transcripts, as in bench_extraction). Parse + filter + extract (no
     store) against json.loads over the same lines; CPU time, best of `repeat`, interleaved."""
     from bench_extraction import MEMORYCODE, prompt_heavy_corpus
-    from memvet.daemon.extract import Extractor
+    from memvet.daemon.extraction.extract import Extractor
     from memvet.daemon.pipeline import FilePipeline, load_rules
 
     if not MEMORYCODE.is_dir():

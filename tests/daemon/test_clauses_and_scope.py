@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from memvet.daemon.extract import Extractor
+from memvet.daemon.extraction.extract import Extractor
 from memvet.daemon.pipeline import load_rules
 
 EXTRACTOR = Extractor(load_rules())

@@ -16,9 +16,9 @@ regex_literals = pytest.importorskip(
 )
 declare_rule_words = pytest.importorskip("declare_rule_words")
 
-from memvet.daemon import extract  # noqa: E402
-from memvet.daemon.prefilter import Prefilter  # noqa: E402
-from memvet.daemon.rules import Rule, load_rules  # noqa: E402
+from memvet.daemon.extraction import extract  # noqa: E402
+from memvet.daemon.extraction.prefilter import Prefilter  # noqa: E402
+from memvet.daemon.extraction.rules import Rule, load_rules  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,10 @@
-"""Extraction rules (assets/rules.toml + daemon/extract.py): kinds, scope, polarity, corrections,
+"""Extraction rules (assets/rules.toml + daemon/extraction/extract.py): kinds, scope, polarity, corrections,
 and the statements that must never become candidates."""
 
 from __future__ import annotations
 
 import pytest
-from memvet.daemon.extract import Extractor, normalise
+from memvet.daemon.extraction.extract import Extractor, normalise
 from memvet.daemon.pipeline import load_rules
 
 EXTRACTOR = Extractor(load_rules())

@@ -6,7 +6,7 @@ defines them."""
 from __future__ import annotations
 
 import pytest
-from memvet.daemon.extract import Extractor
+from memvet.daemon.extraction.extract import Extractor
 from memvet.daemon.pipeline import load_rules
 
 EXTRACTOR = Extractor(load_rules())
@@ -111,7 +111,7 @@ def test_sentences_typed_without_a_full_stop_are_cut() -> None:
 def test_packaged_rules_compile_on_first_use() -> None:
     import re
 
-    from memvet.daemon.lazy_pattern import LazyPattern
+    from memvet.store.lazy_pattern import LazyPattern
 
     rules = load_rules()
     fresh = [r for r in rules.kinds if "_compiled" not in r.pattern.__dict__]

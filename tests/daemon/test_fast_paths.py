@@ -16,10 +16,11 @@ import random
 from pathlib import Path
 
 import pytest
-from memvet.daemon import extract, filters, tailer
+from memvet.daemon import tailer
+from memvet.daemon.extraction import extract, filters
+from memvet.daemon.extraction.prefilter import prefilter_for
 from memvet.daemon.hosts import SessionState, parser_for
 from memvet.daemon.pipeline import load_rules
-from memvet.daemon.prefilter import prefilter_for
 
 from .conftest import DATA
 

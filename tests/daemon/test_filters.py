@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from memvet.daemon.filters import EMPTIED
+from memvet.daemon.extraction.filters import EMPTIED
 from memvet.daemon.pipeline import load_rules
 
 FILTERS = load_rules().filters

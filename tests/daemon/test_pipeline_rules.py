@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from memvet.daemon.extraction.rules import RulesError
 from memvet.daemon.pipeline import load_rules
-from memvet.daemon.rules import RulesError
 
 
 def test_packaged_rules_load_and_are_sane() -> None:

@@ -118,6 +118,9 @@ def test_pairing_inside_one_turn_goes_by_kind_then_shared_words():
 INVARIANT_GATES = ("critical_stale_use",)
 
 
+@pytest.mark.timeout(
+    900
+)  # 176 cases played twice (e2e and oracle): minutes on a shared 2-core runner
 def test_gold_evaluation_holds_the_invariants(tmp_path):
     cases = list(CASES.values())
     e2e = harness.evaluate(cases, tmp_path, "e2e")

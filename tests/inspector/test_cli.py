@@ -36,12 +36,12 @@ def test_register_adds_inspect_and_up():
         assert callable(args.handler) and args.theme == "textual-light"
 
 
-def test_a_live_pid_file_means_no_new_daemon():
-    run = memvet_home() / "run"
-    run.mkdir(parents=True)
-    (run / "daemon.pid").write_text(str(os.getpid()))
+def test_a_running_daemon_means_no_new_daemon():
+    from memvet.daemon.lock import InstanceLock
+
     calls = []
-    result = launch.ensure_daemon(popen=lambda *a, **k: calls.append(a))
+    with InstanceLock(memvet_home() / "run"):  # what a running daemon holds (this process)
+        result = launch.ensure_daemon(popen=lambda *a, **k: calls.append(a))
     assert result.pid == os.getpid() and not result.started and calls == []
 
 

@@ -67,7 +67,7 @@ async def test_a_failed_commit_releases_the_reservation_and_shows_the_error(
     def broken_commit(*args, **kwargs):
         raise OSError("disk I/O error")
 
-    monkeypatch.setattr(seeded, "commit", broken_commit)
+    monkeypatch.setattr(seeded.reservations, "commit", broken_commit)
     app = app_for(seeded, clock)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

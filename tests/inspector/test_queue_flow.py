@@ -19,14 +19,14 @@ async def test_two_inspectors_approving_at_once_make_exactly_one_memory(seeded, 
     other = open_store(clock=clock, user="dana", new_id=counter_ids())
     first_reserved = threading.Event()
     release_first = threading.Event()
-    real_commit = seeded.commit
+    real_commit = seeded.reservations.commit
 
     def held_commit(*args, **kwargs):
         first_reserved.set()
         assert release_first.wait(5)
         return real_commit(*args, **kwargs)
 
-    monkeypatch.setattr(seeded, "commit", held_commit)
+    monkeypatch.setattr(seeded.reservations, "commit", held_commit)  # approve calls it
     app_a = app_for(seeded, clock, owner="inspector A")
     app_b = app_for(other, clock, owner="inspector B")
     try:

@@ -63,7 +63,7 @@ class TestQueue:
         def broken_commit(*args, **kwargs):
             raise OSError("disk I/O error")
 
-        monkeypatch.setattr(seeded, "commit", broken_commit)
+        monkeypatch.setattr(seeded.reservations, "commit", broken_commit)
         assert snap_compare(app_for(seeded, clock), run_before=keys("a", "k"), **at())
 
     def test_filter(self, snap_compare, seeded, clock):

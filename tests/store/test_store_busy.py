@@ -95,10 +95,12 @@ def test_without_a_lock_table_a_running_daemon_is_named_else_the_holder_is_unkno
     assert "pid unknown" in busy_error(db(), 5, "").message
     run = db().parent / "run"
     run.mkdir()
-    (run / "daemon.pid").write_text(str(os.getpid()))  # a live process stands in for it
-    pid, what = lock_holder(db(), "")
-    assert pid == os.getpid() and "daemon" in what
-    assert f"held by pid {os.getpid()}" in busy_error(db(), 5, "").message
+    from memvet.daemon.lock import InstanceLock
+
+    with InstanceLock(run):  # what a running daemon holds; this process stands in for it
+        pid, what = lock_holder(db(), "")
+        assert pid == os.getpid() and "daemon" in what
+        assert f"held by pid {os.getpid()}" in busy_error(db(), 5, "").message
 
 
 def test_only_sqlites_busy_errors_count_as_busy():

@@ -21,7 +21,7 @@ import re
 import re._parser as sre  # the standard library's own regex parser
 from collections.abc import Iterable
 
-from memvet.daemon.casefold import FOLD, UNFOLDED, WORD, folded  # noqa: F401 - re-exported
+from memvet.daemon.extraction.casefold import FOLD, UNFOLDED, WORD, folded  # noqa: F401 - re-exported
 
 _CAP = 64  # strings kept when expanding alternatives ("is|are" x " not")
 _SEP = "\x00"  # in an analysed string: non-word characters of unknown length
