@@ -226,8 +226,8 @@ class IndexedScope:
                 rows = [
                     (mid, recorded)
                     for mid, recorded, held in conn.exec_driver_sql(
-                        _WALK_SQL.format(scope=self.walk_scope_sql), (tok, *fields) * 2
-                        + (*self.scope_params, limit)
+                        _WALK_SQL.format(scope=self.walk_scope_sql),
+                        (tok, *fields) * 2 + (*self.scope_params, limit),
                     ).all()
                     for _ in range(held)
                 ][:limit]

@@ -26,6 +26,7 @@ TERM_LABEL = "memvet/term/v1"
 TOKEN_BYTES = 16  # 128 bits: no two terms of one store meet by chance
 STATEMENT, SUBJECT, SLOT = 0, 1, 2  # the field a token came from
 REINDEX_BATCH = 500  # stale memories re-indexed per statement batch
+PROBE_MAX = 2000  # holders checked by id lookups; more: the scope's ids are read once
 
 SCHEMA_SQL = (
     # Columns in key order: SQLite 3.40's quick_check misreads a WITHOUT ROWID table otherwise.
@@ -149,7 +150,14 @@ class ScopeTerms:
         return [k for k, words in enumerate(self.extra) if unit & words]
 
     def holders(self, unit: frozenset[str]) -> set[int]:
-        out = {self.position(mid) for mid in self.ids_of(unit)}
+        ids = self.ids_of(unit)
+        positions = self._positions
+        # New ids get the next positions (set order, arbitrary as before); then one C-level map:
+        # a word every memory holds names 10k of them, six times per prompt (issue 15).
+        for mid in ids.difference(positions):
+            positions[mid] = self._next
+            self._next += 1
+        out = set(map(positions.__getitem__, ids))
         out.update(self._extra_at + k for k in self._extra_of(unit))
         return out
 
@@ -172,18 +180,40 @@ def scope_holders(
 ) -> dict[str, set[str]]:
     """term -> ids of memories matching `scope_sql` (over `memories`, unprefixed) whose
     statement holds it, from the postings (stale memories left out: the caller reads those).
-    CROSS JOIN keeps SQLite's loop order: postings by token first, then each row's memory
-    (left to itself, the planner scans the whole scope and probes the postings per memory)."""
+    Each token's holders come as one JSON array (parsed in C, not a Python row per posting).
+    Few holders are checked against the scope one id lookup each; many against the scope's ids,
+    read once: at 10k memories sharing a word, that costs a fifth of probing per posting
+    (issue 15), and reading the scope for a rare word would cost a thousand times the probes."""
+    import json
+
     tokens = {token(key, t): t for t in terms}
-    out: dict[str, set[str]] = {}
     if not tokens:
-        return out
+        return {}
     marks = ",".join("?" * len(tokens))
-    for tok, mid in conn.execute(  # type: ignore[attr-defined]
-        f"SELECT p.token, p.memory_id FROM term_postings p CROSS JOIN memories ON memories.id = "
-        f"p.memory_id WHERE p.token IN ({marks}) AND p.field = {STATEMENT} AND {scope_sql} "
-        f"AND p.memory_id NOT IN (SELECT memory_id FROM term_stale)",
-        (*tokens, *params),
-    ):
-        out.setdefault(tokens[bytes(tok)], set()).add(mid)
+    posted = [
+        (tokens[bytes(tok)], json.loads(ids))
+        for tok, ids in conn.execute(  # type: ignore[attr-defined]
+            f"SELECT token, json_group_array(memory_id) FROM term_postings "
+            f"WHERE token IN ({marks}) AND field = {STATEMENT} GROUP BY token",
+            tuple(tokens),
+        )
+    ]
+    named = {mid for _, ids in posted for mid in ids}
+    if not named:
+        return {}
+    if len(named) <= PROBE_MAX:  # CROSS JOIN: the named ids first, each row by its key
+        query = (
+            "SELECT memories.id FROM json_each(?) j CROSS JOIN memories ON memories.id = j.value "
+            f"WHERE {scope_sql}",
+            (json.dumps(sorted(named)), *params),
+        )
+    else:
+        query = (f"SELECT id FROM memories WHERE {scope_sql}", params)
+    in_scope = {r[0] for r in conn.execute(*query)}  # type: ignore[attr-defined]
+    in_scope.difference_update(r[0] for r in conn.execute(STALE_SQL))  # type: ignore[attr-defined]
+    out: dict[str, set[str]] = {}
+    for term, ids in posted:
+        held = in_scope.intersection(ids)
+        if held:
+            out[term] = held
     return out
