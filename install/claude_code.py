@@ -3,7 +3,6 @@ MCP server in `.claude.json` (host-formats.md §2.1, §2.5)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from memvet.install.hook_settings import (
     install_hooks,
     remove_event_hooks,
 )
+from memvet.install.host_files import settings_path, user_state_path
 from memvet.install.host_setup import (
     HOOK_TIMEOUT,
     SetupOptions,
@@ -37,17 +37,6 @@ from memvet.store import hosts
 from memvet.store.paths import claude_config_dir
 
 HOST = hosts.CLAUDE_CODE
-
-
-def settings_path() -> Path:
-    return claude_config_dir() / "settings.json"
-
-
-def user_state_path() -> Path:
-    """Where Claude Code keeps user-scope MCP servers: `~/.claude.json`, or inside
-    CLAUDE_CONFIG_DIR when that is set (Claude Code moves the file there)."""
-    env = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(env).expanduser() / ".claude.json" if env else Path.home() / ".claude.json"
 
 
 def wanted_hooks(native_memory: str = "gate") -> list[WantedHook]:

@@ -13,13 +13,8 @@ from typing import Any
 
 from memvet.install.host_folders import service_env
 from memvet.install.service import Commands, Runner, ServiceCommandError, daemon_argv
+from memvet.install.service_files import LABEL, plist_path
 from memvet.install.setup_common import atomic_write, read_text
-
-LABEL = "dev.memvet.daemon"
-
-
-def plist_path() -> Path:
-    return Path.home() / "Library" / "LaunchAgents" / f"{LABEL}.plist"
 
 
 def logs_dir() -> Path:

@@ -72,9 +72,9 @@ def _by_host_version(doc: Any) -> dict[str, dict[str, int]]:
 
 
 def _service() -> dict[str, Any]:
-    from memvet.install import launchd, systemd
+    from memvet.install.service_files import plist_path, unit_path
 
-    path = launchd.plist_path() if sys.platform == "darwin" else systemd.unit_path()
+    path = plist_path() if sys.platform == "darwin" else unit_path()
     return {
         "kind": "launchd" if sys.platform == "darwin" else "systemd",
         "path": str(path),

@@ -106,9 +106,9 @@ def _mcp(servers: Any) -> dict[str, Any] | None:
 
 
 def claude_facts() -> dict[str, Any]:
-    from memvet.install import claude_code
+    from memvet.install.host_files import settings_path, user_state_path
 
-    settings, state = claude_code.settings_path(), claude_code.user_state_path()
+    settings, state = settings_path(), user_state_path()
     # Only the file Claude Code reads: with CLAUDE_CONFIG_DIR set, ~/.claude.json is ignored.
     doc = load_json(state)
     mcp = _mcp(doc.get("mcpServers") if isinstance(doc, dict) else None)

@@ -7,25 +7,19 @@ Commands follow Homebrew's `brew services` (aesthetics.md §2.4): write the unit
 from __future__ import annotations
 
 import getpass
-import os
 from pathlib import Path
 from typing import Any
 
 from memvet.install.host_folders import service_env
 from memvet.install.service import Commands, Runner, ServiceCommandError, daemon_argv
+from memvet.install.service_files import UNIT_NAME, unit_path
 from memvet.install.setup_common import atomic_write, read_text
 
-UNIT_NAME = "memvet-daemon.service"
 HEADER = "# Written by `memvet service install`; `memvet service uninstall` removes it."
 LINGER_HINT = (
     "On a machine without a desktop login (a server, a VM over SSH) the user manager stops at "
     "logout: run `loginctl enable-linger $USER` so the daemon starts at boot and keeps running."
 )
-
-
-def unit_path() -> Path:
-    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(config) / "systemd" / "user" / UNIT_NAME
 
 
 def render_unit(argv: list[str], env: dict[str, str]) -> str:
