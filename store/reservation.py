@@ -308,22 +308,7 @@ class Reservations:
                 )
             ).first()
             if tomb is not None:
-                conn.execute(
-                    TOMB.update()
-                    .where(TOMB.c.content_key == tomb.content_key)
-                    .values(
-                        lifted_at=now,
-                        row_mac=resealed(
-                            conn,
-                            self.ctx.cipher,
-                            TOMB,
-                            tomb.content_key,
-                            {"lifted_at": now},
-                            row=tomb,
-                        ),
-                    )
-                )
-                self.ctx.audit(conn, actor, "tombstone.lifted", "tombstone", tomb.content_key[:16])
+                self.tombstones.lift_in(conn, tomb, now, actor)
             self.ctx.audit(conn, actor, "candidate.unrejected", "candidate", candidate_id)
             return self.rows.candidate(row)
 

@@ -71,7 +71,7 @@ class Store:
         self.reservations = Reservations(
             ctx, rows, self.queue, creation, self.slots, self.tombstones, self.maintenance
         )
-        self.undo = Undo(ctx, rows, self.lifecycle, self.slots)
+        self.undo = Undo(ctx, rows, self.lifecycle, self.slots, self.tombstones)
         self.review = Review(ctx, rows, self.lifecycle, self.memories)
         self.bulk = BulkImport(ctx, rows, self.admission)
 

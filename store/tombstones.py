@@ -11,6 +11,7 @@ reviewer's detail view all ask the same question here.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 import sqlalchemy as sa
 from memvet.store import row_mac
@@ -191,6 +192,16 @@ class Tombstones:
             r.source_id,
             r.lifted_at,
         )
+
+    def lift_in(self, conn: Connection, tomb: sa.Row, now: datetime, actor: str) -> None:
+        """Lift `tomb` inside the caller's transaction (an undone rejection or retirement)."""
+        mac = resealed(conn, self.ctx.cipher, TOMB, tomb.content_key, {"lifted_at": now}, row=tomb)
+        conn.execute(
+            TOMB.update()
+            .where(TOMB.c.content_key == tomb.content_key)
+            .values(lifted_at=now, row_mac=mac)
+        )
+        self.ctx.audit(conn, actor, "tombstone.lifted", "tombstone", tomb.content_key[:16])
 
     def lift(self, content_key: str, *, actor: str) -> Tombstone:
         with self.ctx.write() as conn:

@@ -27,6 +27,7 @@ from memvet.store.records import Candidate, Change
 from memvet.store.rows import RowCodec
 from memvet.store.sealing import resealed
 from memvet.store.slot_decisions import Slots
+from memvet.store.tombstones import Tombstones
 from memvet.store.vocabulary import CandidateStatus, MemoryStatus, RetireReason
 from sqlalchemy import Connection
 
@@ -38,9 +39,15 @@ UNDOABLE_RETIREMENTS = (RetireReason.FALSE_WRITE, RetireReason.FORGET)
 
 class Undo:
     def __init__(
-        self, ctx: StoreContext, rows: RowCodec, lifecycle: MemoryLifecycle, slots: Slots
+        self,
+        ctx: StoreContext,
+        rows: RowCodec,
+        lifecycle: MemoryLifecycle,
+        slots: Slots,
+        tombstones: Tombstones,
     ) -> None:
         self.ctx, self.rows, self.lifecycle, self.slots = ctx, rows, lifecycle, slots
+        self.tombstones = tombstones
 
     def undo_approval(self, candidate_id: str, *, actor: str) -> tuple[Candidate, list[str]]:
         """committed → pending; returns the candidate and the ids of the memories put back."""
@@ -163,22 +170,7 @@ class Undo:
                     TOMB.c.lifted_at.is_(None),
                 )
             ).all():
-                conn.execute(
-                    TOMB.update()
-                    .where(TOMB.c.content_key == tomb.content_key)
-                    .values(
-                        lifted_at=now,
-                        row_mac=resealed(
-                            conn,
-                            self.ctx.cipher,
-                            TOMB,
-                            tomb.content_key,
-                            {"lifted_at": now},
-                            row=tomb,
-                        ),
-                    )
-                )
-                self.ctx.audit(conn, actor, "tombstone.lifted", "tombstone", tomb.content_key[:16])
+                self.tombstones.lift_in(conn, tomb, now, actor)
             self.ctx.audit(conn, actor, f"memory.{row.retired_reason}_undone", "memory", memory_id)
             fresh = conn.execute(sa.select(MEM).where(MEM.c.id == memory_id)).one()
             return Change(self.rows.memory(fresh))
