@@ -30,6 +30,7 @@ from pathlib import Path
 
 from memvet.store import Store, hook_reply
 from memvet.store import context_pack as cp
+from memvet.store import fast_keys as fk
 from memvet.store import fast_read as fr
 from memvet.store.redaction.served import recheck
 
@@ -132,7 +133,7 @@ class ContextServer:
             str(self.store.path),
             check_same_thread=False,
             isolation_level=None,
-            timeout=fr.BUSY_TIMEOUT_S * 4,
+            timeout=fk.BUSY_TIMEOUT_S * 4,
         )
         self._conn.execute("PRAGMA query_only = ON")
         self._stopping.clear()
@@ -296,7 +297,7 @@ class ContextServer:
                 process_cwd=os.fsdecode(cwd),
                 recheck=recheck,
             )
-        except fr.FastReadError as exc:
+        except fk.FastReadError as exc:
             return f"ERR {exc.code}\n".encode()
         return b"OK\n" + (out or "").encode("utf-8")
 

@@ -99,24 +99,24 @@ def _via_daemon(home: str, host: str, event: str, raw: bytes) -> str | None:
     return reply[3:].decode("utf-8") if reply.startswith(b"OK\n") else None
 
 
-def _load_read_side():  # noqa: ANN202 - two modules
+def _load_read_side():  # noqa: ANN202 - three modules
     """Imported only on the direct path; memvet.store's __init__ is lazy, so this pays for
-    these two modules' own imports (sqlite3, cryptography) and nothing else."""
-    from memvet.store import fast_read, hook_reply
+    these modules' own imports (sqlite3, cryptography) and nothing else."""
+    from memvet.store import fast_keys, fast_read, hook_reply
 
-    return fast_read, hook_reply
+    return fast_keys, fast_read, hook_reply
 
 
 def _direct(home: str, host: str, event: str, raw: bytes) -> str | None:
-    fr, reply = _load_read_side()
+    fk, fr, reply = _load_read_side()
     from datetime import UTC, datetime  # sqlite3 has imported it already
 
     conns = []
 
     def open_source(workspace: str | None):  # noqa: ANN202
-        conn, cipher = fr.open_direct(home)
+        conn, cipher = fk.open_direct(home)
         conns.append(conn)
-        return fr.DirectSource(conn, cipher, fr.current_user(), workspace)
+        return fr.DirectSource(conn, cipher, fk.current_user(), workspace)
 
     try:
         return reply.answer(host, event, raw, home, open_source, fr.cp.stamp(datetime.now(UTC)))

@@ -265,34 +265,24 @@ def verify_chain(
     )
 
 
+def _event(cipher: FieldCipher, r: sa.Row) -> AuditEvent:
+    return AuditEvent(
+        r.seq,
+        r.at,
+        r.actor,
+        r.action,
+        r.entity_type,
+        r.entity_id,
+        cipher.decrypt("audit_events", "preview", str(r.seq), r.preview_ct),
+    )
+
+
 def recent_events(conn: Connection, cipher: FieldCipher, limit: int = 100) -> list[AuditEvent]:
     rows = conn.execute(sa.select(T).order_by(T.c.seq.desc()).limit(limit)).all()
-    return [
-        AuditEvent(
-            r.seq,
-            r.at,
-            r.actor,
-            r.action,
-            r.entity_type,
-            r.entity_id,
-            cipher.decrypt("audit_events", "preview", str(r.seq), r.preview_ct),
-        )
-        for r in rows
-    ]
+    return [_event(cipher, r) for r in rows]
 
 
 def events_after(conn: Connection, cipher: FieldCipher, seq: int, limit: int) -> list[AuditEvent]:
     """Events with a sequence number above `seq`, oldest first: a change feed for live views."""
     rows = conn.execute(sa.select(T).where(T.c.seq > seq).order_by(T.c.seq).limit(limit)).all()
-    return [
-        AuditEvent(
-            r.seq,
-            r.at,
-            r.actor,
-            r.action,
-            r.entity_type,
-            r.entity_id,
-            cipher.decrypt("audit_events", "preview", str(r.seq), r.preview_ct),
-        )
-        for r in rows
-    ]
+    return [_event(cipher, r) for r in rows]

@@ -13,7 +13,7 @@ import os
 
 from memvet.store import context_pack as cp
 from memvet.store import hosts
-from memvet.store.fast_read import FastReadError
+from memvet.store.fast_keys import FastReadError
 from memvet.store.hook_scope import session_workspace
 from memvet.store.host_jobs import host_job
 

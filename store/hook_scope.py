@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 
-from memvet.store.fast_read import FastReadError
+from memvet.store.fast_keys import FastReadError
 from memvet.store.workspace import resolve_workspace
 
 HEAD_BYTES = 1 << 20  # how much of a transcript is read to find its recorded cwd

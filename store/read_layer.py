@@ -21,6 +21,7 @@ import json
 import sqlite3
 from datetime import UTC, datetime
 
+from memvet.store import fast_keys as fk
 from memvet.store import fast_read as fr
 from memvet.store import row_mac
 from memvet.store.leases import shown_status, status_sql
@@ -58,7 +59,7 @@ def stored_now() -> str:
 
 
 class ReadLayer:
-    def __init__(self, conn: sqlite3.Connection, cipher: fr.FastCipher, user: str) -> None:
+    def __init__(self, conn: sqlite3.Connection, cipher: fk.FastCipher, user: str) -> None:
         self.conn, self.cipher, self.user = conn, cipher, user
         self.user_bidx = cipher.blind_index("user", user)
         self._unreadable: set[str] = set()
@@ -145,7 +146,7 @@ class ReadLayer:
                 "subject": self._subject("candidates", rid, subject_ct, statement, kind),
                 "reasons": json.loads(reasons) if reasons else [],
             }
-        except fr.FastReadError:
+        except fk.FastReadError:
             self._unreadable.add(rid)
             return None
         return record
@@ -192,7 +193,7 @@ class ReadLayer:
                 "subject": self._subject("memories", rid, subject_ct, statement, kind),
                 "conflict_state": conflict_state or "none",
             }
-        except fr.FastReadError:
+        except fk.FastReadError:
             self._unreadable.add(rid)
             return None
 
@@ -298,7 +299,7 @@ class ReadLayer:
             "SELECT provider FROM key_material ORDER BY created_at DESC LIMIT 1"
         ).fetchone()[0]
         return {
-            "schema_version": fr.SCHEMA_VERSION,
+            "schema_version": fk.SCHEMA_VERSION,
             "key_provider": provider,
             "queue": shown_counts(by_status, expired),
             "memories": memories,
@@ -313,10 +314,10 @@ def open_reader() -> ReadLayer | None:
     from memvet.store.paths import memvet_home
 
     try:
-        conn, cipher = fr.open_direct(str(memvet_home()))
-    except (fr.FastReadError, sqlite3.Error, OSError, ValueError):
+        conn, cipher = fk.open_direct(str(memvet_home()))
+    except (fk.FastReadError, sqlite3.Error, OSError, ValueError):
         return None
-    return ReadLayer(conn, cipher, fr.current_user())
+    return ReadLayer(conn, cipher, fk.current_user())
 
 
 def with_unreadable(store: object, payload: dict) -> dict:

@@ -20,6 +20,7 @@ import json
 import sqlite3
 from datetime import UTC, datetime
 
+from memvet.store import fast_keys as fk
 from memvet.store import fast_read as fr
 from memvet.store import row_mac
 from memvet.store.leases import shown_status, status_sql
@@ -66,7 +67,7 @@ class _Connection:
 
 
 class RecallSource:
-    def __init__(self, conn: sqlite3.Connection, cipher: fr.FastCipher, user: str) -> None:
+    def __init__(self, conn: sqlite3.Connection, cipher: fk.FastCipher, user: str) -> None:
         self.conn, self.cipher, self.user = conn, cipher, user
         self._unreadable: set[str] = set()
 
@@ -91,7 +92,7 @@ class RecallSource:
             return None
         try:
             return decode(row)
-        except fr.FastReadError:
+        except fk.FastReadError:
             self._unreadable.add(row["id"])
             return None
 
@@ -233,11 +234,11 @@ def recall_direct(query: str, *, workspace: str | None, as_of: datetime | None) 
     from memvet.store.paths import memvet_home
 
     try:
-        conn, cipher = fr.open_direct(str(memvet_home()))
-    except (fr.FastReadError, sqlite3.Error, OSError, ValueError):
+        conn, cipher = fk.open_direct(str(memvet_home()))
+    except (fk.FastReadError, sqlite3.Error, OSError, ValueError):
         return None
     try:
-        source = RecallSource(conn, cipher, fr.current_user())
+        source = RecallSource(conn, cipher, fk.current_user())
         return with_unreadable(source, source.recall(query, workspace, as_of))
     except sqlite3.Error:  # busy or damaged: the Store's path reports it (nothing was written)
         return None

@@ -9,6 +9,7 @@ import sqlite3
 import pytest
 from memvet.store import CandidateDraft, Edits, Scope
 from memvet.store import context_pack as cp
+from memvet.store import fast_keys as fk
 from memvet.store import fast_read as fr
 from memvet.store import hook_reply as reply
 from memvet.store.crypto import FieldCipher, derive_key, new_key
@@ -18,25 +19,25 @@ A, B = "/home/dana/src/a", "/home/dana/src/b"
 
 
 def test_the_sql_was_written_for_this_schema():
-    assert fr.SCHEMA_VERSION == SCHEMA_VERSION  # a migration must re-check fast_read's SQL
+    assert fk.SCHEMA_VERSION == SCHEMA_VERSION  # a migration must re-check fast_read's SQL
 
 
 def test_the_fast_aesgcm_is_cryptographys_public_class():
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-    assert fr.aesgcm_class() is AESGCM
+    assert fk.aesgcm_class() is AESGCM
 
 
 def test_fast_cipher_derives_and_decrypts_like_the_store():
     dek = new_key()
-    full, fast = FieldCipher(dek, "abcd1234"), fr.FastCipher(dek)
+    full, fast = FieldCipher(dek, "abcd1234"), fk.FastCipher(dek)
     for label in ("memvet/bidx/v1", "memvet/content/v1"):
-        assert fr._hkdf_sha256(dek, label) == derive_key(dek, label)
+        assert fk._hkdf_sha256(dek, label) == derive_key(dek, label)
     for value in ("dana", "/home/dana/src/app", "é ✓", None):
         assert fast.blind_index("workspace", value) == full.blind_index("workspace", value)
     blob = full.encrypt("memories", "statement", "m_1", "Use uv ✓")
     assert fast.decrypt("memories", "statement", "m_1", blob) == "Use uv ✓"
-    with pytest.raises(fr.FastReadError):
+    with pytest.raises(fk.FastReadError):
         fast.decrypt("memories", "statement", "m_2", blob)  # moved to another row
 
 
@@ -125,17 +126,17 @@ def test_the_sql_in_force_count_matches_the_python_one(store, clock):
 
 def test_open_direct_uses_the_recorded_provider_and_refuses_other_schemas(store, tmp_path):
     home = str(store.home)
-    with pytest.raises(fr.FastReadError) as missing:
-        fr.open_direct(str(tmp_path / "nowhere"))
+    with pytest.raises(fk.FastReadError) as missing:
+        fk.open_direct(str(tmp_path / "nowhere"))
     assert missing.value.code == "no_store"
-    conn, _ = fr.open_direct(home)  # keyring-held key (the in-memory keyring)
+    conn, _ = fk.open_direct(home)  # keyring-held key (the in-memory keyring)
     conn.close()
     raw = sqlite3.connect(str(store.path))
     raw.execute("UPDATE store_meta SET value = '99' WHERE key = 'schema_version'")
     raw.commit()
     raw.close()
-    with pytest.raises(fr.FastReadError) as newer:
-        fr.open_direct(home)
+    with pytest.raises(fk.FastReadError) as newer:
+        fk.open_direct(home)
     assert newer.value.code == "schema_mismatch"
 
 

@@ -116,7 +116,7 @@ def test_the_fast_path_answers_as_the_store_does(env):
 
 def test_candidates_and_memories_decode_as_the_store_decodes_them(env):
     from memvet.store.candidates import QueueFilter
-    from memvet.store.fast_read import open_direct
+    from memvet.store.fast_keys import open_direct
     from memvet.store.records import MEMORY_STATUSES
 
     store = open_store(env, user="dana", create=False)

@@ -105,7 +105,7 @@ class WorldRunner(CaseRunner):
         }
 
     def _hook(self, host: str, event: str, workspace: str, qid: str, prompt: str | None) -> str:
-        from memvet.store import fast_read, hook_reply
+        from memvet.store import fast_keys, fast_read, hook_reply
 
         payload = {
             "session_id": f"eval-{qid}-{event}",
@@ -119,7 +119,7 @@ class WorldRunner(CaseRunner):
         conns = []
 
         def open_source(ws: str | None):  # noqa: ANN202
-            conn, cipher = fast_read.open_direct(home)
+            conn, cipher = fast_keys.open_direct(home)
             conns.append(conn)
             return fast_read.DirectSource(conn, cipher, self.store.user, ws)
 
