@@ -10,7 +10,8 @@ a deletion or a mass change rebuilds them. Ingest batches only add candidates, s
 fingerprint check. `invalidate()` wakes a refresher thread that builds scopes not cached yet.
 
 The answer itself is memvet.store.hook_reply's `answer`, the same function the no-daemon path
-runs, over the cached (already decrypted) items instead of SQL.
+runs, over the cached (already decrypted) items instead of SQL. `MVA1` requests are
+`memvet queue approve` run here on the command's behalf (approve_requests.py).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memvet.daemon import approve_requests
 from memvet.store import Store, hook_reply
 from memvet.store import context_pack as cp
 from memvet.store import fast_keys as fk
@@ -39,6 +41,7 @@ MAX_REQUEST = 4 << 20
 # A whole request must arrive within this (the hook gives up after 0.8 s); each client has its
 # own thread, so a slow or silent one delays nobody else.
 CLIENT_DEADLINE_S = 0.5
+APPROVAL_SEND_S = 5.0  # an approval's answer may be long (ids from stdin); the command waits
 MAX_CLIENTS = 16  # concurrent requests; more are refused (the hook then reads the store itself)
 MAX_SCOPES = 8  # packs kept (least recently used dropped): memory stays bounded
 FINGERPRINT_SQL = "SELECT count(*), max(updated_at), max(recorded_at) FROM memories"
@@ -267,6 +270,9 @@ class ContextServer:
                 if _same_user(client):
                     deadline = time.monotonic() + CLIENT_DEADLINE_S
                     request = _read_all(client, deadline)
+                    if approve_requests.is_approval(request):
+                        self._approve(client, request)
+                        return
                     client.settimeout(max(0.05, deadline - time.monotonic()))
                     client.sendall(self._reply(request))
         except Exception as exc:  # noqa: BLE001 - one bad request never stops the server
@@ -276,6 +282,15 @@ class ContextServer:
             with self._clients_lock:
                 self._clients.discard(threading.current_thread())
             self._client_slots.release()
+
+    def _approve(self, client: socket.socket, request: bytes) -> None:
+        """`memvet queue approve` on the command's behalf (approve_requests.py); the packs then
+        take the new memories in now rather than at the next prompt."""
+        reply = approve_requests.answer(self.store, request)
+        client.settimeout(APPROVAL_SEND_S)
+        client.sendall(reply)
+        if reply.startswith(b"OK\n"):
+            self.invalidate()
 
     def _reply(self, request: bytes) -> bytes:
         """b"MVH1 <host> <event>\n<the hook's cwd>\n<its stdin>" -> b"OK\n<its stdout>"."""

@@ -227,6 +227,9 @@ class ReviewApp(App[int]):
             self.notify(f"Could not undo: {message.outcome.error}", severity="error")
         elif decision.action == "reject":
             self.notify(f"Reject undone: back in the queue: {what}")
+        elif decision.action == "edit":  # the text it has again, not the one taken back
+            back = one_line(message.outcome.value.memory.statement, 48)
+            self.notify(f"Edit undone: it says again: {back}")
         elif decision.action == "approve":
             _, restored = message.outcome.value
             back = f"; {len(restored)} superseded memory put back" if restored else ""

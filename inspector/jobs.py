@@ -174,7 +174,8 @@ class Decision:
     """One decision of this session, kept so `u` on the screen it was made on can take it back.
     `statement` is the text as committed (after an edit), for the toasts."""
 
-    action: str  # approve | reject (queue); false_write | forget | dispute | resolve | restore
+    # approve | reject (queue); edit | false_write | forget | dispute | resolve | restore
+    action: str
     candidate_id: str | None
     statement: str
     memory_id: str | None = None
@@ -194,6 +195,8 @@ def undo(store: Store, decision: Decision, *, actor: str) -> Outcome:
         return attempt(store.undo_approval, decision.candidate_id, actor=actor)
     if action in ("false_write", "forget"):
         return attempt(store.undo_retirement, mid, actor=actor)
+    if action == "edit":  # the version the edit replaced is the memory again
+        return attempt(store.undo_edit, mid, actor=actor)
     if action == "dispute":
         return attempt(store.resolve_dispute, mid, actor=actor)
     if action == "resolve":

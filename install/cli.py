@@ -117,6 +117,11 @@ def register_read_side(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="SQLite's full integrity_check instead of its quick_check",
     )
+    p.add_argument(
+        "--config",
+        action="store_true",
+        help="print the effective configuration (config.toml and policy.toml, defaults filled in)",
+    )
     add_json_flag(p)
     p.set_defaults(handler=_lazy("memvet.install.status", "doctor_command"))
 

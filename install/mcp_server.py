@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tomllib
 from typing import Any
 
 from mcp.server.mcpserver import Context  # module level: the SDK resolves tool hints here
@@ -33,13 +32,10 @@ LIST_LIMIT = 200
 
 
 def writeback_enabled() -> bool:
-    """`[mcp] writeback = true` in config.toml; anything else (or a broken file) is read-only."""
-    try:
-        with open(config_path(), "rb") as handle:
-            section = tomllib.load(handle).get("mcp", {})
-    except (OSError, tomllib.TOMLDecodeError):
-        return False
-    return isinstance(section, dict) and section.get("writeback") is True
+    """`[mcp] writeback = true` in config.toml (store/config_sections.mcp_writeback)."""
+    from memvet.store.config_sections import mcp_writeback
+
+    return mcp_writeback(config_path())
 
 
 SCOPE_RULE = (

@@ -1,16 +1,15 @@
-"""`memvet service`: choose the platform's service manager and the command runner, then run
-one action. Unit files are rendered by pure functions (systemd.py, launchd.py); every command
-goes through an injected `run`, so tests record commands instead of touching the machine.
+"""`memvet service`: choose the platform's service manager, then run one action. Unit files
+are rendered by pure functions (systemd.py, launchd.py); every command goes through one `run`
+(`system_runner`), which the managers take as an argument.
 
-Test-only switches: MEMVET_SERVICE_PLATFORM=systemd|launchd|none forces the platform;
-MEMVET_SERVICE_RUNNER=record:<file.jsonl> appends each command to that file instead of running
-it (answering success, or the reply MEMVET_SERVICE_REPLIES=<file.json> gives for it).
+MEMVET_SERVICE_PLATFORM=systemd|launchd|none forces the platform (tests; a machine whose
+detection is wrong). Tests answer `systemctl`/`launchctl` with a stand-in first on PATH
+(tests/stubs/service_manager.py), so nothing here knows about them.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import shutil
@@ -25,8 +24,6 @@ from memvet.store.errors import MemvetError, UsageError
 
 Runner = Callable[[list[str]], subprocess.CompletedProcess]
 PLATFORM_ENV = "MEMVET_SERVICE_PLATFORM"
-RUNNER_ENV = "MEMVET_SERVICE_RUNNER"
-REPLIES_ENV = "MEMVET_SERVICE_REPLIES"
 NO_MANAGER = (
     "no systemd user instance or launchd here: run `memvet daemon run` under "
     "your own supervisor instead"
@@ -87,37 +84,6 @@ def system_runner(argv: list[str]) -> subprocess.CompletedProcess:
         return subprocess.CompletedProcess(argv, 124, "", f"{argv[0]}: no answer in 60 s")
 
 
-def recording_runner(log: Path, replies: Path | None) -> Runner:
-    canned = json.loads(replies.read_text(encoding="utf-8")) if replies else []
-
-    def run(argv: list[str]) -> subprocess.CompletedProcess:
-        with log.open("a", encoding="utf-8") as out:
-            out.write(json.dumps({"argv": argv}) + "\n")
-        line = shlex.join(argv)
-        for reply in canned:
-            if reply["match"] in line:
-                return subprocess.CompletedProcess(
-                    argv,
-                    reply.get("returncode", 0),
-                    reply.get("stdout", ""),
-                    reply.get("stderr", ""),
-                )
-        return subprocess.CompletedProcess(argv, 0, "", "")
-
-    return run
-
-
-def make_runner() -> Runner:
-    spec = os.environ.get(RUNNER_ENV, "")
-    if not spec:
-        return system_runner
-    kind, _, target = spec.partition(":")
-    if kind != "record" or not target:
-        raise UsageError(f"{RUNNER_ENV} must be record:<file>, not {spec!r}")
-    replies = os.environ.get(REPLIES_ENV)
-    return recording_runner(Path(target), Path(replies) if replies else None)
-
-
 def manager(platform: str, run: Runner) -> Any:
     if platform == "systemd":
         from memvet.install.systemd import Systemd
@@ -132,7 +98,7 @@ def manager(platform: str, run: Runner) -> Any:
 
 def handle(args: argparse.Namespace) -> int:
     platform = detect_platform()
-    backend = manager(platform, make_runner())
+    backend = manager(platform, system_runner)
     if args.action == "status":
         report = {
             "platform": platform,

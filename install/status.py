@@ -224,6 +224,10 @@ def _any_failure(report: dict[str, Any]) -> bool:
 def doctor_command(args: argparse.Namespace) -> int:
     from memvet.store.console import emit
 
+    if getattr(args, "config", False):
+        from memvet.install.config_report import config_command
+
+        return config_command(args)
     report = collect("deep" if getattr(args, "deep", False) else "quick")
     failed = _any_failure(report)
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         TombstonedError,
         UsageError,
     )
+    from memvet.store.memory_edit import MemoryEdits
     from memvet.store.records import (
         CANDIDATE_STATUSES,
         EXCERPT_LIMIT,
@@ -75,6 +76,7 @@ _LAZY = {
     "Store": "memvet.store.store",
     "open_store": "memvet.store.store",
     "QueueFilter": "memvet.store.candidates",
+    "MemoryEdits": "memvet.store.memory_edit",
 }
 
 
@@ -113,6 +115,7 @@ __all__ = [
     "Lease",
     "LeaseMismatchError",
     "Memory",
+    "MemoryEdits",
     "MemvetError",
     "NoStoreError",
     "NotFoundError",

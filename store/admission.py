@@ -7,56 +7,32 @@ daemon's `ingest` also advances the file checkpoint in the same transaction (exa
 
 from __future__ import annotations
 
-import json
-import secrets
-from dataclasses import dataclass, field
-
 import sqlalchemy as sa
-from memvet.store.audit import append_events
+from memvet.store.admission_batch import AdmissionBatch
 from memvet.store.checkpoints import Checkpoints
 from memvet.store.context import StoreContext
 from memvet.store.core import CAND, MEM
 from memvet.store.errors import IntegrityError, UsageError
 from memvet.store.evidence_identity import held_identities, identity_key
-from memvet.store.models import EvidenceRow, TombstoneRow
 from memvet.store.near_duplicates import NearDuplicates
 from memvet.store.records import (
-    EXCERPT_LIMIT,
     KINDS,
     POLARITIES,
     SOURCE_TYPES,
     AdmissionResult,
     CandidateDraft,
     Checkpoint,
-    Evidence,
 )
 from memvet.store.rows import RowCodec
 from memvet.store.sealing import check as check_seal
-from memvet.store.sealing import seal
-from memvet.store.slots import derive_subject
 from memvet.store.subjects import content_words, overlap
 from memvet.store.text_safety import sanitise_draft
 from memvet.store.tombstones import Tombstones
 from memvet.store.vocabulary import AdmissionOutcome, CandidateStatus, MemoryStatus
 from sqlalchemy import Connection
 
-EVID = EvidenceRow.__table__
-TOMB = TombstoneRow.__table__
 SUPERSEDE_THRESHOLD = 0.5
 CHUNK = 500  # keys per IN query: well under every database's parameter limit
-
-TOMB_COUNT = (
-    TOMB.update()
-    .where(TOMB.c.content_key == sa.bindparam("key"))
-    .values(seen_again=TOMB.c.seen_again + sa.bindparam("n"), last_seen_at=sa.bindparam("now"))
-)
-MERGE = (
-    CAND.update()
-    .where(CAND.c.id == sa.bindparam("cid"))
-    .values(
-        evidence_count=CAND.c.evidence_count + sa.bindparam("n"), updated_at=sa.bindparam("now")
-    )
-)
 
 
 def validate_draft(draft: CandidateDraft) -> None:
@@ -78,17 +54,6 @@ def admissible(draft: CandidateDraft) -> CandidateDraft:
     draft = sanitise_draft(draft)
     validate_draft(draft)
     return draft
-
-
-@dataclass
-class _Batch:
-    """Rows gathered for one batch, written at the end with executemany."""
-
-    candidates: list[dict] = field(default_factory=list)
-    evidence: list[dict] = field(default_factory=list)
-    tomb_hits: dict[str, int] = field(default_factory=dict)
-    merges: dict[str, int] = field(default_factory=dict)
-    events: list[tuple] = field(default_factory=list)
 
 
 class Admission:
@@ -189,7 +154,7 @@ class Admission:
             identity_key(self.ctx.cipher, d.evidence, k) for d, k in zip(drafts, keys, strict=True)
         ]
         held = held_identities(conn, [i for i in idents if i is not None])
-        now, batch, results = self.ctx.now(), _Batch(), []
+        batch, results = AdmissionBatch(self.ctx, self.rows, self.ctx.now()), []
         fresh: set[str] = set()  # candidates queued by this batch (written at its end)
         for draft, key, tomb, ident in zip(drafts, keys, tombs, idents, strict=True):
             if ident is not None and ident in held:  # the same line read again: absorbed
@@ -199,128 +164,50 @@ class Admission:
                 held.add(ident)
             if tomb is not None:
                 hit = tomb.content_key
-                batch.tomb_hits[hit] = batch.tomb_hits.get(hit, 0) + 1
-                batch.events.append(
-                    (now, actor, "admission.tombstoned", "tombstone", hit[:16], None)
-                )
+                batch.tombstone_hit(hit)
+                batch.event(actor, "admission.tombstoned", "tombstone", hit[:16])
                 results.append(
                     AdmissionResult(AdmissionOutcome.TOMBSTONED, content_key=key, tombstone=hit)
                 )
             elif key in pending:
                 cid = pending[key]
-                batch.merges[cid] = batch.merges.get(cid, 0) + 1
-                self._evidence_row(batch, cid, draft.evidence, now, ident)
-                batch.events.append((now, actor, "candidate.merged", "candidate", cid, None))
+                batch.merge(cid, draft.evidence, ident)
+                batch.event(actor, "candidate.merged", "candidate", cid)
                 results.append(
                     AdmissionResult(AdmissionOutcome.MERGED, candidate_id=cid, content_key=key)
                 )
             elif key in known:
-                batch.events.append((now, actor, "admission.known", "memory", known[key], None))
+                batch.event(actor, "admission.known", "memory", known[key])
                 results.append(
                     AdmissionResult(AdmissionOutcome.KNOWN, memory_id=known[key], content_key=key)
                 )
             elif near and (found := self.near.restated(conn, draft, fresh)) is not None:
                 cid, row = found  # the same rule in other words: one candidate, both evidences
                 merged_key = self.near.narrow_to(conn, row, draft) if row is not None else key
-                batch.merges[cid] = batch.merges.get(cid, 0) + 1
-                self._evidence_row(batch, cid, draft.evidence, now, ident)
-                batch.events.append((now, actor, "candidate.merged_near", "candidate", cid, None))
+                batch.merge(cid, draft.evidence, ident)
+                batch.event(actor, "candidate.merged_near", "candidate", cid)
                 results.append(
                     AdmissionResult(
                         AdmissionOutcome.MERGED, candidate_id=cid, content_key=merged_key
                     )
                 )
             else:
-                cid = self._candidate_row(conn, batch, draft, key, now)
+                supersedes = (
+                    self._find_superseded(conn, draft)
+                    if draft.supersedes_hint is not None
+                    else None
+                )
+                cid = batch.add_candidate(draft, key, supersedes)
                 pending[key] = cid  # a repeat later in this batch merges into it
                 if near:
                     fresh.add(cid)
                     self.near.remember(cid, draft)
-                batch.events.append(
-                    (now, actor, "candidate.queued", "candidate", cid, draft.statement)
-                )
+                batch.event(actor, "candidate.queued", "candidate", cid, draft.statement)
                 results.append(
                     AdmissionResult(AdmissionOutcome.QUEUED, candidate_id=cid, content_key=key)
                 )
-        self._write_batch(conn, batch, now)
+        batch.write(conn)
         return results
-
-    def _candidate_row(
-        self, conn: Connection, batch: _Batch, draft: CandidateDraft, key: str, now
-    ) -> str:  # noqa: ANN001
-        cid = self.ctx.new_id("c_")
-        supersedes = (
-            self._find_superseded(conn, draft) if draft.supersedes_hint is not None else None
-        )
-        c = self.ctx.cipher
-        values = dict(
-            id=cid,
-            status=CandidateStatus.PENDING,
-            kind=draft.kind,
-            source_type=draft.source_type,
-            host=draft.host,
-            content_key=key,
-            polarity=draft.polarity,
-            confidence=draft.confidence,
-            importance=draft.importance,
-            evidence_count=1,
-            created_at=now,
-            updated_at=now,
-            supersedes_id=supersedes,
-            statement_ct=c.encrypt("candidates", "statement", cid, draft.statement),
-            reasons_ct=c.encrypt("candidates", "reasons", cid, json.dumps(list(draft.reasons))),
-            usage_boundary_ct=c.encrypt("candidates", "usage_boundary", cid, draft.usage_boundary),
-            **self.rows.scope_columns("candidates", cid, draft.scope),
-            **self.rows.subject_columns(
-                "candidates",
-                cid,
-                derive_subject(draft.statement, draft.kind),
-                draft.scope.workspace,
-                draft.scope.user,
-            ),
-        )
-        batch.candidates.append({**values, "row_mac": seal(c, "candidates", values)})
-        self._evidence_row(batch, cid, draft.evidence, now, identity_key(c, draft.evidence, key))
-        return cid
-
-    def _evidence_row(
-        self,
-        batch: _Batch,
-        candidate_id: str,
-        ev: Evidence | None,
-        now,  # noqa: ANN001
-        identity: str | None,
-    ) -> None:
-        if ev is None:
-            return
-        c, rid = self.ctx.cipher, "e_" + secrets.token_hex(8)
-        batch.evidence.append(
-            {
-                "id": rid,
-                "candidate_id": candidate_id,
-                "line": ev.line,
-                "timestamp": ev.timestamp,
-                "identity_key": identity,
-                "created_at": now,
-                "path_ct": c.encrypt("evidence", "path", rid, ev.path),
-                "message_id_ct": c.encrypt("evidence", "message_id", rid, ev.message_id),
-                "session_ct": c.encrypt("evidence", "session", rid, ev.session),
-                "excerpt_ct": c.encrypt("evidence", "excerpt", rid, ev.excerpt[:EXCERPT_LIMIT]),
-            }
-        )
-
-    def _write_batch(self, conn: Connection, batch: _Batch, now) -> None:  # noqa: ANN001
-        if batch.candidates:
-            conn.execute(CAND.insert(), batch.candidates)
-        if batch.evidence:
-            conn.execute(EVID.insert(), batch.evidence)
-        if batch.merges:
-            conn.execute(MERGE, [{"cid": k, "n": n, "now": now} for k, n in batch.merges.items()])
-        if batch.tomb_hits:
-            conn.execute(
-                TOMB_COUNT, [{"key": k, "n": n, "now": now} for k, n in batch.tomb_hits.items()]
-            )
-        append_events(conn, self.ctx.cipher, batch.events)
 
     def _find_superseded(self, conn: Connection, draft: CandidateDraft) -> str | None:
         """A correction links to the active memory in its scope that it most plausibly replaces."""

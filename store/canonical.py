@@ -4,8 +4,11 @@
 hyphen, zero-width space and joiners, bidi marks) dropped, whitespace collapsed, quotes of any
 script around the statement and trailing sentence punctuation (ASCII, CJK, full-width, …)
 dropped, and every character mapped to its Unicode TR39 confusable prototype (the "skeleton"),
-so a Cyrillic `о` reads as a Latin `o`. The TR39 data comes from the `confusable-homoglyphs`
-package, loaded on first use.
+so a Cyrillic `о` reads as a Latin `o`. The TR39 map is derived from the `confusable-homoglyphs`
+package's data and ships as `memvet/assets/canonical/skeleton.json` (loaded on first use: a
+fiftieth of the cost of deriving it in every writing process, and content keys do not move when
+that package is upgraded; a test checks the two agree). Re-derive it with
+`python -m memvet.store.canonical > assets/canonical/skeleton.json`.
 
 `norm1` (the first version) was NFKC, case-fold, whitespace collapsed, trailing punctuation
 dropped; keys made with it are re-derived by migration m004_norm2_keys.
@@ -16,7 +19,6 @@ from __future__ import annotations
 import json
 import unicodedata
 from functools import cache, lru_cache
-from importlib import resources
 
 NAME = "norm2"
 # Sentence punctuation that ends a statement without changing what it says: ASCII, the
@@ -32,16 +34,27 @@ def is_quote(char: str) -> bool:
     return char in QUOTES or unicodedata.category(char) in ("Pi", "Pf")
 
 
+SKELETON_TABLE = "canonical/skeleton.json"  # in memvet.assets
+
+
 @cache
 def _skeleton_table() -> dict[int, str]:
+    """Each confusable character -> its TR39 prototype, as shipped (see the module's docstring)."""
+    from importlib.resources import files  # not at import: most commands never need it
+
+    shipped = json.loads(files("memvet.assets").joinpath(SKELETON_TABLE).read_text("utf-8"))
+    return {int(code): target for code, target in shipped["table"].items()}
+
+
+def derive_skeleton_table() -> dict[int, str]:
     """Each confusable character -> its TR39 prototype. The package stores the TR39 map in both
     directions: a prototype lists its sources, a source lists its one prototype. A source whose
     prototype lists only it back is a pair whose direction the data does not tell; both of
     them then map to the lower code point, which gives the pair one skeleton all the same."""
+    from importlib.resources import files
+
     data = json.loads(
-        resources.files("confusable_homoglyphs")
-        .joinpath("confusables.json")
-        .read_text(encoding="utf-8")
+        files("confusable_homoglyphs").joinpath("confusables.json").read_text(encoding="utf-8")
     )
 
     def clean(text: str) -> str:  # the data wraps right-to-left characters in LRM marks
@@ -97,3 +110,19 @@ def norm2(text: str) -> str:
     # The skeleton can turn a character into punctuation or a quote (an Armenian full stop
     # into a colon): fold and trim once more on the far side of it.
     return _trim(_fold(skeleton(first)))
+
+
+if __name__ == "__main__":  # prints the table to ship (see the module's docstring)
+    from importlib.metadata import version
+
+    print(
+        json.dumps(
+            {
+                "source": f"Unicode TR39 confusables, confusable-homoglyphs {version('confusable-homoglyphs')}",
+                "license": "the Unicode License (TR39 data); confusable-homoglyphs is MIT",
+                "table": {str(code): t for code, t in sorted(derive_skeleton_table().items())},
+            },
+            ensure_ascii=False,
+            indent=0,
+        )
+    )

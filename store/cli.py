@@ -82,7 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     _scope_flags(p)
     add_json_flag(p)
-    p.set_defaults(handler=h.queue_approve)
+    p.set_defaults(handler=_Lazy("cli_approve").queue_approve)  # the daemon route
     p = queue.add_parser("reject", help="reject and tombstone")
     p.add_argument("ids", nargs="+", metavar="ID")
     p.add_argument("--reason")
@@ -132,6 +132,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_json_flag(p)
     p.set_defaults(handler=_Lazy("cli_import").memories_import)
+    p = mem.add_parser(
+        "edit", help="change an active memory's text, subject, kind or validity (audited; undoable)"
+    )
+    p.add_argument("id")
+    p.add_argument("--statement", help="the new text (redacted like any statement)")
+    p.add_argument("--kind", choices=KINDS)
+    p.add_argument("--polarity", choices=("assert", "deny"))
+    p.add_argument("--valid-from", metavar="T", help="valid from time T (ISO 8601)")
+    until = p.add_mutually_exclusive_group()
+    until.add_argument("--valid-until", metavar="T", help="valid until time T (ISO 8601)")
+    until.add_argument("--open", action="store_true", help="no end of validity any more")
+    add_conflict_flags(p)
+    p.add_argument(
+        "--force-over-tombstone",
+        action="store_true",
+        help="write it although the new text matches a tombstone (audited)",
+    )
+    p.add_argument("--undo", action="store_true", help="take the last edit back instead")
+    add_json_flag(p)
+    p.set_defaults(handler=_Lazy("cli_edit").memories_edit)
     p = mem.add_parser("confirm", help="it is still true: looked at now (clears the review flag)")
     p.add_argument("id")
     add_json_flag(p)

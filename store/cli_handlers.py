@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import replace
 
-from memvet.store import cli_conflicts
+from memvet.store.cli_approve import print_results as _results  # approve's, shared
 from memvet.store.cli_conventions import parse_time
 from memvet.store.console import emit
-from memvet.store.errors import MemvetError, TombstonedError, UsageError
-from memvet.store.records import CandidateDraft, Edits, Scope, iso
+from memvet.store.errors import MemvetError, TombstonedError
+from memvet.store.records import CandidateDraft, Scope, iso
 from memvet.store.reservation import default_owner
 from memvet.store.store import Store, open_store
 from memvet.store.workspace import resolve_workspace
@@ -120,82 +119,6 @@ def queue_show(args: argparse.Namespace) -> int:
 
     emit(args, detail.to_json(), human)
     return 0
-
-
-def _results(args: argparse.Namespace, results: list[dict], verb: str) -> int:
-    failed = [r for r in results if r.get("error")]
-
-    def human() -> None:
-        for r in results:
-            if r.get("error"):
-                print(f"{r['id']}: not {verb}: {r['error']}")
-            else:
-                extra = f" → {r['memory_id']}" if r.get("memory_id") else ""
-                print(f"{r['id']}: {r['status']}{extra}")
-
-    emit(args, {"results": results}, human)
-    return 1 if failed else 0
-
-
-def ids_of(args: argparse.Namespace) -> list[str]:
-    """The ids on the command line, or read from stdin for `-` or for none with stdin not a
-    terminal (scripts: `… | memvet queue approve -`); `#` starts a comment."""
-    import sys
-
-    ids = list(args.ids)
-    if ids == ["-"] or (not ids and not sys.stdin.isatty()):
-        ids = [word for line in sys.stdin for word in line.split("#", 1)[0].split()]
-    elif "-" in ids:
-        raise UsageError("`-` reads the ids from stdin: pass it alone")
-    if not ids:
-        raise UsageError("no candidate ids: pass them as arguments, or `-` to read them from stdin")
-    return list(dict.fromkeys(ids))  # an id listed twice is approved once
-
-
-def queue_approve(args: argparse.Namespace) -> int:
-    ids = ids_of(args)
-    store = _open()
-    workspace = resolve_workspace(args.cwd) if args.cwd else None
-    edits = Edits(
-        statement=args.statement,
-        kind=args.kind,
-        workspace=workspace,
-        make_global=args.global_,
-        supersede=False if args.no_supersede else None,
-        polarity=args.polarity,
-        force_over_tombstone=args.force_over_tombstone,
-        **cli_conflicts.decision(args),
-    )
-    if args.subject:
-        edits = replace(edits, subject=args.subject)
-    results = []
-    for cid in ids:
-        try:
-            note = cli_conflicts.correction_note(store, cid, edits)
-            memory = store.approve(cid, actor=default_owner("cli"), edits=edits)
-            results.append(
-                {
-                    "id": cid,
-                    "status": "committed",
-                    "memory_id": memory.id,
-                    "subject": memory.subject,
-                    **({"note": note} if note else {}),
-                }
-            )
-        except MemvetError as exc:
-            results.append(
-                {
-                    "id": cid,
-                    "status": exc.details.get("status", "failed"),
-                    "memory_id": None,
-                    "error": exc.message,
-                    "code": exc.code,
-                    "holder": exc.details.get("holder"),
-                    "tombstone": exc.details.get("tombstone"),
-                    **cli_conflicts.refused(exc),
-                }
-            )
-    return _results(args, results, "approved")
 
 
 def queue_reject(args: argparse.Namespace) -> int:

@@ -363,16 +363,27 @@ def relevant(
 
 def prompt_scores(
     corpus: Any, prompt: str, workspace: str | None = None
-) -> list[tuple[int, float]]:
+) -> list[tuple[Any, float]]:
     """(corpus position, relevance) of each text that reaches the prompt floor, by position:
     `relevant`'s scoring, which the no-daemon hook also runs over the term index
-    (fast_read.DirectSource.relevant, whose corpus holds positions of texts it has not read)."""
+    (fast_read.DirectSource.relevant, whose corpus's positions are memory ids, read or not)."""
     from memvet.store.relevance import PROMPT_ABSENT_WEIGHT, PROMPT_FLOOR, Question, noise_of
 
     question = Question(prompt, corpus, noise_of([workspace]), absent_weight=PROMPT_ABSENT_WEIGHT)
-    out = []
-    for position in sorted(question.shared):
-        score = question.share(position)
-        if score >= PROMPT_FLOOR:
-            out.append((position, round(score, 6)))
-    return out
+    if not question.total:
+        return []
+    # A share is at most its word share (the focus factor only lowers it), and a text that
+    # holds none of the weightier units holds at most the lighter ones' weight: when that stays
+    # below the floor, only the holders of a weightier unit are looked at (a word every memory
+    # holds is light, and names them all: issue 15).
+    total, shared = question.total, question.shared
+    light, order = 0.0, sorted(range(len(question.units)), key=question.weights.__getitem__)
+    while order and (light + question.weights[order[0]]) / total < PROMPT_FLOOR - 1e-9:
+        light += question.weights[order.pop(0)]
+    held = set().union(*(corpus.holders(question.units[i]) for i in order))
+    near = sorted(p for p in held.intersection(shared) if shared[p] / total >= PROMPT_FLOOR)
+    return [
+        (position, round(score, 6))
+        for position, score in question.shares(near).items()
+        if score >= PROMPT_FLOOR
+    ]

@@ -198,18 +198,17 @@ class DirectSource:
             texts=True,
         )
         terms = lookup_terms(prompt, noise_of([None]))
-        holders = ti.scope_holders(self.conn, self.cipher.term_key, terms, scope, self.params)
-        for item in stale:
-            for term in cp.item_terms(item):
-                holders.setdefault(term, set()).add(item.id)
         count = self.conn.execute(
             f"SELECT count(*) FROM memories WHERE {scope}", self.params
         ).fetchone()[0]
-        corpus = ti.ScopeTerms(count, holders)
-        corpus.read(item.id for item in stale)
-        found = cp.prompt_scores(corpus, prompt)  # gives every holder its position
-        ids = corpus.ids()
-        scores = {ids[position]: score for position, score in found}
+        everyone = self.conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+        holders = ti.scope_holders(
+            self.conn, self.cipher.term_key, terms, scope, self.params, (count, everyone)
+        )
+        for item in stale:
+            for term in cp.item_terms(item):
+                holders.setdefault(term, set()).add(item.id)
+        scores = dict(cp.prompt_scores(ti.ScopeTerms(count, holders), prompt))  # by memory id
         return self._by_score(scores, {item.id: item for item in stale}, given, now)
 
     def _by_score(

@@ -94,7 +94,7 @@ def reset_learning(store: Any, *, actor: str) -> int:
         forgotten = load_learning(store).decisions
     except IntegrityError:
         forgotten = 0  # an unreadable file is replaced: that is what a reset is for
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         last = conn.execute(
             sa.select(CAND.c.decided_at, CAND.c.id)
             .where(CAND.c.decided_at.is_not(None))
@@ -103,8 +103,8 @@ def reset_learning(store: Any, *, actor: str) -> int:
         ).first()
     cursor = (last.decided_at.isoformat(), last.id) if last is not None else ("", "")
     save_learning(store, Learning(cursor=cursor))
-    with store._write() as conn:
-        store._audit(conn, actor, "learning.reset", "learning", "reviewer")
+    with store.ctx.write() as conn:
+        store.ctx.audit(conn, actor, "learning.reset", "learning", "reviewer")
     return forgotten
 
 
@@ -130,14 +130,16 @@ def decisions_since(store: Any, cursor: tuple[str, str], limit: int = 1000) -> l
         )
     query = query.order_by(CAND.c.decided_at, CAND.c.id).limit(limit)
     found: list[Decision] = []
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         rows = conn.execute(query).all()
         memories = _memories(store, conn, [r.memory_id for r in rows if r.memory_id])
         for row in rows:
             try:
-                statement = store._dec("candidates", "statement", row.id, row.statement_ct) or ""
+                statement = (
+                    store.rows.dec("candidates", "statement", row.id, row.statement_ct) or ""
+                )
                 reasons = json.loads(
-                    store._dec("candidates", "reasons", row.id, row.reasons_ct) or "[]"
+                    store.rows.dec("candidates", "reasons", row.id, row.reasons_ct) or "[]"
                 )
             except (IntegrityError, ValueError):
                 continue
@@ -159,7 +161,7 @@ def _memories(store: Any, conn: sa.Connection, ids: list[str]) -> dict[str, tupl
         ):
             try:
                 out[row.id] = (
-                    store._dec("memories", "statement", row.id, row.statement_ct) or "",
+                    store.rows.dec("memories", "statement", row.id, row.statement_ct) or "",
                     row.retired_reason,
                 )
             except IntegrityError:

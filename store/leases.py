@@ -13,6 +13,14 @@ if TYPE_CHECKING:
     import sqlalchemy as sa
 
 
+def default_owner(tool: str) -> str:
+    """Who holds a lease and decided a candidate, as the audit names them (the same string
+    whichever process does the work: the daemon approves under the command's name)."""
+    import os  # os.uname's node name is gethostname(): socket.py would cost the command ~5 ms
+
+    return f"{tool} pid {os.getpid()} on {os.uname().nodename}"
+
+
 def lease_expired(expires_at: datetime | None, now: datetime) -> bool:
     if expires_at is None:
         return False

@@ -52,7 +52,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "shell": ("shell", "sh", "bash", "zsh", "shfmt"),
     "indentation": ("indent", "indentation", "tabs", "spaces"),
     "test-framework": ("test framework", "pytest", "unittest", "jest", "vitest", "mocha", "rspec"),
-    "lint": ("lint", "linter", "linting", "eslint", "ruff", "flake8", "pylint", "clippy"),
+    "lint": ("lint", "linter", "linting", "eslint", "ruff", "flake8", "pylint", "clippy", "isort"),
     "format": (
         "format",
         "formatter",
@@ -66,6 +66,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "concurrency": ("async", "asyncio", "tokio", "concurrent", "concurrently", "concurrency"),
     "warehouse": ("warehouse", "snowflake", "bigquery", "redshift"),
     "container": ("docker", "container", "containers", "podman", "dockerfile"),
+    "infrastructure": ("infrastructure", "terraform", "opentofu", "pulumi", "cloudformation"),
 }
 
 # Programming languages: a value a tool choice is made for (near_duplicates.py, slots.py).

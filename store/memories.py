@@ -12,6 +12,7 @@ from memvet.store.core import MEM
 from memvet.store.errors import NotFoundError
 from memvet.store.lifecycle import check_memory
 from memvet.store.memory_lifecycle import MemoryLifecycle
+from memvet.store.memory_versions import VERS, Version
 from memvet.store.models import MemoryTransitionRow
 from memvet.store.records import Change, Memory, Reader, Transition, valid_at
 from memvet.store.rows import RowCodec
@@ -195,6 +196,16 @@ class Memories:
             ).first()
             if last is None:
                 continue
+            said = self._said_then(conn, memory.id, at)
+            if said is not None:  # edited since: what it said as recorded then
+                memory = replace(
+                    memory,
+                    statement=said.statement,
+                    subject=said.subject,
+                    kind=said.kind,
+                    polarity=said.polarity,
+                    valid_from=said.valid_from,
+                )
             out.append(
                 replace(
                     memory,
@@ -204,6 +215,20 @@ class Memories:
                 )
             )
         return out
+
+    def _said_then(self, conn: Connection, memory_id: str, at: datetime) -> Version | None:
+        """The version the first edit after `at` replaced (memory_edit.py), if any."""
+        row = conn.execute(
+            sa.select(VERS)
+            .where(VERS.c.memory_id == memory_id, VERS.c.edited_at > at)
+            .order_by(VERS.c.id)
+            .limit(1)
+        ).first()
+        if row is None:
+            return None
+        return Version.from_json(
+            self.rows.dec("memory_versions", "previous", row.id, row.previous_ct) or ""
+        )
 
     def count(self, reader: Reader) -> dict[str, int]:
         with self.ctx.read() as conn:

@@ -385,6 +385,23 @@ def m010_recency_order(conn: Connection) -> None:
     conn.execute(sa.text("CREATE INDEX ix_memories_recency ON memories (recorded_at DESC, id)"))
 
 
+@migration
+def m011_memory_versions(conn: Connection) -> None:
+    """Issue 13: an approved memory can be edited in place (memory_edit.py); what each edit
+    replaced is kept whole, encrypted as one field, so undo puts it back."""
+    conn.execute(
+        sa.text(
+            "CREATE TABLE memory_versions (id VARCHAR(64) NOT NULL PRIMARY KEY, "
+            "memory_id VARCHAR(48) NOT NULL REFERENCES memories (id), "
+            "edited_at DATETIME NOT NULL, actor VARCHAR(200) NOT NULL, undone_at DATETIME, "
+            "previous_ct BLOB NOT NULL)"
+        )
+    )
+    conn.execute(
+        sa.text("CREATE INDEX ix_memory_versions_memory_id ON memory_versions (memory_id)")
+    )
+
+
 # (reviewer-decision features of issue 12 live in an encrypted file written by learning.py)
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -5,9 +5,9 @@ only reads does not pay for importing SQLModel, SQLAlchemy and pydantic (most of
 Pages are keyset pages: `after` is the id of the last record of the previous page, so page 200
 costs what page 1 costs. Each record is built once, straight from its row, as a dict with the
 keys the JSON contract lists (cli_lists.py picks them). A row whose row MAC or ciphertext fails
-authentication is left out and its id kept, as the Store's reads do (core.py `_readable`).
+authentication is left out and its id kept, as the Store's reads do (`StoreContext.readable`).
 
-The SQL here twins the Store's rules: the scope rule is fast_read's (core.py `scope_clause`),
+The SQL here twins the Store's rules: the scope rule is scope.py's (`StoreContext.scope_clause`),
 shown status is leases.py's (its `status_sql`), times are records.iso's; tests compare both
 paths on the same store. `open_reader` returns None when this path cannot serve (no store, a
 schema this SQL was not written for, a key it cannot load): the caller then takes the Store's

@@ -105,7 +105,7 @@ class Recall:
             query,
             memories,
             (c.statement for c in candidates),
-            **({} if index is None else {"noise": index.noise, "corpus": index.corpus}),
+            **({} if index is None else {"noise": index.noise, "question": index.question}),
         )
         self.slots = SlotJudge()
 

@@ -3,15 +3,19 @@ postings, so recall decrypts the few that can answer instead of the whole scope.
 
 Rarity is counted over the whole scope from the postings (how many memories hold each of the
 question's terms, and how many the scope has), so every score is the one a recall reading every
-memory computes. A memory is read when its word share plus the largest subject bonus could reach
-the floor: a superset of what scoring picks. At most MAX_READ are (best blind score first, then
-recall's own order). The contradiction pass (recall.py) reads, besides, the memories that share
+memory computes. A memory is read when its word share plus its subject bonus could reach the
+floor: a superset of what scoring picks. The bonus is counted from the subject's postings (the
+question terms it holds over its terms less noise) when at most PROBE_MAX memories need it to
+reach the floor, else taken at its largest. At most MAX_READ are read (best blind score first,
+then recall's own order). A scope holding most memories is checked by the ids outside it. The contradiction pass (recall.py) reads, besides, the memories that share
 the best answer's slot or one of its words (`neighbours`), at most MAX_NEIGHBOURS.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
+from collections import Counter
 
 from memvet.store import context_pack as cp
 from memvet.store import fast_read as fr
@@ -44,6 +48,29 @@ _WALK_SQL = (
     f"WHERE EXISTS (SELECT 1 {_HELD}) AND {{scope}} ORDER BY m.recorded_at DESC, m.id LIMIT ?"
 )
 WALK_FROM = 4  # walk when a token has this many times `limit` postings (in any scope)
+_MORE_THAN_SQL = (  # a token's postings, counted up to a limit (params: token, 2 fields, limit)
+    "SELECT count(*) FROM (SELECT 1 FROM term_postings WHERE token = ? AND field IN (?, ?) LIMIT ?)"
+)
+
+
+def _best(bound: dict[str, float], limit: int) -> list[str]:
+    """The `limit` ids of the highest bound rounded to 2 places, ties by id, highest first
+    (heapq.nlargest's order), from the counts of each rounded bound: at 100k memories that
+    share a word, most tie on one bound, and only ids are compared there."""
+    rounded = {mid: round(value, 2) for mid, value in bound.items()}
+    cut, above = None, 0
+    for level, count in sorted(Counter(rounded.values()).items(), reverse=True):
+        if above + count >= limit:
+            cut = level
+            break
+        above += count
+    if cut is None:  # fewer than `limit` in all
+        return sorted(rounded, key=lambda mid: (rounded[mid], mid), reverse=True)
+    high = sorted(((level, mid) for mid, level in rounded.items() if level > cut), reverse=True)
+    tied = heapq.nlargest(
+        limit - len(high), (mid for mid, level in rounded.items() if level == cut)
+    )
+    return [mid for _, mid in high] + tied
 
 
 # --- keeping the index current ---------------------------------------------------------------------
@@ -102,6 +129,7 @@ class IndexedScope:
         self.store, self.key = store, store.cipher.term_key
         # The scope rule is fast_read's SQL twin of core.scope_clause (a reader of one workspace).
         self.scope_sql = f"{fr.SCOPE_SQL} AND m.status IN ({_marks(MEMORY_STATUSES)})"
+        self.plain_scope_sql = f"{fr.SCOPE_SQL} AND status IN ({_marks(MEMORY_STATUSES)})"
         # The same rule kept off the scope's indexes, so a walk follows the recency index.
         self.walk_scope_sql = f"{fr.ID_SCOPE_SQL} AND +m.status IN ({_marks(MEMORY_STATUSES)})"
         self.scope_params = (
@@ -109,27 +137,25 @@ class IndexedScope:
             store.cipher.blind_index("workspace", reader.workspace),
             *MEMORY_STATUSES,
         )
-        with store._read() as conn:
+        with store.ctx.read() as conn:
             self.stale = self._stale_memories(conn)
             self.noise = self._noise(conn, reader)
             self.terms = relevance.lookup_terms(query, self.noise)
             count = conn.exec_driver_sql(
                 f"SELECT count(*) FROM memories m WHERE {self.scope_sql}", self.scope_params
             ).scalar_one()
-            holders, subject_hits = self._holders(conn, self.terms)
+            everyone = conn.exec_driver_sql("SELECT count(*) FROM memories").scalar_one()
+            holders, subjects = self._holders(conn, self.terms, (count, everyone))
             for memory in self.stale:
                 for term in relevance.expanded(memory.statement):
                     holders.setdefault(term, set()).add(memory.id)
-                if relevance.expanded(memory.subject) & self.terms:
-                    subject_hits.add(memory.id)
             self.corpus = ti.ScopeTerms(
                 count, holders, (relevance.expanded(c.statement) for c in candidates)
             )
-            wanted = self._worth_reading(query, subject_hits)
+            wanted = self._worth_reading(conn, query, subjects)
             read = self._read_memories(conn, wanted)
         self.memories = sorted([*read, *self.stale], key=lambda m: m.id)
         self.memories.sort(key=lambda m: m.recorded_at, reverse=True)  # list_memories' order
-        self.corpus.read(m.id for m in self.memories)
 
     def _stale_memories(self, conn: sa.Connection) -> list[Memory]:
         """Memories the index does not hold yet (written since the last re-index): read whole."""
@@ -158,50 +184,69 @@ class IndexedScope:
             names.append(reader.workspace)
         return relevance.noise_of(names)
 
-    def _postings(
-        self, conn: sa.Connection, tokens: dict[bytes, str], fields: tuple[int, ...]
-    ) -> Iterator[tuple[str, str, int]]:
-        """(term, memory id, field) of memories in scope holding one of `tokens`."""
-        if not tokens:
-            return
-        sql = (
-            f"SELECT p.token, p.memory_id, p.field FROM term_postings p CROSS JOIN memories m "
-            f"ON m.id = p.memory_id WHERE p.token IN ({_marks(tokens)}) "
-            f"AND p.field IN ({_marks(fields)}) AND {self.scope_sql} "
-            f"AND p.memory_id NOT IN (SELECT memory_id FROM term_stale)"
-        )
-        for token, mid, field in conn.exec_driver_sql(
-            sql, (*tokens, *fields, *self.scope_params)
-        ).all():
-            yield tokens[bytes(token)], mid, field
-
     def _holders(
-        self, conn: sa.Connection, terms: frozenset[str]
-    ) -> tuple[dict[str, set[str]], set[str]]:
-        tokens = {ti.token(self.key, t): t for t in terms}
+        self, conn: sa.Connection, terms: frozenset[str], counts: tuple[int, int]
+    ) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+        """term -> ids in scope holding it in their statement, and in their subject (stale
+        memories left out: they are read whole). `counts`: (in scope, all)."""
+        found = ti.scope_postings(
+            lambda sql, params: conn.exec_driver_sql(sql, params).all(),
+            self.key,
+            terms,
+            self.plain_scope_sql,
+            self.scope_params,
+            (ti.STATEMENT, ti.SUBJECT),
+            counts=counts,
+        )
         holders: dict[str, set[str]] = {}
-        subject_hits: set[str] = set()
-        for term, mid, field in self._postings(conn, tokens, (ti.STATEMENT, ti.SUBJECT)):
-            if field == ti.STATEMENT:
-                holders.setdefault(term, set()).add(mid)
-            else:
-                subject_hits.add(mid)
-        return holders, subject_hits
+        subjects: dict[str, set[str]] = {}
+        for (term, field), ids in found.items():
+            (holders if field == ti.STATEMENT else subjects)[term] = ids
+        return holders, subjects
 
-    def _worth_reading(self, query: str, subject_hits: set[str]) -> list[str]:
-        """Memories (not stale) whose blind score can reach the floor, best first."""
-        question = relevance.Question(query, ti.IdCorpus(self.corpus), self.noise)
-        stale = {m.id for m in self.stale}
-        bound: dict[str, float] = {}
-        for mid in {*question.shared, *subject_hits}:
-            if isinstance(mid, str) and not mid.startswith("\x00") and mid not in stale:
-                score = question.share(mid) + (
-                    relevance.SUBJECT_BONUS if mid in subject_hits else 0
-                )
-                if score >= relevance.FLOOR:
+    def _subject_sizes(self, conn: sa.Connection, ids: list[str]) -> dict[str, int]:
+        """id -> how many terms its subject has less question noise (relevance.Relevance's
+        `subjects`), counted from its subject postings: one per distinct term."""
+        noise = [ti.token(self.key, t) for t in self.noise]
+        rows = conn.exec_driver_sql(
+            f"SELECT p.memory_id, count(*) FROM json_each(?) j CROSS JOIN term_postings p "
+            f"ON p.memory_id = j.value WHERE p.field = {ti.SUBJECT} "
+            f"AND p.token NOT IN ({_marks(noise)}) GROUP BY p.memory_id",
+            (json.dumps(ids), *noise),
+        ).all()
+        return dict(rows)
+
+    def _worth_reading(
+        self, conn: sa.Connection, query: str, subjects: dict[str, set[str]]
+    ) -> list[str]:
+        """Memories (not stale) whose blind score can reach the floor, best first: the word
+        share exact, the subject bonus exact but for the focus factor (which only lowers it).
+        Comprehensions and counts, not a loop per holder: at 100k memories sharing a word,
+        every one of them is a holder (issue 15)."""
+        question = self.question = relevance.Question(query, self.corpus, self.noise)
+        named: set[str] = set().union(*subjects.values())  # a question term in the subject
+        held = named.union(question.shared)
+        held.difference_update(m.id for m in self.stale)
+        held.difference_update(self.corpus.extra_keys())
+        floor = relevance.FLOOR - 1e-9  # a bound never falls below the score by rounding
+        bonus = relevance.SUBJECT_BONUS
+        shares = question.shares(held)
+        # Ranked by the bound with the whole bonus, as it may hold.
+        bound = {m: s + bonus if m in named else s for m, s in shares.items() if s >= floor}
+        # Below the floor unless the subject bonus lifts them.
+        maybe = {m: s for m, s in shares.items() if s < floor <= s + bonus and m in named}
+        if len(maybe) > ti.PROBE_MAX:  # counting every subject costs more than it saves
+            bound.update((mid, score + bonus) for mid, score in maybe.items())
+            maybe = {}
+        sizes = self._subject_sizes(conn, list(maybe)) if maybe else {}
+        asked = [subjects[t] for t in question.q & subjects.keys()]
+        for mid, score in maybe.items():
+            hits = sum(mid in ids for ids in asked)
+            if hits and sizes.get(mid):
+                score += bonus * hits / sizes[mid]
+                if score >= floor:
                     bound[mid] = score
-        ranked = sorted(bound, key=lambda mid: (round(bound[mid], 2), mid), reverse=True)
-        return ranked[:MAX_READ]
+        return _best(bound, MAX_READ)
 
     def _newest_holders(
         self, conn: sa.Connection, tokens: list[bytes], limit: int
@@ -213,16 +258,12 @@ class IndexedScope:
         fields = (ti.STATEMENT, ti.SLOT)
         if not tokens:
             return
-        counts = {
-            bytes(tok): held
-            for tok, held in conn.exec_driver_sql(
-                f"SELECT token, count(*) FROM term_postings WHERE token IN ({_marks(tokens)}) "
-                "AND field IN (?, ?) GROUP BY token",
-                (*tokens, *fields),
-            ).all()
-        }
+        walk_from = WALK_FROM * limit
         for tok in tokens:
-            if counts.get(tok, 0) > WALK_FROM * limit:
+            # Whether a token has more than walk_from postings, counted no further: a word every
+            # memory holds is not counted to the end (issue 15: a tenth of recall at 100k).
+            common = conn.exec_driver_sql(_MORE_THAN_SQL, (tok, *fields, walk_from + 1))
+            if common.scalar_one() > walk_from:
                 rows = [
                     (mid, recorded)
                     for mid, recorded, held in conn.exec_driver_sql(
@@ -262,7 +303,7 @@ class IndexedScope:
             tokens[ti.token(self.key, slot)] = slot
         shared: dict[str, list] = {}
         limit = MAX_NEIGHBOURS + len(loaded)
-        with self.store._read() as conn:
+        with self.store.ctx.read() as conn:
             for tok, mid, recorded in self._newest_holders(conn, list(tokens), limit):
                 if mid not in loaded:
                     entry = shared.setdefault(mid, [0, 0, recorded])

@@ -37,7 +37,7 @@ RECALLED = ("pending", "reserved", "stale")  # the candidates recall weighs (rec
 
 def stored_time(value: str | None) -> datetime | None:
     """A time as SQLite holds it (UTC, no offset), as the Store's UTCDateTime columns return it."""
-    return None if value is None else datetime.fromisoformat(value).replace(tzinfo=UTC)
+    return None if value is None else datetime.fromisoformat(f"{value}+00:00")  # tzinfo UTC
 
 
 class _Result:
@@ -75,7 +75,12 @@ class RecallSource:
         ids = sorted(self._unreadable)
         return {"count": len(ids), "ids": ids}
 
-    def _read(self) -> _Read:
+    @property
+    def ctx(self) -> RecallSource:
+        """IndexedScope reads through `store.ctx.read()`, as of the Store's StoreContext."""
+        return self
+
+    def read(self) -> _Read:
         return _Read(self.conn)
 
     # --- rows to records (rows.py's RowCodec, over sqlite3 rows) ----------------------------
@@ -194,8 +199,11 @@ class RecallSource:
             self.cipher.blind_index("workspace", reader.workspace),
             *shown_params,
         )
+        # The scope kept off its indexes: SQLite then finds the few recalled ones by status
+        # instead of walking every committed candidate in list order (issue 15).
         rows = self._rows(
-            f"SELECT * FROM candidates WHERE {fr.SCOPE_SQL} AND ({shown}) ORDER BY created_at, id",
+            f"SELECT * FROM candidates WHERE {fr.ID_SCOPE_SQL} AND ({shown}) "
+            "ORDER BY created_at, id",
             params,
         )
         found = (
@@ -216,7 +224,7 @@ class RecallSource:
 
 
 class _Read:
-    """The Store's `_read()` context: a read of one connection (autocommit, query_only)."""
+    """The Store's `ctx.read()` context: a read of one connection (autocommit, query_only)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn

@@ -163,7 +163,7 @@ def reredact_stored(store: Any, now: datetime, *, force: bool = False) -> dict[s
     """Re-redact everything stored when the rule set changed (or `force`); None when it had not.
     One write transaction; its audit event carries counts only."""
     version = ruleset_version()
-    with store._write() as conn:
+    with store.ctx.write() as conn:
         if not force and recorded_version(conn) == version:
             return None
         counts: Counter = Counter()

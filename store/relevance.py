@@ -292,10 +292,16 @@ class Question:
             for (u, source), h in zip(found, holders, strict=True)
         ]
         self.shared: dict[Any, float] = {}
+        shared = self.shared
         for weight, held, own in zip(self.weights, holders, literal, strict=True):
-            for position in held:
-                credit = weight if position in own else weight * CONCEPT_SHARE
-                self.shared[position] = self.shared.get(position, 0.0) + credit
+            concept = weight * CONCEPT_SHARE
+            # Each text's credits summed in unit order; a text's first credit is set, not added
+            # to 0.0 (the same float), in C: a word every memory holds names 10k (issue 15).
+            first = held.difference(shared)
+            for position in held.intersection(shared):
+                shared[position] += weight if position in own else concept
+            shared.update(dict.fromkeys(first & own, weight))
+            shared.update(dict.fromkeys(first - own, concept))
 
     def share(self, position: Any) -> float:
         """The weighted share of the question's units that text `position` speaks of (less, when
@@ -303,6 +309,22 @@ class Question:
         if not self.total:
             return 0.0
         return self.shared.get(position, 0.0) / self.total * self.focus_factor(position)
+
+    def shares(self, positions: Iterable[Any]) -> dict[Any, float]:
+        """`share` of many texts at once, the same figures (recall's blind ranking takes the
+        share of every holder in scope: thousands of calls, issue 15)."""
+        shared, total, miss = self.shared, self.total, self.focus_miss
+        if not total:
+            return dict.fromkeys(positions, 0.0)
+        if self.unknown_focus:
+            return {p: shared.get(p, 0.0) / total * miss for p in positions}
+        out: dict[Any, float] = dict.fromkeys(positions, 0.0)  # in order; each set below, in C
+        speaking = out.keys() - self.elsewhere
+        if self.focus_holders is not None:
+            speaking &= self.focus_holders
+        out.update({p: shared.get(p, 0.0) / total for p in speaking})  # factor 1: the same float
+        out.update({p: shared.get(p, 0.0) / total * miss for p in out.keys() - speaking})
+        return out
 
     def focus_factor(self, position: Any) -> float:
         """1, or FOCUS_MISS when a what/which question asks for what nothing in scope, or not
@@ -350,10 +372,11 @@ class Relevance:
         candidate_texts: Iterable[str] = (),
         *,
         noise: frozenset[str] | None = None,
-        corpus: Any = None,
+        question: Question | None = None,
     ):
-        """noise/corpus: given by recall over the term index (recall_index.py), which reads only
-        the memories that can match and counts rarity over the whole scope from its postings."""
+        """noise/question: given by recall over the term index (recall_index.py), which reads
+        only the memories that can match and counts rarity over the whole scope from its
+        postings; its question's positions are memory ids (it ranked every holder with it)."""
         self.noise = noise_of({m.scope.workspace for m in memories}) if noise is None else noise
         self.ids = [m.id for m in memories]
         self.subjects = {
@@ -361,14 +384,16 @@ class Relevance:
             for m in memories
             if (subject := getattr(m, "subject", ""))
         }
-        if corpus is None:
+        self._keys: Sequence[Any] = self.ids if question is not None else range(len(self.ids))
+        if question is None:
             corpus = Corpus(
                 [
                     *(expanded(m.statement) for m in memories),
                     *(expanded(t) for t in candidate_texts),
                 ]
             )
-        self.question = Question(query, corpus, self.noise)
+            question = Question(query, corpus, self.noise)
+        self.question = question
         self.q = self.question.q
 
     def of_text(self, text: str) -> float:
@@ -376,14 +401,14 @@ class Relevance:
 
     def of(self, position: int) -> float:
         """The memory's relevance: word overlap, plus the bonus for a subject the question names."""
-        return self._at(position, self.subjects.get(self.ids[position], frozenset()))
+        return self._at(self._keys[position], self.subjects.get(self.ids[position], frozenset()))
 
-    def _at(self, position: int, subject: frozenset[str]) -> float:
+    def _at(self, position: Any, subject: frozenset[str]) -> float:
         score = self.question.share(position)
         score += self.question.subject_bonus(subject) * self.question.focus_factor(position)
         return min(1.0, score)
 
-    def of_outside(self, memory: Any, position: int) -> float:
+    def of_outside(self, memory: Any, position: Any) -> float:
         """The same relevance for a memory the corpus holds at `position` but this recall did
         not read up front (recall's contradiction pass reads it later: recall_index.py)."""
         return self._at(position, expanded(getattr(memory, "subject", "") or "") - self.noise)

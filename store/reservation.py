@@ -1,12 +1,12 @@
 """The approval reservation protocol: reserve (compare-and-set) → commit (idempotent) or
-release on failure; stale leases are settled only by an operator. Reject compare-and-sets too."""
+release on failure; stale leases are settled only by an operator. Reject compare-and-sets too
+(rejection.py)."""
 
 from __future__ import annotations
 
-import os
 import secrets
-import socket
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from memvet.store.candidates import QueueReads
@@ -21,29 +21,45 @@ from memvet.store.errors import (
     ReservationHeldError,
     UsageError,
 )
+from memvet.store.leases import default_owner  # noqa: F401 - imported from here too
 from memvet.store.lifecycle import check_candidate
 from memvet.store.maintenance import Maintenance
 from memvet.store.memory_creation import MemoryCreation
-from memvet.store.models import MemoryTransitionRow, TombstoneRow
 from memvet.store.records import Candidate, Edits, Lease, Memory
 from memvet.store.rows import RowCodec
 from memvet.store.sealing import resealed
 from memvet.store.slot_decisions import Slots
-from memvet.store.text_safety import sanitise_optional
-from memvet.store.tombstones import Tombstones
-from memvet.store.vocabulary import CandidateStatus, TombstoneReason
+from memvet.store.vocabulary import CandidateStatus
 from sqlalchemy import Connection
 
-TRANS = MemoryTransitionRow.__table__
-TOMB = TombstoneRow.__table__
+if TYPE_CHECKING:
+    from memvet.store.rejection import Rejections
+
 DEFAULT_LEASE = timedelta(minutes=2)
 
 
-def default_owner(tool: str) -> str:
-    return f"{tool} pid {os.getpid()} on {socket.gethostname()}"
+def explain_not_pending(conn: Connection, candidate_id: str) -> None:
+    """Why a compare-and-set from pending changed nothing: no such candidate, held, or decided."""
+    row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).first()
+    if row is None:
+        raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
+    if row.status in (CandidateStatus.RESERVED, CandidateStatus.STALE):
+        raise ReservationHeldError(
+            f"candidate {candidate_id} is held by {row.lease_owner} since "
+            f"{row.reserved_at:%Y-%m-%d %H:%M:%S}Z ({row.status})",
+            id=candidate_id,
+            holder=row.lease_owner,
+            status=row.status,
+        )
+    raise AlreadyDecidedError(
+        f"candidate {candidate_id} is already {row.status}", id=candidate_id, status=row.status
+    )
 
 
 class Reservations:
+    """Approval: reserve a pending candidate, commit it into a memory or release it; settle a
+    stale reservation (`recover`). Rejection is rejection.py's."""
+
     def __init__(
         self,
         ctx: StoreContext,
@@ -51,11 +67,11 @@ class Reservations:
         queue: QueueReads,
         creation: MemoryCreation,
         slots: Slots,
-        tombstones: Tombstones,
+        rejections: Rejections,
         maintenance: Maintenance,
     ) -> None:
         self.ctx, self.rows, self.queue, self.creation = ctx, rows, queue, creation
-        self.slots, self.tombstones, self.maintenance = slots, tombstones, maintenance
+        self.slots, self.rejections, self.maintenance = slots, rejections, maintenance
 
     def reserve(self, candidate_id: str, *, owner: str, ttl: timedelta = DEFAULT_LEASE) -> Lease:
         now = self.ctx.now()
@@ -80,25 +96,9 @@ class Reservations:
                 )
             ).rowcount
             if not done:
-                self._explain_not_pending(conn, candidate_id)
+                explain_not_pending(conn, candidate_id)
             self.ctx.audit(conn, owner, "candidate.reserved", "candidate", candidate_id)
         return lease
-
-    def _explain_not_pending(self, conn: Connection, candidate_id: str) -> None:
-        row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).first()
-        if row is None:
-            raise NotFoundError(f"no candidate {candidate_id}", id=candidate_id)
-        if row.status in (CandidateStatus.RESERVED, CandidateStatus.STALE):
-            raise ReservationHeldError(
-                f"candidate {candidate_id} is held by {row.lease_owner} since "
-                f"{row.reserved_at:%Y-%m-%d %H:%M:%S}Z ({row.status})",
-                id=candidate_id,
-                holder=row.lease_owner,
-                status=row.status,
-            )
-        raise AlreadyDecidedError(
-            f"candidate {candidate_id} is already {row.status}", id=candidate_id, status=row.status
-        )
 
     def commit(
         self,
@@ -241,77 +241,6 @@ class Reservations:
                 pass  # the lease was taken over or settled meanwhile; nothing of ours to undo
             raise
 
-    def reject(
-        self, candidate_id: str, *, actor: str, reason: str | None = None, recovery: bool = False
-    ) -> Candidate:
-        """Compare-and-set pending (or stale, in recovery) → rejected, and tombstone the content."""
-        source = CandidateStatus.STALE if recovery else CandidateStatus.PENDING
-        now = self.ctx.now()
-        with self.ctx.write() as conn:
-            mac = resealed(
-                conn, self.ctx.cipher, CAND, candidate_id, {"status": CandidateStatus.REJECTED}
-            )
-            done = conn.execute(
-                CAND.update()
-                .where(CAND.c.id == candidate_id, CAND.c.status == source)
-                .values(
-                    status=CandidateStatus.REJECTED,
-                    lease_token=None,
-                    decided_by=actor[:200],
-                    decided_at=now,
-                    row_mac=mac,
-                    updated_at=now,
-                    decision_note_ct=self.ctx.cipher.encrypt(
-                        "candidates", "decision_note", candidate_id, sanitise_optional(reason)
-                    ),
-                )
-            ).rowcount
-            if not done:
-                self._explain_not_pending(conn, candidate_id)
-            row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).one()
-            cand = self.rows.candidate(row)
-            self.tombstones.write(
-                conn,
-                row.content_key,
-                TombstoneReason.REJECTED,
-                candidate_id,
-                cand.statement,
-                cand.scope,
-            )
-            self.ctx.audit(conn, actor, "candidate.rejected", "candidate", candidate_id)
-            return cand
-
-    def undo_reject(self, candidate_id: str, *, actor: str) -> Candidate:
-        """rejected → pending, lifting the tombstone the reject wrote."""
-        now = self.ctx.now()
-        with self.ctx.write() as conn:
-            mac = resealed(
-                conn, self.ctx.cipher, CAND, candidate_id, {"status": CandidateStatus.PENDING}
-            )
-            done = conn.execute(
-                CAND.update()
-                .where(CAND.c.id == candidate_id, CAND.c.status == CandidateStatus.REJECTED)
-                .values(
-                    status=CandidateStatus.PENDING,
-                    decided_by=None,
-                    decided_at=None,
-                    updated_at=now,
-                    row_mac=mac,
-                )
-            ).rowcount
-            if not done:
-                self._explain_not_pending(conn, candidate_id)
-            row = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).one()
-            tomb = conn.execute(
-                sa.select(TOMB).where(
-                    TOMB.c.content_key == row.content_key, TOMB.c.source_id == candidate_id
-                )
-            ).first()
-            if tomb is not None:
-                self.tombstones.lift_in(conn, tomb, now, actor)
-            self.ctx.audit(conn, actor, "candidate.unrejected", "candidate", candidate_id)
-            return self.rows.candidate(row)
-
     def recover(self, candidate_id: str, action: str, *, actor: str) -> Candidate | Memory:
         """Settle a stale reservation: commit, release or reject. A lease that ran out is
         recorded as stale first, so no daemon sweep is needed for it."""
@@ -334,5 +263,7 @@ class Reservations:
             )
             return self.queue.get(candidate_id)
         if action == "reject":
-            return self.reject(candidate_id, actor=actor, reason="stale lease", recovery=True)
+            return self.rejections.reject(
+                candidate_id, actor=actor, reason="stale lease", recovery=True
+            )
         raise UsageError(f"unknown recovery action {action!r}: commit, release or reject")

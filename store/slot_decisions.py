@@ -38,6 +38,7 @@ from sqlalchemy import Connection
 
 DECISIONS = ("ask", "supersede", "keep_both", "dispute")
 LIVE = (MemoryStatus.ACTIVE, MemoryStatus.DISPUTED)
+MAX_LISTED_IDS = 900  # under SQLite's oldest limit of 999 parameters a statement
 EVID = EvidenceRow.__table__
 CORRECTION_CUE = re.compile(
     r"\b(?:any ?more|no longer|instead|moved|switched|migrated|replaced|"
@@ -91,11 +92,19 @@ class Slots:
         normal = normalise_subject(subject)
         keys = {self.rows.slot_index(normal, ws, self.ctx.user) for ws in {workspace, None}}
         reader = self.ctx.reader_for(workspace)
+        # Two steps: given status and scope in one query, SQLite's planner walks the user's
+        # (user, status) index — every memory of the scope — instead of the subject's.
+        of_subject = sa.or_(MEM.c.subject_bidx.in_(keys), MEM.c.subject_bidx.is_(None))
+        ids = list(conn.execute(sa.select(MEM.c.id).where(of_subject)).scalars())
+        if not ids:  # a new subject; `IN ()` would walk the scope again
+            return []
         rows = conn.execute(
             sa.select(MEM).where(
+                # many rows with no subject index (a store from before subjects): too many ids
+                # to list as parameters, and the scope is read anyway
+                MEM.c.id.in_(ids) if len(ids) <= MAX_LISTED_IDS else of_subject,
                 MEM.c.status.in_(statuses),
                 self.ctx.scope_clause(MEM, reader),
-                sa.or_(MEM.c.subject_bidx.in_(keys), MEM.c.subject_bidx.is_(None)),
             )
         ).all()
         return [m for m in self._decoded(rows) if normalise_subject(m.subject) == normal]

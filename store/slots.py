@@ -46,8 +46,8 @@ can will lives points point means and or but by""".split()
 FILLER = frozenset(
     """listens listen lives located called named default set value currently
 straight really always never please don't dont do does don doesn didn isn aren wasn won not
-no longer""".split()
-)  # "don't" tokenises as "don": a negation is no part of a subject
+no longer re ve ll upgraded upgrade downgraded switched migrated""".split()
+)  # "don't" tokenises as "don", "we're" as "re": a negation or contraction is no subject
 AUXILIARIES = frozenset(
     """is are was were be been being should must can will has have had get gets got not never
 no longer don't dont doesn't doesnt don doesn t always also only still""".split()
@@ -64,6 +64,13 @@ step phase stage item case issue ticket pr job queue cluster env environment""".
 )
 TOKEN = re.compile(r"`[^`]+`|[a-z0-9][a-z0-9_.+/#:-]*[a-z0-9+#]|[a-z0-9]")
 NUMBER = re.compile(r"v?\d+(?:\.\d+)*[a-z]?")
+# A spelled count before the noun it counts ("two approvals") is a number; "one of", "one in" not.
+SPELLED_VALUES = {
+    w: str(i) for i, w in enumerate("one two three four five six seven eight nine ten".split(), 1)
+}
+SPELLED = re.compile(
+    r"\b(" + "|".join(SPELLED_VALUES) + r")\b(?=\s+(?!(?:of|in|on|at|to|or|and|by|is|for)\b)[a-z])"
+)
 CLAUSE = re.compile(r"[,;:()\[\]!?]|\.(?:\s|$)|\bbut\b|\bso\b|\bthen\b")
 NEGATION_CUE = re.compile(
     r"\b(?:not|no longer|never|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|"
@@ -72,7 +79,8 @@ NEGATION_CUE = re.compile(
 )
 # A statement whose speaker uses a tool for a purpose ("We use Sentry for errors", "Use X for Y").
 USE_FOR = re.compile(
-    r"\s*(?:(?:we|i|you)\s+)?(?:use|prefer|chose|choose|pick|picked)\s+.+?\s+for\s+([^,;()]+)"
+    r"\s*(?:(?:we|i|you)\s+)?(?:use|prefer|chose|choose|pick|picked)\s+.+?\s+(?:for|as)\s+"
+    r"([^,;()]+)"
 )
 CHANGE_FROM = re.compile(
     r"\b(?:moved|switched|migrated|changed|went|move|switch|migrate|"
@@ -86,6 +94,25 @@ CONCEPT_OF = {w: name for name, words in CONCEPTS.items() for w in words if " " 
 INSTALLING = frozenset("install i add remove rm uninstall sync lock update upgrade ci init".split())
 SCRIPT_ROLES = {"test": "tests", "tests": "tests", "fmt": "formatter"}
 WHOLE = ("subject", "")  # the value of a statement whose words are all its subject's
+# Words that place a statement in one environment: two memories placed in different ones both
+# hold ("SQLite locally", "Postgres in production"); stemmed as claim values are.
+ENVIRONMENTS = {
+    "local": "local",
+    "locally": "local",
+    "laptop": "local",
+    "ci": "ci",
+    "staging": "staging",
+    "stage": "staging",
+    "prod": "production",
+    "production": "production",
+    "dev": "development",
+    "development": "development",
+    "macos": "macos",
+    "linux": "linux",
+    "windows": "windows",
+}
+# Words that only grant what a rule forbids ("force-pushing main is allowed"): no qualifier.
+PERMISSION = frozenset("allow allowed fine ok okay permit permitted may can free freely".split())
 COMPATIBLE_KINDS = ("procedure",)  # two procedures of one subject are two tasks unless they clash
 
 
@@ -102,7 +129,8 @@ def clean_subject(text: str) -> str:
 
 
 def _tokens(text: str) -> list[str]:
-    return [t.strip("`").strip() for t in TOKEN.findall(text.casefold().replace("’", "'"))]
+    text = SPELLED.sub(lambda m: SPELLED_VALUES[m.group(1)], text.casefold().replace("’", "'"))
+    return [t.strip("`").strip() for t in TOKEN.findall(text)]
 
 
 def derive_subject(statement: str, kind: str) -> str:
@@ -146,6 +174,9 @@ def derive_subject(statement: str, kind: str) -> str:
             continue
         if _content(token) and token not in FILLER and len(words) < SUBJECT_WORDS:
             words.append(token)
+    named = {_concept(w) for w in words if w in TOOLS}
+    # "The database is Postgres 16" is about Postgres, as "We're on Postgres 14" is.
+    words = [w for w in words if not (w in GENERIC and _concept(w) in named)]
     return " ".join(words[:SUBJECT_WORDS]) or kind
 
 
@@ -276,16 +307,29 @@ def _relation(tokens: list[str]) -> str | None:
 def rivalry(a: Claim, b: Claim, kind_a: str, kind_b: str) -> str | None:
     """How two claims of one subject clash: "negation" (one denies what the other asserts),
     "different_value" (both assert values of one type with nothing in common), or None."""
+    places = [_environments(c) for c in (a, b)]
+    if all(places) and not places[0] & places[1]:
+        return None  # one subject in two environments (staging and production)
+    if kind_a == kind_b == "constraint" and _is_exception(a, b):
+        return None  # a rule and the case it exempts ("dev-only test dependencies are fine")
+    if _grants_denied(a, b) or _grants_denied(b, a):
+        return "negation"  # "force-pushing main is allowed" against "never force-push main"
     if (kind_a == "constraint") != (kind_b == "constraint"):
         # A rule limits a fact or a habit ("never tabs in YAML"): a boundary, unless it denies
         # exactly what the other asserts, with no qualifier of its own ("don't commit the lockfile").
         rule, other = (a, b) if kind_a == "constraint" else (b, a)
         exact = rule.negated and rule.negated | rule.asserted <= other.asserted
         return "negation" if exact else None
-    if (a.asserted & b.negated) or (b.asserted & a.negated):
+    denied = (a.asserted & b.negated) | (b.asserted & a.negated)
+    agreed = {v for v in a.asserted & b.asserted if v[0] not in ("word", WHOLE[0])}
+    if denied and not (agreed and all(t == "word" for t, _ in denied)):
+        # Both naming one tool while a qualifier sits after "instead of" is agreement.
         return "negation"
     if kind_a != kind_b:
-        return None  # a decision and a procedure of one subject differ in what they say
+        # A decision and a procedure of one subject differ in what they say, unless each names
+        # a tool of the slot and they name none in common ("format with black", "ruff formats").
+        mine, theirs = a.of_type("tool"), b.of_type("tool")
+        return "different_value" if mine and theirs and not mine & theirs else None
     if kind_a in COMPATIBLE_KINDS and not (a.typed() & b.typed()) - {"word", "code"}:
         # Two procedures that differ only in words or commands are two tasks (iOS and Android).
         return None
@@ -297,7 +341,10 @@ def rivalry(a: Claim, b: Claim, kind_a: str, kind_b: str) -> str | None:
         link = {a.relation, b.relation}  # the shared verb is no value ("hosted on ...")
         mine = {v for t, v in a.asserted if t != WHOLE[0]} - link
         theirs = {v for t, v in b.asserted if t != WHOLE[0]} - link
-        return "different_value" if mine and theirs and not mine & theirs else None
+        if mine and theirs and not mine & theirs:
+            return "different_value"
+        # One thing named by one word each ("the develop branch", "the main branch").
+        return "different_value" if len(mine - theirs) == len(theirs - mine) == 1 else None
     for kind in types:
         if kind == "code" and types - {"code"}:
             continue  # commands differ in flags; their tools and numbers decide
@@ -305,6 +352,35 @@ def rivalry(a: Claim, b: Claim, kind_a: str, kind_b: str) -> str | None:
         if mine and theirs and not (mine & theirs):
             return "different_value"
     return None
+
+
+def _environments(claim: Claim) -> frozenset[str]:
+    values = claim.asserted | claim.negated
+    # Claim words are stemmed ("staging" -> "stag"): compare stems of the environment words.
+    places = {cp.stem(w): place for w, place in ENVIRONMENTS.items()} | ENVIRONMENTS
+    return frozenset(places[v] for t, v in values if t == "word" and v in places)
+
+
+def _words(values: frozenset[tuple[str, str]]) -> frozenset[str]:
+    return frozenset(v for t, v in values if t != WHOLE[0])
+
+
+def _is_exception(a: Claim, b: Claim) -> bool:
+    """One rule denies, the other allows what it denies for a narrower case: the allowing side
+    shares the denied values and adds qualifiers of its own beyond words of permission."""
+    for rule, other in ((a, b), (b, a)):
+        denied, allowed = _words(rule.negated), _words(other.asserted)
+        if denied and not rule.asserted and not other.negated and denied & allowed:
+            extra = {v for v in allowed - denied if v not in PERMISSION}
+            if extra:
+                return True
+    return False
+
+
+def _grants_denied(rule: Claim, other: Claim) -> bool:
+    """A whole-subject denial against a statement that only permits its subject."""
+    granted = _words(other.asserted)
+    return WHOLE in rule.negated and not rule.asserted and bool(granted) and granted <= PERMISSION
 
 
 def asserts_any(claim: Claim, values: frozenset[tuple[str, str]]) -> bool:

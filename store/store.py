@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import getpass
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -28,10 +27,12 @@ from memvet.store.keyring_setup import finish_rotation, key_info, load_cipher, r
 from memvet.store.maintenance import Maintenance
 from memvet.store.memories import Memories
 from memvet.store.memory_creation import MemoryCreation
+from memvet.store.memory_edit import MemoryEditor
 from memvet.store.memory_lifecycle import MemoryLifecycle
 from memvet.store.near_duplicates import NearDuplicates
 from memvet.store.paths import ensure_private_dir, memvet_home
 from memvet.store.records import StoreStatus
+from memvet.store.rejection import Rejections
 from memvet.store.reservation import Reservations
 from memvet.store.review import Review
 from memvet.store.rows import RowCodec
@@ -39,7 +40,7 @@ from memvet.store.schema import current_version, ensure_schema
 from memvet.store.slot_decisions import Slots
 from memvet.store.tombstones import Tombstones
 from memvet.store.undo import Undo
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Engine
 
 
 class Store:
@@ -68,10 +69,12 @@ class Store:
         self.queue = QueueReads(ctx, rows, self.tombstones, self.slots)
         self.admission = Admission(ctx, rows, self.tombstones, self.near, self.checkpoints)
         creation = MemoryCreation(ctx, rows, self.tombstones, self.slots, self.lifecycle)
+        self.rejections = Rejections(ctx, rows, self.tombstones)
         self.reservations = Reservations(
-            ctx, rows, self.queue, creation, self.slots, self.tombstones, self.maintenance
+            ctx, rows, self.queue, creation, self.slots, self.rejections, self.maintenance
         )
         self.undo = Undo(ctx, rows, self.lifecycle, self.slots, self.tombstones)
+        self.edits = MemoryEditor(ctx, rows, self.lifecycle, self.slots, self.tombstones, self.undo)
         self.review = Review(ctx, rows, self.lifecycle, self.memories)
         self.bulk = BulkImport(ctx, rows, self.admission)
 
@@ -106,17 +109,9 @@ class Store:
     reader_for = delegate("ctx", StoreContext.reader_for)
     unreadable = delegate("ctx", StoreContext.unreadable)
 
-    # The unit of work for store/ modules that are not parts yet (team/, learning, the term
-    # index, the redaction sweep): the same transactions the parts use, never a second kind.
-    def _write(self) -> AbstractContextManager[Connection]:
-        return self.ctx.write()
-
-    def _read(self) -> AbstractContextManager[Connection]:
-        return self.ctx.read()
-
-    _audit = delegate("ctx", StoreContext.audit)
-    _dec = delegate("rows", RowCodec.dec)
-    _readable = delegate("ctx", StoreContext.readable)
+    # store/ modules that are not parts (team/, learning, the term index, the redaction sweep)
+    # open the same unit of work as the parts: `store.ctx.read()`, `store.ctx.write()`,
+    # `store.ctx.audit(conn, ...)`, and decrypt with `store.rows.dec(...)`.
 
     # --- the queue: admission and reads -------------------------------------------------------
     admit = delegate("admission", Admission.admit)
@@ -135,8 +130,8 @@ class Store:
     commit = delegate("reservations", Reservations.commit)
     release = delegate("reservations", Reservations.release)
     approve = delegate("reservations", Reservations.approve)
-    reject = delegate("reservations", Reservations.reject)
-    undo_reject = delegate("reservations", Reservations.undo_reject)
+    reject = delegate("rejections", Rejections.reject)
+    undo_reject = delegate("rejections", Rejections.undo_reject)
     recover = delegate("reservations", Reservations.recover)
     undo_approval = delegate("undo", Undo.undo_approval)
     undo_retirement = delegate("undo", Undo.undo_retirement)
@@ -150,6 +145,9 @@ class Store:
     dispute = delegate("memories", Memories.dispute)
     resolve_dispute = delegate("memories", Memories.resolve_dispute)
     restore = delegate("memories", Memories.restore)
+    edit_memory = delegate("edits", MemoryEditor.edit)
+    undo_edit = delegate("edits", MemoryEditor.undo)
+    memory_versions = delegate("edits", MemoryEditor.versions)
     get_memory = delegate("memories", Memories.get)
     transitions = delegate("memories", Memories.transitions)
     list_memories = delegate("memories", Memories.find)

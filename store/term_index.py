@@ -111,10 +111,11 @@ def _flush(run_many: Callable[..., object], ids: list[tuple[str]], rows: list[tu
 class ScopeTerms:
     """Who in a scope holds each term (memory ids, from the postings or from stale memories
     read directly), and how many texts the scope has: the rarity side of relevance, known
-    without decrypting, as a relevance.Corpus. `extra`: texts beside the memories (pending
-    candidates), read whole. Positions: the memories read (`read`, in their order), then the
-    extra texts, then every other memory in scope as it is first named: a holder not read still
-    counts in a term's rarity, and is scored exactly if it is read later (`position`)."""
+    without decrypting, as a relevance corpus whose positions are memory ids (`extra`: texts
+    beside the memories, pending candidates, read whole, keyed by a string no id has). One
+    relevance.Question over it ranks every holder before anything is read and then scores what
+    is read, exactly, whenever it is read (a word every memory holds names them all: nothing is
+    handed out per holder, issue 15)."""
 
     def __init__(
         self, memories: int, holders: dict[str, set[str]], extra: Iterable[frozenset[str]] = ()
@@ -122,23 +123,10 @@ class ScopeTerms:
         self.by_term = holders
         self.extra = list(extra)
         self.n = memories + len(self.extra)
-        self.read(())
 
-    def read(self, ids: Iterable[str]) -> None:
-        self._positions = {mid: i for i, mid in enumerate(ids)}
-        self._extra_at = len(self._positions)
-        self._next = self._extra_at + len(self.extra)
-
-    def ids(self) -> dict[int, str]:
-        """Position -> memory id, of every memory given a position so far."""
-        return {position: mid for mid, position in self._positions.items()}
-
-    def position(self, memory_id: str) -> int:
-        found = self._positions.get(memory_id)
-        if found is None:
-            found = self._positions[memory_id] = self._next
-            self._next += 1
-        return found
+    @staticmethod
+    def position(memory_id: str) -> str:
+        return memory_id
 
     def ids_of(self, unit: Iterable[str]) -> set[str]:
         out: set[str] = set()
@@ -146,44 +134,48 @@ class ScopeTerms:
             out.update(self.by_term.get(term, ()))
         return out
 
-    def _extra_of(self, unit: frozenset[str]) -> list[int]:
-        return [k for k, words in enumerate(self.extra) if unit & words]
+    def extra_keys(self) -> set[str]:
+        return {f"\x00{k}" for k in range(len(self.extra))}
 
-    def holders(self, unit: frozenset[str]) -> set[int]:
-        ids = self.ids_of(unit)
-        positions = self._positions
-        # New ids get the next positions (set order, arbitrary as before); then one C-level map:
-        # a word every memory holds names 10k of them, six times per prompt (issue 15).
-        for mid in ids.difference(positions):
-            positions[mid] = self._next
-            self._next += 1
-        out = set(map(positions.__getitem__, ids))
-        out.update(self._extra_at + k for k in self._extra_of(unit))
-        return out
-
-
-class IdCorpus:
-    """The same counts keyed by memory id (extra texts by a key no id has), for ranking every
-    holder before anything is read: relevance.Question over it gives each holder its exact
-    word-overlap share."""
-
-    def __init__(self, scope: ScopeTerms) -> None:
-        self.scope = scope
-        self.n = scope.n
-
-    def holders(self, unit: frozenset[str]) -> set:
-        return self.scope.ids_of(unit) | {f"\x00{k}" for k in self.scope._extra_of(unit)}
+    def holders(self, unit: frozenset[str]) -> set[str]:
+        found = self.ids_of(unit)
+        found.update(f"\x00{k}" for k, words in enumerate(self.extra) if unit & words)
+        return found
 
 
 def scope_holders(
-    conn: object, key: bytes, terms: Iterable[str], scope_sql: str, params: tuple
+    conn: object,
+    key: bytes,
+    terms: Iterable[str],
+    scope_sql: str,
+    params: tuple,
+    counts: tuple[int, int] | None = None,
 ) -> dict[str, set[str]]:
     """term -> ids of memories matching `scope_sql` (over `memories`, unprefixed) whose
-    statement holds it, from the postings (stale memories left out: the caller reads those).
-    Each token's holders come as one JSON array (parsed in C, not a Python row per posting).
-    Few holders are checked against the scope one id lookup each; many against the scope's ids,
-    read once: at 10k memories sharing a word, that costs a fifth of probing per posting
-    (issue 15), and reading the scope for a rare word would cost a thousand times the probes."""
+    statement holds it, from the postings (stale memories left out: the caller reads those)."""
+    run = conn.execute  # type: ignore[attr-defined]
+    found = scope_postings(run, key, terms, scope_sql, params, (STATEMENT,), counts=counts)
+    return {term: ids for (term, _field), ids in found.items()}
+
+
+def scope_postings(
+    run: Callable[[str, tuple], Iterable[tuple]],
+    key: bytes,
+    terms: Iterable[str],
+    scope_sql: str,
+    params: tuple,
+    fields: tuple[int, ...],
+    *,
+    counts: tuple[int, int] | None = None,
+) -> dict[tuple[str, int], set[str]]:
+    """(term, field) -> ids of memories matching `scope_sql` whose `field` holds the term;
+    run(sql, params): the caller's connection's rows. Each token's holders come as one JSON
+    array (parsed in C, not a Python row per posting). Few holders are checked against the
+    scope one id lookup each; many against the scope's ids, read once: at 10k memories sharing
+    a word, that costs a fifth of probing per posting (issue 15), and reading the scope for a
+    rare word would cost a thousand times the probes. `counts`: (memories in scope, memories),
+    when the caller has them: a scope that holds most memories is read as the ids outside it
+    (none at all when it holds every one: one user, one workspace, the usual store)."""
     import json
 
     tokens = {token(key, t): t for t in terms}
@@ -191,29 +183,40 @@ def scope_holders(
         return {}
     marks = ",".join("?" * len(tokens))
     posted = [
-        (tokens[bytes(tok)], json.loads(ids))
-        for tok, ids in conn.execute(  # type: ignore[attr-defined]
-            f"SELECT token, json_group_array(memory_id) FROM term_postings "
-            f"WHERE token IN ({marks}) AND field = {STATEMENT} GROUP BY token",
+        ((tokens[bytes(tok)], field), json.loads(ids))
+        for tok, field, ids in run(
+            f"SELECT token, field, json_group_array(memory_id) FROM term_postings "
+            f"WHERE token IN ({marks}) AND field IN ({','.join(map(str, fields))}) "
+            "GROUP BY token, field",
             tuple(tokens),
         )
     ]
-    named = {mid for _, ids in posted for mid in ids}
+    named: set[str] = set().union(*(ids for _, ids in posted))
     if not named:
         return {}
-    if len(named) <= PROBE_MAX:  # CROSS JOIN: the named ids first, each row by its key
-        query = (
-            "SELECT memories.id FROM json_each(?) j CROSS JOIN memories ON memories.id = j.value "
-            f"WHERE {scope_sql}",
-            (json.dumps(sorted(named)), *params),
-        )
+    named_count = len(named)
+    inside, everyone = counts or (0, 0)
+    if counts and len(named) > PROBE_MAX and everyone - inside < inside:
+        in_scope = named
+        if everyone > inside:  # SQLite tests every row, Python sees only those outside
+            outside = run(f"SELECT id FROM memories WHERE ({scope_sql}) IS NOT 1", params)
+            in_scope.difference_update(r[0] for r in outside)
+    elif len(named) <= PROBE_MAX:  # CROSS JOIN: the named ids first, each row by its key
+        in_scope = {
+            r[0]
+            for r in run(
+                "SELECT memories.id FROM json_each(?) j CROSS JOIN memories "
+                f"ON memories.id = j.value WHERE {scope_sql}",
+                (json.dumps(sorted(named)), *params),
+            )
+        }
     else:
-        query = (f"SELECT id FROM memories WHERE {scope_sql}", params)
-    in_scope = {r[0] for r in conn.execute(*query)}  # type: ignore[attr-defined]
-    in_scope.difference_update(r[0] for r in conn.execute(STALE_SQL))  # type: ignore[attr-defined]
-    out: dict[str, set[str]] = {}
-    for term, ids in posted:
-        held = in_scope.intersection(ids)
+        in_scope = {r[0] for r in run(f"SELECT id FROM memories WHERE {scope_sql}", params)}
+    in_scope.difference_update(r[0] for r in run(STALE_SQL, ()))
+    every = in_scope is named and len(named) == named_count  # none named was left out
+    out: dict[tuple[str, int], set[str]] = {}
+    for key_, ids in posted:
+        held = set(ids) if every else in_scope.intersection(ids)
         if held:
-            out[term] = held
+            out[key_] = held
     return out

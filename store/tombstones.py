@@ -121,9 +121,9 @@ class Tombstones:
 
     def restated(self, conn: Connection, scope: Scope, statement: str) -> sa.Row | None:
         """A live tombstone whose statement is the same rule as `statement` in other words
-        (near_duplicates.same_rule on its stored preview), at a scope that blocks it. Only the
+        (same_rule.same_rule on its stored preview), at a scope that blocks it. Only the
         policy asks: a person approving a reworded rule decides it again."""
-        from memvet.store.near_duplicates import same_rule
+        from memvet.store.same_rule import same_rule
 
         ws = self.ctx.cipher.blind_index("workspace", scope.workspace)
         for row in conn.execute(sa.select(TOMB).where(TOMB.c.lifted_at.is_(None))):

@@ -22,7 +22,7 @@ from memvet.store.core import MEM
 from memvet.store.errors import IllegalTransitionError, NotFoundError
 from memvet.store.lifecycle import check_candidate, check_memory
 from memvet.store.memory_lifecycle import MemoryLifecycle
-from memvet.store.models import CandidateRow, MemoryTransitionRow, TombstoneRow
+from memvet.store.models import CandidateRow, MemoryTransitionRow, MemoryVersionRow, TombstoneRow
 from memvet.store.records import Candidate, Change
 from memvet.store.rows import RowCodec
 from memvet.store.sealing import resealed
@@ -34,6 +34,7 @@ from sqlalchemy import Connection
 CAND = CandidateRow.__table__
 TRANS = MemoryTransitionRow.__table__
 TOMB = TombstoneRow.__table__
+VERS = MemoryVersionRow.__table__
 UNDOABLE_RETIREMENTS = (RetireReason.FALSE_WRITE, RetireReason.FORGET)
 
 
@@ -69,7 +70,7 @@ class Undo:
                 )
             txn = secrets.token_hex(12)
             restored = [
-                self._reopen(conn, row, actor, txn)
+                self.reopen(conn, row, actor, txn)
                 for row in conn.execute(
                     sa.select(MEM).where(
                         MEM.c.superseded_by_id == memory.id, MEM.c.status == MemoryStatus.SUPERSEDED
@@ -77,6 +78,7 @@ class Undo:
                 ).all()
             ]
             conn.execute(TRANS.delete().where(TRANS.c.memory_id == memory.id))
+            conn.execute(VERS.delete().where(VERS.c.memory_id == memory.id))  # its edits too
             conn.execute(MEM.delete().where(MEM.c.id == memory.id))
             self.slots.refresh(conn, memory)  # a rival it left unsettled may be settled now
             now = self.ctx.now()
@@ -106,8 +108,11 @@ class Undo:
             fresh = conn.execute(sa.select(CAND).where(CAND.c.id == candidate_id)).one()
             return self.rows.candidate(fresh), restored
 
-    def _reopen(self, conn: Connection, row: sa.Row, actor: str, txn: str) -> str:
-        """A memory the undone approval had superseded: active again, its validity reopened."""
+    def reopen(
+        self, conn: Connection, row: sa.Row, actor: str, txn: str, reason: str = "approval_undone"
+    ) -> str:
+        """A memory the undone approval (or edit) had superseded: active again, its validity
+        reopened."""
         check_memory(row.status, MemoryStatus.ACTIVE)
         values = {
             "status": MemoryStatus.ACTIVE,
@@ -138,7 +143,7 @@ class Undo:
             row.valid_to,
             None,
             actor,
-            "approval_undone",
+            reason,
             txn,
         )
         self.ctx.audit(conn, actor, "memory.unsuperseded", "memory", row.id)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import keyring
@@ -10,6 +12,7 @@ from keyring.backend import KeyringBackend
 from keyring.errors import PasswordDeleteError
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SERVICE_MANAGER_STUB = Path(__file__).resolve().parent / "stubs" / "service_manager.py"
 
 
 class MemoryKeyring(KeyringBackend):
@@ -64,3 +67,25 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"../shared is not beside the project ({SHARED}); third-party data unavailable")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def service_manager(tmp_path_factory: pytest.TempPathFactory):
+    """`env(log, replies=None, path=None)`: the environment (PATH: the stand-ins, then `path` or
+    this process's PATH) under which `systemctl` and `launchctl` are
+    tests/stubs/service_manager.py, recording each call to `log` (one JSON line per command)."""
+    bin_dir = tmp_path_factory.mktemp("service-manager-bin")
+    for name in ("systemctl", "launchctl"):
+        wrapper = bin_dir / name
+        stub = f'exec "{sys.executable}" -I -S "{SERVICE_MANAGER_STUB}" {name} "$@"'
+        wrapper.write_text(f"#!/bin/sh\n{stub}\n")
+        wrapper.chmod(0o755)
+
+    def env(log: Path, replies: Path | None = None, path: str | None = None) -> dict[str, str]:
+        path = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '') if path is None else path}"
+        out = {"PATH": path, "MEMVET_TEST_COMMANDS": str(log)}
+        if replies is not None:
+            out["MEMVET_TEST_REPLIES"] = str(replies)
+        return out
+
+    return env

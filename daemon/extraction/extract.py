@@ -112,6 +112,8 @@ class Extractor:
         self._last_text: str | None = None
         self._last_sentences: list[str] = []
         self._masks: dict[str, int] = {}
+        # (section, its prefilter bits, sentence) -> hits: the scorer's second look asks again
+        self._section_hits: dict[tuple[int, int, str], list[tuple[Rule, re.Match[str]]]] = {}
         self._rejected: dict[
             str, Rule
         ] = {}  # sentences of the current message a reject rule ruled out
@@ -168,6 +170,7 @@ class Extractor:
         if text != self._last_text:
             self._last_sentences, self._last_text = self._split(text), text
             self._masks.clear()
+            self._section_hits.clear()
         return list(self._last_sentences)
 
     def _split(self, text: str) -> list[str]:
@@ -222,6 +225,7 @@ class Extractor:
         if mask is None:
             if len(self._masks) > 512:
                 self._masks.clear()
+                self._section_hits.clear()
             mask = self._masks[sentence] = self._prefilter.candidates(sentence, sentence.lower())
         return mask
 
@@ -229,22 +233,34 @@ class Extractor:
         """Every rule of every section that matches `sentence`, reject rules too (the learned
         scorer reads them as features, not vetoes), with the same prefilter as `extract`."""
         mask = self._mask(sentence)
-        return [hit for section in self._all_sections for hit in _hits(section, mask, sentence)]
+        hits = self._hits
+        return [hit for section in self._all_sections for hit in hits(section, mask, sentence)]
+
+    def _hits(
+        self, section: tuple[int, dict[int, Rule]], mask: int, sentence: str
+    ) -> list[tuple[Rule, re.Match[str]]]:
+        """`_hits`, remembered for the sentences of the last text (never mutate the list)."""
+        key = (id(section), mask & section[0], sentence)
+        found = self._section_hits.get(key)
+        if found is None:
+            found = self._section_hits[key] = _hits(section, mask, sentence)
+        return found
 
     def _classify(self, sentence: str, mask: int | None) -> Extracted | None:
         policy = self.policy
         mask = self._mask(sentence) if mask is None else mask
-        if (rejected_by := _first(self._reject, mask, sentence)) is not None:
-            self._rejected[sentence] = rejected_by  # merge_clauses glues nothing to it
+        hits = self._hits
+        if rejected := hits(self._reject, mask, sentence):  # the first in file order vetoes
+            self._rejected[sentence] = rejected[0][0]  # merge_clauses glues nothing to it
             return None
-        durable = [r for r, _ in _hits(self._durable, mask, sentence)]
+        durable = [r for r, _ in hits(self._durable, mask, sentence)]
         kinds = [
             r
-            for r, _ in _hits(
+            for r, _ in hits(
                 self._kinds, mask if durable else mask & ~self._needs_durable, sentence
             )
         ]
-        corrections = _hits(self._correction, mask, sentence)
+        corrections = hits(self._correction, mask, sentence)
         if not kinds and not any(r.standalone for r, _ in corrections):
             return None
         lasting = bool(durable) or any(r.durable for r in kinds) or bool(corrections)
@@ -260,8 +276,8 @@ class Extractor:
         confidence = round(min(confidence, 0.95), 3)
         if confidence < policy.min_confidence:
             return None
-        scope = [r for r, _ in _hits(self._scope, mask, sentence)]
-        denial = [r for r, _ in _hits(self._polarity, mask, sentence)]
+        scope = [r for r, _ in hits(self._scope, mask, sentence)]
+        denial = [r for r, _ in hits(self._polarity, mask, sentence)]
         polarity = "deny" if (best is not None and best.polarity == "deny") or denial else "assert"
         reasons = [best.name] if best is not None else []
         reasons += [r.name for r in (*durable, *(c for c, _ in corrections), *scope, *denial)]

@@ -47,6 +47,18 @@ def _second_look_bits(extractor: Extractor) -> int:
         return 0
 
 
+def _sees_something(extractor: Extractor, sentence: str) -> bool:
+    """Does a kind, durable or correction rule match `sentence` (the sections SECOND_LOOK names)?
+    Asked before `rule_hits` runs the rest (reject, scope, polarity): most sentences stop here.
+    The hits are the extractor's remembered ones, which `rule_hits` then reuses."""
+    try:
+        sections = (extractor._durable, extractor._kinds, extractor._correction)
+        hits, mask = extractor._hits, extractor._mask(sentence)
+    except AttributeError:
+        return True  # another front: rule_hits decides
+    return any(hits(section, mask, sentence) for section in sections)
+
+
 class LearnedExtractor:
     """`extract(text)` like `Extractor`, with the scorer deciding; `extractor` is the rule front."""
 
@@ -131,6 +143,8 @@ class LearnedExtractor:
                 may_look and not extractor._mask(sentence) & may_look
             ):  # the prefilter rules them all out
                 continue
+            if not _sees_something(extractor, sentence):
+                continue  # what worth_a_second_look would say, without the other sections' rules
             hits = extractor.rule_hits(sentence)
             if not worth_a_second_look(sentence, hits):
                 continue
@@ -158,7 +172,9 @@ class LearnedExtractor:
                         *verdict.reasons,
                     ),
                     polarity=polarity_of(hits),
-                    user_global=verdict.global_p >= GLOBAL_LINE,
+                    # a [[scope]] rule (a widening phrase, a fact about the person) says so outright
+                    user_global=verdict.global_p >= GLOBAL_LINE
+                    or any(r.section == "scope" for r, _ in hits),
                     supersedes_hint=_replaced(corrections) if corrections else None,
                 )
             )

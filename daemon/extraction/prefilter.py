@@ -108,10 +108,10 @@ class Prefilter:
         for string, bit in self._runless:
             if not rules & bit and string in lowered:
                 rules |= bit
-        for bit in _bits(rules & self._gated & ~keywords):  # a rule with keywords needs one
-            if not bit & maybe or not any(
-                keyword in lowered for keyword in self._other_keywords[bit]
-            ):
+        unseen = rules & self._gated & ~keywords  # a rule with keywords needs one
+        rules &= ~(unseen & ~maybe)  # none of its keywords can be in the sentence
+        for bit in _bits(unseen & maybe):  # one may be: look for it
+            if not any(keyword in lowered for keyword in self._other_keywords[bit]):
                 rules ^= bit
         return rules
 

@@ -2,8 +2,9 @@
 
 A statement is user-global when its own sentence widens it to all the person's work ("in all my
 repos", "wherever I work", "not just here"), when it is a first-person fact about the person
-("my machine is an M2", "I use fish"), or when another sentence of the same message that is not
-a candidate itself widens what was said ("Tabs, not spaces. That goes for every project.").
+("my machine is an M2", "I use fish": the `scope.about-user` rule of assets/rules.toml, its one
+definition), or when another sentence of the same message that is not a candidate itself widens
+what was said ("Tabs, not spaces. That goes for every project.").
 A sentence that ties itself to this workspace ("everywhere in this codebase", "for this repo",
 "here") stays in the workspace unless it widens explicitly.
 """
@@ -34,20 +35,6 @@ _LOCAL = LazyPattern(
     r"(?i)\b(?:this|the|our) (?:repo|repository|project|codebase|code ?base|app|application|service|"
     r"monorepo|package|workspace|folder|directory|module|crate|site|server)\b|\b(?:in )?here\b"
 )
-# First-person facts about the person, not a project: their machine, shell, place, style.
-_ABOUT_ME = LazyPattern(
-    r"(?i)\bmy (?:own )?(?:machine|laptop|computer|workstation|desktop|mac|macbook|pc|box|os|shell|"
-    r"terminal|editor|ide|keyboard(?: layout)?|time ?zone|locale|name|pronouns|handle|username|"
-    r"e-?mail|setup|dotfiles|native language|first language|screen|monitor|display)\b"
-    r"|\bI(?:'m| am) (?:(?:usually|mostly|always|generally|normally|often) )?(?:on (?:a |an |the )?(?!(?:it|my way|a call|the call|leave|vacation|holiday|the phone|"
-    r"the train|board|top|track|a break|break|the same page|the fence|this|that|it|call|duty)\b)"
-    r"(?-i:[A-Z])|on (?:a |an )?(?:mac|macos|linux|windows|ubuntu|fedora|arch|nixos|wsl|m\d|old|new)|"
-    r"based in|located in|in (?-i:[A-Z])(?!(?-i:PR|CI)\b)|from (?-i:[A-Z])|"
-    r"in (?:the )?[A-Z][\w/+\-]* (?:time ?zone|time)|(?:colou?r ?blind|left-handed))"
-    r"|\bI (?:use|run|prefer|like|write|name|type|live|work from|speak|code in|am using|'m using)\b"
-    r"|\bI (?:always|never|usually|generally|mostly|only|tend to) (?:use|run|write|name|prefer|type|work)\b"
-    r"|\bcall me\b"
-)
 
 
 def _widens(sentence: str) -> bool:
@@ -59,16 +46,15 @@ def _local(sentence: str) -> bool:
 
 
 def sentence_scope(sentence: str, *, rule_said_global: bool = False) -> str | None:
-    """Why the sentence alone is user-global ("scope.widened", "scope.about_user"), "" when it
-    ties itself to this workspace, None when it does not say."""
+    """Why the sentence alone is user-global ("scope.widened"), "" when it ties itself to this
+    workspace, None when it does not say. `rule_said_global`: a [[scope]] rule of rules.toml
+    matched it (among them `scope.about-user`, the one definition of a fact about the person)."""
     if _widens(sentence):
         return "scope.widened"
     if _local(sentence):
         return ""
     if _WIDENS_WEAKLY.search(sentence) or rule_said_global:
         return "scope.widened"
-    if _ABOUT_ME.search(sentence):
-        return "scope.about_user"
     return None
 
 
@@ -84,7 +70,7 @@ def scope_cue(
     sentence: str, others: Iterable[str], *, rule_said_global: bool = False
 ) -> str | None:
     """What the message says about one statement's scope: why it is user-global
-    ("scope.widened", "scope.about_user", "scope.message"), "" when it is tied to this workspace,
+    ("scope.widened", "scope.message"), "" when it is tied to this workspace,
     None when the message does not say. `others`: its sentences that are no statement."""
     own = sentence_scope(sentence, rule_said_global=rule_said_global)
     if own is not None:

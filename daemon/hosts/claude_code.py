@@ -12,118 +12,15 @@ import os
 import re
 from typing import Any
 
-from memvet.daemon.hosts import queued, rawjson
+from memvet.daemon.hosts import formats, queued
 from memvet.daemon.hosts.base import TranscriptParser
-from memvet.daemon.hosts.rawjson import COLON, KEY, SHORT, SMALL, WS, NotPlain, captures
-from memvet.daemon.hosts.turns import (
-    ParseResult,
-    SessionState,
-    Turn,
-    decode_line,
-    text_of,
-)
+from memvet.daemon.hosts.turns import ParseResult, SessionState, Turn, text_of
 from memvet.store import hosts
 
 HOST = hosts.CLAUDE_CODE
 
 # Line types that never hold a prompt (anything else unknown is counted as such).
-_KNOWN_TYPES = frozenset(
-    (
-        "progress",
-        "file-history-snapshot",
-        "queue-operation",
-        "summary",
-        "system",
-        "attachment",
-        "last-prompt",
-        "custom-title",
-        "ai-title",
-        "agent-name",
-        "pr-link",
-        "permission-mode",
-        "agent-setting",
-        "bridge-session",
-        "worktree-state",
-        # Seen in real 2.1.332 transcripts (issue 10): request and cost bookkeeping, mode switches.
-        "atis-latch",
-        "api-request-shape",
-        "api-request-blob",
-        "api-request",
-        "cost-state",
-        "mode",
-        "tools-used",
-    )
-)
-# Read from the bytes (rawjson): a line's type and session bookkeeping, the id of an assistant
-# message, and whether a user message is nothing but tool results.
-_HEAD = rawjson.head_pattern(("type", "cwd", "sessionId", "version", "isSidechain"))
-_MESSAGE_ID = re.compile(
-    rb'"message"'
-    + COLON
-    + rb"\{"
-    + WS
-    + rb"(?:"
-    + KEY
-    + COLON
-    + SMALL
-    + WS
-    + rb","
-    + WS
-    + rb")*?"
-    + rb'"id"'
-    + COLON
-    + rb"("
-    + SHORT
-    + rb")"
-)
-_CONTENT_LIST = re.compile(
-    rb'"message"'
-    + COLON
-    + rb"\{"
-    + WS
-    + rb'"role"'
-    + COLON
-    + rb'"user"'
-    + WS
-    + rb","
-    + WS
-    + rb'"content"'
-    + COLON
-    + rb"\["
-)
-# One content block: its pairs up to a "content" string, then the pairs after that string.
-_BLOCK_TO_CONTENT = re.compile(
-    WS
-    + rb"\{"
-    + WS
-    + rb'(?:(?!"content")'
-    + captures({"type": SHORT})
-    + WS
-    + rb","
-    + WS
-    + rb")*"
-    + rb'"content"'
-    + COLON
-    + rb'(?=")'
-)
-_BLOCK_REST = re.compile(
-    rb"(?:"
-    + WS
-    + rb","
-    + WS
-    + captures({"type": SHORT})
-    + rb")*"
-    + WS
-    + rb"\}"
-    + WS
-    + rb"(?P<next>[,\]])"
-)
-_TOOL_RESULT = b'"tool_result"'
-# An assistant line with a text block (inside a string it would be escaped); the content comes
-# right after the envelope, so its first bytes say.
-_TEXT_BLOCK, _TEXT_BLOCK_SPACED = b'"type":"text"', b'"type": "text"'
-# Line types that hold a prompt typed while the agent was busy when their bytes say so.
-_MAY_QUEUE = {b'"queue-operation"': b'"enqueue"', b'"attachment"': b'"queued_command"'}
+_KNOWN_TYPES = frozenset((*formats.CLAUDE_BOOKKEEPING, "queue-operation", "attachment"))
 _TOOL_RESULTS = ParseResult.skip("tool_result")
 # Text the CLI writes into a user line on the person's behalf.
 _PROTOCOL_TEXT = re.compile(
@@ -147,130 +44,121 @@ class ClaudeCodeParser(TranscriptParser):
         if is_sidechain_path(path):
             state.sidechain = True
 
-    def _assistant_text(self, line: bytes) -> str | None:
-        return _assistant_text(line)
-
-    # --- from the bytes: lines that cannot hold a prompt, without decoding them ----------------
+    # --- declared line types (hosts/formats.py): almost every line ---------------------------
 
     def _from_bytes(self, line: bytes, line_no: int) -> ParseResult | None:
-        """The same result `_parse_record` would give, for tool results, assistant blocks and
-        bookkeeping lines (most of a file's bytes); None: decode the line."""
-        head = _HEAD.match(line)
-        end = head.end()
-        kind = head.group("type") or rawjson.top_scalar(line, end, b'"type"')
-        if kind == b'"assistant"':
-            return None if self.want_assistant else self._assistant_bytes(line, head, line_no)
-        if kind == b'"user"':
-            if not _only_tool_results(line, end):
-                return None
-            self._note_bytes(line, head)
-            return _TOOL_RESULTS
-        if kind is None or kind[:1] != b'"' or b"\\" in kind:
+        """The result `_parse_record` gives, from the line decoded into its declared type;
+        None: it does not fit its declaration (or may hold a queued prompt), decode it as a dict."""
+        try:
+            typed = formats.decode_claude(line)
+        except formats.Unfit:
             return None
-        if kind in _MAY_QUEUE and _MAY_QUEUE[kind] in line:
-            return None  # may hold a queued prompt: decode (these lines are few and short)
-        line_type = rawjson.text(kind)
-        self._note_bytes(line, head)
-        return ParseResult.skip(line_type if line_type in _KNOWN_TYPES else "unknown_type")
+        self._note_session(typed.sessionId, typed.cwd, typed.version)
+        if isinstance(typed, formats.ClaudeUser):
+            message = typed.message
+            content = message.content if message is not None else None
+            return self._user(
+                line_no,
+                has_message=message is not None,
+                content=_blocks(content) if isinstance(content, list) else content,
+                sidechain=typed.isSidechain is True,
+                meta=typed.isMeta is True,
+                compact=typed.isCompactSummary is True or typed.isVisibleInTranscriptOnly is True,
+                uuid=typed.uuid,
+                timestamp=typed.timestamp,
+            )
+        if isinstance(typed, formats.ClaudeAssistant):
+            message = typed.message
+            content = message.content if message is not None else None
+            return self._assistant(
+                line_no,
+                message_id=(message.id if message is not None else None) or typed.uuid,
+                has_message=message is not None,
+                blocks=_blocks(content) if isinstance(content, list) else (),
+                sidechain=typed.isSidechain is True,
+                timestamp=typed.timestamp,
+            )
+        return ParseResult.skip(formats.line_type(typed))
 
-    def _note_bytes(self, line: bytes, head: re.Match[bytes]) -> None:
-        """`_note_session` from the bytes: right away while the session id is unknown or when
-        the line's head holds cwd and version, else deferred (SessionState.defer)."""
-        state = self.state
-        if state.has_session_id:
-            cwd, version = head.group("cwd"), head.group("version")
-            if (
-                cwd
-                and version
-                and (cwd := rawjson.text(cwd))
-                and (version := rawjson.text(version))
-            ):
-                state.note(cwd, version)
-            else:
-                state.defer(line, _session_fields)
-            return
-        top = rawjson.TopLevel(line, head)
-        session, cwd, version = top.text("sessionId"), top.text("cwd"), top.text("version")
-        state.session_id = state.session_id or session
-        state.cwd = cwd or state.cwd
-        state.host_version = version or state.host_version
-
-    def _assistant_bytes(
-        self, line: bytes, head: re.Match[bytes], line_no: int
-    ) -> ParseResult | None:
-        end = head.end()
-        found = _MESSAGE_ID.match(line, end)
-        message_id = rawjson.text(found.group(1), cache=False) if found is not None else None
-        if not message_id:
-            return None  # no id: the uuid stands in for it, decode
-        sidechain = head.group("isSidechain")
-        if sidechain is None and b"true" in line:  # without a `true` anywhere it is not true
-            sidechain = rawjson.top_scalar(line, end, b'"isSidechain"')
-        self._note_bytes(line, head)
-        state = self.state
-        first_block = message_id != state.last_assistant_id
-        state.last_assistant_id = message_id
-        if state.sidechain or sidechain == b"true":
-            return ParseResult.skip("sidechain")
-        if line.find(_TEXT_BLOCK, 0, 4096) >= 0 or line.find(_TEXT_BLOCK_SPACED, 0, 4096) >= 0:
-            self.previous.hold(line, message_id, line_no)
-        return self._placeholder(first_block, message_id, line_no)
-
-    # --- decoded lines -------------------------------------------------------------------------
+    # --- lines that do not fit their declaration, read as dicts -----------------------------
 
     def _parse_record(self, record: dict[str, Any], line_no: int) -> ParseResult:
         line_type = text_of(record.get("type"))
         if line_type is None:
             return ParseResult.skip("bad_shape")
-        self._note_session(record)
-        if line_type == "user":
-            return self._user(record, line_no)
-        if line_type == "assistant":
-            return self._assistant(record, line_no)
+        self._note_session(
+            text_of(record.get("sessionId")),
+            text_of(record.get("cwd")),
+            text_of(record.get("version")),
+        )
         if line_type == "queue-operation":
             return queued.enqueued(record, line_no, self.state)
         if line_type == "attachment":
             return queued.attached(record, line_no, self.state)
-        if line_type in _KNOWN_TYPES:
-            return ParseResult.skip(line_type)
-        return ParseResult.skip("unknown_type")
+        if line_type not in ("user", "assistant"):
+            return ParseResult.skip(line_type if line_type in _KNOWN_TYPES else "unknown_type")
+        message = record.get("message")
+        has_message = isinstance(message, dict)
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            content = [(b.get("type"), b.get("text")) for b in content if isinstance(b, dict)]
+        if line_type == "user":
+            return self._user(
+                line_no,
+                has_message=has_message,
+                content=content,
+                sidechain=record.get("isSidechain") is True,
+                meta=record.get("isMeta") is True,
+                compact=record.get("isCompactSummary") is True
+                or record.get("isVisibleInTranscriptOnly") is True,
+                uuid=text_of(record.get("uuid")),
+                timestamp=text_of(record.get("timestamp")),
+            )
+        return self._assistant(
+            line_no,
+            message_id=(text_of(message.get("id")) if isinstance(message, dict) else None)
+            or text_of(record.get("uuid")),
+            has_message=has_message,
+            blocks=content if isinstance(content, list) else (),
+            sidechain=record.get("isSidechain") is True,
+            timestamp=text_of(record.get("timestamp")),
+        )
 
-    def _note_session(self, record: dict[str, Any]) -> None:
-        state = self.state
-        cwd, version = text_of(record.get("cwd")), text_of(record.get("version"))
-        if cwd and version and state.has_session_id:
-            state.note(cwd, version)  # what deferred lines said no longer matters
-            return
-        state.session_id = state.session_id or text_of(record.get("sessionId"))
+    # --- what a line says, however it was decoded ----------------------------------------------
+
+    def _note_session(self, session_id: str | None, cwd: str | None, version: str | None) -> None:
+        state = self.state  # the first session id wins, the latest non-empty cwd and version
+        state.session_id = state.session_id or session_id
         state.cwd = cwd or state.cwd
         state.host_version = version or state.host_version
 
-    def _user(self, record: dict[str, Any], line_no: int) -> ParseResult:
-        message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
+    def _user(
+        self,
+        line_no: int,
+        *,
+        has_message: bool,
+        content: Any,
+        sidechain: bool,
+        meta: bool,
+        compact: bool,
+        uuid: str | None,
+        timestamp: str | None,
+    ) -> ParseResult:
+        """`content`: the message's string, its blocks as (type, text) pairs, or anything else."""
         texts: list[str] = []
         if isinstance(content, list):
-            blocks = [b for b in content if isinstance(b, dict)]
-            texts = [
-                b["text"]
-                for b in blocks
-                if b.get("type") == "text" and isinstance(b.get("text"), str)
-            ]
-            if not texts and any(b.get("type") == "tool_result" for b in blocks):
-                return ParseResult.skip("tool_result")  # tool output, whatever else the line says
-        if self.state.sidechain or record.get("isSidechain") is True:
+            texts = [text for kind, text in content if kind == "text" and isinstance(text, str)]
+            if not texts and any(kind == "tool_result" for kind, _ in content):
+                return _TOOL_RESULTS  # tool output, whatever else the line says
+        if self.state.sidechain or sidechain:
             return ParseResult.skip("sidechain")
-        if record.get("isMeta") is True:
+        if meta:
             return ParseResult.skip("meta")
-        if (
-            record.get("isCompactSummary") is True
-            or record.get("isVisibleInTranscriptOnly") is True
-        ):
+        if compact:
             return ParseResult.skip("compact_summary")
-        uuid = text_of(record.get("uuid"))
         if uuid is not None and self.state.seen(uuid):
             return ParseResult.skip("duplicate")
-        if not isinstance(message, dict):
+        if not has_message:
             return ParseResult.skip("bad_shape")
         if isinstance(content, str):
             text = content
@@ -286,36 +174,32 @@ class ClaudeCodeParser(TranscriptParser):
             return ParseResult.skip("command_or_interrupt")
         if queued.is_echo(text, self.state):
             return ParseResult.skip(queued.ECHO)
-        turn = Turn("user", text, line_no, uuid, text_of(record.get("timestamp")))
-        return ParseResult.of(turn)
+        return ParseResult.of(Turn("user", text, line_no, uuid, timestamp))
 
-    def _assistant(self, record: dict[str, Any], line_no: int) -> ParseResult:
-        message = record.get("message")
-        if not isinstance(message, dict):
+    def _assistant(
+        self,
+        line_no: int,
+        *,
+        message_id: str | None,
+        has_message: bool,
+        blocks: Any,
+        sidechain: bool,
+        timestamp: str | None,
+    ) -> ParseResult:
+        if not has_message:
             return ParseResult.skip("bad_shape")
-        message_id = text_of(message.get("id")) or text_of(record.get("uuid"))
         first_block = message_id is None or message_id != self.state.last_assistant_id
         self.state.last_assistant_id = message_id
-        if self.state.sidechain or record.get("isSidechain") is True:
+        if self.state.sidechain or sidechain:
             return ParseResult.skip("sidechain")
-        content = message.get("content")
-        texts = []
-        if isinstance(content, list):
-            texts = [
-                b["text"]
-                for b in content
-                if isinstance(b, dict)
-                and b.get("type") == "text"
-                and isinstance(b.get("text"), str)
-            ]
+        texts = [text for kind, text in blocks if kind == "text" and isinstance(text, str)]
         if not texts:
             return self._placeholder(first_block, message_id, line_no)
         text = "\n\n".join(texts)
         self.previous.hold_text(text, message_id, line_no)
         if not self.want_assistant:
             return self._placeholder(first_block, message_id, line_no)
-        turn = Turn("assistant", text, line_no, message_id, text_of(record.get("timestamp")))
-        return ParseResult.of(turn)
+        return ParseResult.of(Turn("assistant", text, line_no, message_id, timestamp))
 
     @staticmethod
     def _placeholder(first_block: bool, message_id: str | None, line_no: int) -> ParseResult:
@@ -326,52 +210,5 @@ class ClaudeCodeParser(TranscriptParser):
         return ParseResult.of(Turn("assistant", "", line_no, message_id, None))
 
 
-def _only_tool_results(line: bytes, at: int) -> bool:
-    """Is the top-level `message` at `at` a user message whose content is a list of tool_result
-    blocks (each with a string "content", the shape hosts write), so no text block? False also
-    when the bytes have another shape: the line is then decoded."""
-    found = _CONTENT_LIST.match(line, at)
-    if found is None:
-        return False
-    pos = found.end()
-    while True:
-        block = _BLOCK_TO_CONTENT.match(line, pos)
-        if block is None:
-            return False
-        rest = _BLOCK_REST.match(line, rawjson.skip_string(line, block.end()))
-        if rest is None or (block.group("type") or rest.group("type")) != _TOOL_RESULT:
-            return False
-        if rest.group("next") == b"]":
-            return True
-        pos = rest.end()
-
-
-def _session_fields(line: bytes) -> tuple[str | None, str | None, str | None]:
-    """(sessionId, cwd, version) of a line read from the bytes earlier (a deferred note)."""
-    try:
-        top = rawjson.TopLevel(line, _HEAD.match(line))
-        return top.text("sessionId"), top.text("cwd"), top.text("version")
-    except NotPlain:
-        record, _ = decode_line(line)
-        if record is None:
-            return None, None, None
-        return (
-            text_of(record.get("sessionId")),
-            text_of(record.get("cwd")),
-            text_of(record.get("version")),
-        )
-
-
-def _assistant_text(line: bytes) -> str | None:
-    """The text blocks of an assistant line held by `PreviousMessage` (decoded when asked)."""
-    record, _ = decode_line(line)
-    message = record.get("message") if record is not None else None
-    content = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(content, list):
-        return None
-    texts = [
-        b["text"]
-        for b in content
-        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
-    ]
-    return "\n\n".join(texts) or None
+def _blocks(content: list[formats.Block]) -> list[tuple[str | None, str | None]]:
+    return [(block.type, block.text) for block in content]

@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memvet.daemon.hosts import rawjson
+from memvet.daemon.hosts import formats
 from memvet.daemon.hosts.base import TranscriptParser
-from memvet.daemon.hosts.rawjson import COLON, SHORT, WS, NotPlain, captures
 from memvet.daemon.hosts.turns import (
     ParseResult,
     Turn,
@@ -27,26 +26,10 @@ from memvet.store import hosts
 
 HOST = hosts.CODEX
 
-# Read from the bytes (rawjson): the line's type, then the payload's leading small fields.
-_TOP = rawjson.head_pattern(("type",))
-_KEYS = {name: f'"{name}"'.encode() for name in ("id", "turn_id", "cwd")}
-_PAYLOAD = re.compile(
-    rb'"payload"'
-    + COLON
-    + rb"\{"
-    + WS
-    + rb"(?:"
-    + captures({"type": SHORT, "role": SHORT, "id": SHORT, "turn_id": SHORT, "cwd": SHORT})
-    + WS
-    + rb"(?:,"
-    + WS
-    + rb"|(?=\})))*"
-)
-_TURN_STARTS = frozenset({b'"task_started"', b'"turn_started"'})
+_TURN_STARTS = ("task_started", "turn_started")
 # Top-level line types with no prompt in them, seen in real 0.171 rollouts (issue 10).
 BOOKKEEPING = frozenset({"world_state", "token_usage_record"})
-_BOOKKEEPING_RAW = frozenset(b'"%s"' % kind.encode() for kind in BOOKKEEPING)
-_TYPED_PROMPTS = frozenset({b'"user_message"', b'"item_completed"'})
+_TYPED_PROMPTS = ("user_message", "item_completed")
 # What Codex itself puts in role-user messages (host protocol, not the person).
 _INJECTED = re.compile(
     r"^\s*(?:#\s*AGENTS\.md instructions for|<user_instructions>|<environment_context>|"
@@ -68,51 +51,47 @@ class CodexParser(TranscriptParser):
         return self._bare(record, line_no)
 
     def _from_bytes(self, line: bytes, line_no: int) -> ParseResult | None:
-        """What `_envelope` would give for tool calls and outputs, reasoning, token counts, turn
-        bookkeeping and assistant messages (most of a rollout's bytes); None: decode the line."""
-        top = _TOP.match(line)
-        kind = top.group("type")
-        payload = _PAYLOAD.match(line, top.end()) if kind is not None else None
-        if payload is None:
+        """What `_envelope` gives for tool calls and outputs, reasoning, token counts, turn
+        bookkeeping and assistant messages (most of a rollout's bytes), from the line decoded
+        into its declared type (hosts/formats.py); None: decode it as a dict."""
+        try:
+            typed = formats.decode_codex(line)
+        except formats.Unfit:
             return None
-        item = payload.group("type")
+        kind, payload = typed.type, typed.payload
+        if kind is None or payload is None:
+            return None
+        item = payload.type
         state = self.state
-        if kind == b'"response_item"':
-            if item != b'"message"':
-                return ParseResult.skip("tool_or_reasoning") if item else None
-            role = payload.group("role")
-            if role == b'"assistant"' and not self.want_assistant:
-                message_id = (
-                    rawjson.text(_small(line, payload, "id"))
-                    or f"{state.turn_id or 'turn'}:{line_no}"
-                )
-                state.last_assistant_id = message_id
-                if state.sidechain:
-                    return ParseResult.skip("sidechain")
-                self.previous.hold(line, message_id, line_no)
-                return ParseResult.of(Turn("assistant", "", line_no, message_id, None))
-            if role is None or role == b'"user"' or role == b'"assistant"':
-                return None
-            return ParseResult.skip("developer_message")
-        if kind == b'"event_msg"':
-            if item is None or item in _TYPED_PROMPTS:
+        if kind == "response_item":
+            if item != "message":
+                return ParseResult.skip("tool_or_reasoning")
+            role = payload.role
+            if role == "user" or (role == "assistant" and self.want_assistant):
+                return None  # a prompt, or the assistant's text: decode
+            if role != "assistant":
+                return ParseResult.skip("developer_message")
+            message_id = payload.id or f"{state.turn_id or 'turn'}:{line_no}"
+            state.last_assistant_id = message_id
+            if state.sidechain:
+                return ParseResult.skip("sidechain")
+            self.previous.hold(line, message_id, line_no)  # its text is decoded if asked
+            return ParseResult.of(Turn("assistant", "", line_no, message_id, None))
+        if kind == "event_msg":
+            if item in _TYPED_PROMPTS:
                 return None
             if item in _TURN_STARTS:
-                state.turn_id = rawjson.text(_small(line, payload, "turn_id")) or state.turn_id
+                state.turn_id = payload.turn_id or state.turn_id
             return ParseResult.skip("event_msg")
-        if kind == b'"turn_context"':
-            cwd, turn_id = (
-                rawjson.text(_small(line, payload, "cwd")),
-                rawjson.text(_small(line, payload, "turn_id")),
-            )
-            state.cwd = cwd or state.cwd
-            state.turn_id = turn_id or state.turn_id
+        if kind == "turn_context":
+            state.cwd = payload.cwd or state.cwd
+            state.turn_id = payload.turn_id or state.turn_id
             return ParseResult.skip("turn_context")
-        if kind == b'"compacted"':
+        if kind == "compacted":
             return ParseResult.skip("compacted")
-        if kind in _BOOKKEEPING_RAW:
-            return ParseResult.skip(kind.strip(b'"').decode())
-        if kind == b'"session_meta"' or kind[:1] != b'"' or b"\\" in kind:
+        if kind in BOOKKEEPING:
+            return ParseResult.skip(kind)
+        if kind == "session_meta":
             return None
         return ParseResult.skip("unknown_type")
 
@@ -197,7 +176,7 @@ class CodexParser(TranscriptParser):
 
     def _event(self, payload: dict[str, Any], line_no: int, stamp: str | None) -> ParseResult:
         kind = payload.get("type")
-        if kind in ("task_started", "turn_started"):
+        if kind in _TURN_STARTS:
             self.state.turn_id = text_of(payload.get("turn_id")) or self.state.turn_id
             return ParseResult.skip("event_msg")
         if kind == "user_message":
@@ -261,12 +240,3 @@ def _assistant_text(line: bytes) -> str | None:
         if isinstance(payload, dict)
         else None
     )
-
-
-def _small(line: bytes, payload: re.Match[bytes], name: str) -> bytes | None:
-    """A payload field the payload pattern captured, or None when the line has no such key at
-    all. NotPlain when the key is there but further on (after a long or nested value)."""
-    raw = payload.group(name)
-    if raw is None and _KEYS[name] in line:
-        raise NotPlain
-    return raw

@@ -11,12 +11,11 @@ import hashlib
 import json
 import re
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 MAX_LINE_BYTES = 8 * 1024 * 1024  # a longer line is skipped without decoding
 RECENT_IDS = 256  # how many message ids / prompt fingerprints the dedupe set remembers
-DEFER_LINES, DEFER_BYTES = 256, 4 * 1024 * 1024  # deferred session fields are read by then
 QUEUED_ECHOES = 32  # fingerprints of queued prompts whose echo may still come
 
 # Reasons that mean "this line could not be read at all" (the others mean "read, not a prompt").
@@ -54,29 +53,19 @@ class ParseResult(NamedTuple):
 _SKIPS: dict[str, ParseResult] = {}
 
 
-Reader = Callable[[bytes], tuple[str | None, str | None, str | None]]
-
-
 class SessionState:
-    """Everything a parser must remember to resume mid-file after a restart (JSON-serialisable).
-
-    The session fields (id, cwd, host version) of lines read from the bytes may be deferred:
-    they are read from the last such lines only when someone looks, with the same result as if
-    each line had been noted in turn (the first session id wins, the latest cwd and version)."""
+    """Everything a parser must remember to resume mid-file after a restart (JSON-serialisable)."""
 
     __slots__ = (
-        "_session_id",
-        "_cwd",
-        "_host_version",
+        "session_id",
+        "cwd",
+        "host_version",
         "sidechain",
         "turn_id",
         "last_assistant_id",
         "awaiting_echo",
         "recent",
         "_recent_keys",
-        "_deferred",
-        "_deferred_bytes",
-        "_reader",
         "queued",
         "proposal",
     )
@@ -93,7 +82,7 @@ class SessionState:
         recent: Iterable[str] = (),
         queued: Iterable[str] = (),
     ) -> None:
-        self._session_id, self._cwd, self._host_version = session_id, cwd, host_version
+        self.session_id, self.cwd, self.host_version = session_id, cwd, host_version
         self.sidechain = (
             sidechain  # a sub-agent transcript: its "user" turns were written by a model
         )
@@ -104,9 +93,6 @@ class SessionState:
         )
         self.recent: deque[str] = deque(recent, maxlen=RECENT_IDS)
         self._recent_keys: set[str] = set(self.recent)
-        self._deferred: list[bytes] = []
-        self._deferred_bytes = 0
-        self._reader: Reader | None = None
         # Claude Code: fingerprints of prompts read when queued, whose echo is still to come
         self.queued: deque[str] = deque(queued, maxlen=QUEUED_ECHOES)
         # [line, redacted proposal sentence] of the last assistant message (hosts/previous.py)
@@ -114,84 +100,6 @@ class SessionState:
 
     def __repr__(self) -> str:
         return f"SessionState({self.to_dict()!r})"
-
-    @property
-    def session_id(self) -> str | None:
-        if self._deferred:
-            self.settle()
-        return self._session_id
-
-    @session_id.setter
-    def session_id(self, value: str | None) -> None:
-        if self._deferred:
-            self.settle()
-        self._session_id = value
-
-    @property
-    def cwd(self) -> str | None:
-        if self._deferred:
-            self.settle()
-        return self._cwd
-
-    @cwd.setter
-    def cwd(self, value: str | None) -> None:
-        if self._deferred:
-            self.settle()
-        self._cwd = value
-
-    @property
-    def host_version(self) -> str | None:
-        if self._deferred:
-            self.settle()
-        return self._host_version
-
-    @host_version.setter
-    def host_version(self, value: str | None) -> None:
-        if self._deferred:
-            self.settle()
-        self._host_version = value
-
-    @property
-    def has_session_id(self) -> bool:
-        return bool(self._session_id)  # lines are deferred only once it is known
-
-    def defer(self, line: bytes, reader: Reader) -> None:
-        """Note `line`'s session fields later; `reader(line)` gives (session id, cwd, version)."""
-        self._deferred.append(line)
-        self._reader = reader
-        self._deferred_bytes += len(line)
-        if len(self._deferred) >= DEFER_LINES or self._deferred_bytes >= DEFER_BYTES:
-            self.settle()
-
-    def note(self, cwd: str, version: str) -> None:
-        """A newer line's own non-empty cwd and version: what deferred lines said no longer
-        matters once the session id is known."""
-        if self._deferred and self._session_id:
-            self._deferred.clear()
-            self._deferred_bytes = 0
-        elif self._deferred:
-            self.settle()
-        self._cwd, self._host_version = cwd, version
-
-    def settle(self) -> None:
-        lines, self._deferred, self._deferred_bytes = self._deferred, [], 0
-        read = self._reader
-        if read is None or not lines:
-            return
-        if not self._session_id:
-            for line in lines:
-                session_id = read(line)[0]
-                if session_id:
-                    self._session_id = session_id
-                    break
-        cwd = version = None
-        for line in reversed(lines):  # the latest non-empty values win
-            _, line_cwd, line_version = read(line)
-            cwd, version = cwd or line_cwd, version or line_version
-            if cwd and version:
-                break
-        self._cwd = cwd or self._cwd
-        self._host_version = version or self._host_version
 
     def seen(self, key: str) -> bool:
         """True when `key` was seen recently; remembers it otherwise (a set beside the deque

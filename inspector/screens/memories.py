@@ -1,9 +1,10 @@
 """Approved memories of every scope of the user: active, disputed, superseded and retired, each
-with its history, and the whole list as of a past time. False write, forget, dispute and restore
-here; `u` takes back the last of them (never a decision made on another screen)."""
+with its history, and the whole list as of a past time. Edit, false write, forget, dispute and
+restore here; `u` takes back the last of them (never a decision made on another screen)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from memvet.inspector.formatting import age, kind_label, one_line, when, workspace_name
@@ -11,6 +12,7 @@ from memvet.inspector.jobs import Changes, Decision, attempt, change_memory, loa
 from memvet.inspector.messages import HistoryLoaded, MemoriesLoaded, MemoryChanged, TeamOffered
 from memvet.inspector.screens.as_of_dialog import AsOf, AsOfDialog
 from memvet.inspector.screens.confirm_dialog import ConfirmDialog
+from memvet.inspector.screens.memory_edit_dialog import MemoryEditDialog
 from memvet.inspector.screens.record_screen import RecordScreen
 from memvet.inspector.team_offer import offer, toast
 from memvet.inspector.widgets.key_footer import KeyFooter
@@ -18,7 +20,7 @@ from memvet.inspector.widgets.line_table import LineTable
 from memvet.inspector.widgets.memory_view import MemoryView
 from memvet.inspector.widgets.record_table import RecordTable, Row
 from memvet.inspector.widgets.screen_tabs import ScreenTabs
-from memvet.store import MEMORY_STATUSES, Memory
+from memvet.store import MEMORY_STATUSES, Memory, MemoryEdits
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -39,6 +41,7 @@ TONES = {"active": "good", "disputed": "warn", "retired": "bad", "superseded": "
 class MemoriesScreen(RecordScreen):
     WIDE = 140
     BINDINGS = [
+        Binding("e", "edit", "Edit", id="memories-edit"),
         Binding("f", "false_write", "False write", id="memories-false-write"),
         Binding("x", "forget", "Forget", id="memories-forget"),
         Binding("d", "dispute", "Dispute", id="memories-dispute"),
@@ -197,6 +200,36 @@ class MemoriesScreen(RecordScreen):
         key = self.table.current_key
         return self.records.get(key) if key else None
 
+    def action_edit(self) -> None:
+        memory = self._current()
+        if memory is None:
+            return
+        if memory.status != "active":
+            self.notify(
+                f"Only an active memory is edited (this one is {memory.status}).",
+                severity="warning",
+            )
+            return
+
+        def edited(edits: MemoryEdits | None) -> None:
+            if edits is not None:
+                self._edit(memory, edits)
+
+        self.app.push_screen(MemoryEditDialog(memory, self.app.now()), edited)
+
+    @work(thread=True, group="store", exit_on_error=False)
+    def _edit(self, memory: Memory, edits: MemoryEdits) -> None:
+        # based_on: what the dialog showed; an edit made elsewhere meanwhile is refused, not lost.
+        # conflict "ask": a rival value in its slot is refused here, never silently unsettled.
+        outcome = attempt(
+            self.app.store.edit_memory,
+            memory.id,
+            replace(edits, conflict="ask"),
+            actor=self.app.owner,
+            based_on=memory,
+        )
+        self.post_message(MemoryChanged(memory.id, "edit", outcome))
+
     def action_false_write(self) -> None:
         memory = self._current()
         if memory is None:
@@ -282,8 +315,16 @@ class MemoriesScreen(RecordScreen):
     def _changed(self, message: MemoryChanged) -> None:
         label = message.action.replace("_", " ")
         if not message.outcome.ok:
-            self.notify(f"Could not {label}: {message.outcome.error}", severity="error")
+            error = message.outcome.error
+            if message.action == "edit" and message.outcome.code == "conflict":
+                error = (
+                    "it would disagree with another memory of its slot; dispute or retire that "
+                    "one first, or `memvet memories edit … --supersede MEMORY`"
+                )
+            self.notify(f"Could not {label}: {error}", severity="error")
             return
+        if message.action == "edit":  # looked at now: no longer due for review
+            self.review = self.review - {message.memory_id}
         if message.action == "confirm":  # looked at now: no longer due, nothing to undo
             self.review = self.review - {message.memory_id}
             self._put(message.outcome.value, self.app.now())

@@ -148,6 +148,18 @@ CONTEXT_DETECTORS: tuple[Detector, ...] = (
         _real,
         anchored=True,
     ),
+    # The short words: "pw is hunter2", "the wifi pass is hunter22" (a digit or symbol in the
+    # value, and a letter, right after is/was: not "the boarding pass is valid", "… is v2.0").
+    detector(
+        "secret-in-prose",
+        r"(?i)\b(?:pw|pass)\b" + _ABOUT + r"(?:[ \t]+for[ \t]+[\w.\-]{1,30})?[ \t]+(?:is|was)[ \t]+"
+        r"(?![vV]?\d+(?:\.\d+)+\b)(?P<v>(?=[^\s]*[A-Za-z])(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()]{4,64}?)"
+        r"(?=[.,;)]?(?:\s|$))",
+        ("pw", "pass"),
+        "v",
+        _real,
+        anchored=True,
+    ),
     # "use the password X for …", "try passphrase 'x y z'": the value right after the word.
     detector(
         "secret-in-prose",
@@ -164,9 +176,13 @@ CONTEXT_DETECTORS: tuple[Detector, ...] = (
     detector(
         "secret-in-prose",
         r"(?i)\b(?:login|log-in|credentials?|creds)(?:[ \t]+(?:is|are)|:)?[ \t]+[\"']?[\w.@\-]{1,64}"
-        r"[\"']?[ \t]*/[ \t]*[\"']?(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()/]{4,64}?)[\"']?(?=[.,;)]?(?:\s|$))",
+        r"[\"']?[ \t]*/[ \t]*[\"']?(?P<v>(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()/]{4,64}?)[\"']?(?=[.,;)]?(?:\s|$))"
+        # "login admin:hunter2": user:password glued (a user starting with a letter, a password
+        # with a letter and a digit or symbol: not "login at 10:30")
+        r"|\b(?:login|creds)(?:[ \t]+(?:is|are)|:)?[ \t]+[A-Za-z][\w.@\-]{0,63}:"
+        r"(?P<w>(?=[^\s]*[A-Za-z])(?=[^\s]*[\d!@#$%^&*])[^\s\"',;()/:]{4,64}?)(?=[.,;)]?(?:\s|$))",
         ("login", "log-in", "cred"),
-        "v",
+        ("v", "w"),
         _real,
     ),
 )

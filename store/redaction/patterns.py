@@ -75,7 +75,24 @@ def token_ok(value: str) -> bool:
     <your-key>, a word saying fake) and not spelled in words (xoxe.xoxp-1-RANDOMSTRINGHERE). A
     typed-looking or made-up body such as abcdef123456 or hellOworld380_test still counts: with a
     provider prefix in front, masking a fake costs nothing."""
+    if _DISCORD_SHAPE.match(value) and not discord_ok(value):
+        return False
     return not is_placeholder(value) and word_coverage(value) < 0.65
+
+
+_DISCORD_SHAPE = LazyPattern(r"[MNO][A-Za-z\d]{23,27}\.")
+_SNOWFLAKE = LazyPattern(r"\d{17,20}")
+
+
+def discord_ok(token: str) -> bool:
+    """A Discord bot token starts with its bot's id, a numeric snowflake, in base64: a body that
+    decodes to anything else is made up in that shape."""
+    head = token.split(".", 1)[0]
+    try:
+        decoded = base64.b64decode(head + "=" * (-len(head) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return _SNOWFLAKE.fullmatch(decoded.decode("ascii", "replace")) is not None
 
 
 _BASE62 = string.digits + string.ascii_uppercase + string.ascii_lowercase

@@ -7,7 +7,9 @@ detector is gated on literal substrings of the lower-cased text before its own r
 shapes are searched only inside runs of 16+ token characters, and keyword-led patterns are tried
 only where their keyword occurs.
 
-Detectors, most specific first (each masks only what the earlier ones left):
+First the pinned gitleaks provider rules (rule_engine), then memvet's own detectors, most
+specific first (each masks only what the earlier ones left), then, as a net under both, the
+Nosey Parker / Kingfisher rules and gitleaks' generic rule (rule_engine.runs_late):
 1. shapes (patterns): private-key blocks, provider tokens with a known prefix and length,
    JWTs whose header decodes to JSON with "alg", password hashes, webhook URLs;
 2. context (context): credentials in URLs, auth headers, -u/-p flags, prose;
@@ -198,16 +200,21 @@ def redact(text: str) -> RedactionResult:
     return redact_layers(text)
 
 
-def redact_layers(text: str, *, rules: bool = True, own: bool = True) -> RedactionResult:
-    """`redact` with either layer left out (the benchmark measures each): `rules`, the maintained
-    rule set (rule_engine); `own`, memvet's detectors (shapes, context, assignments, prose)."""
+def redact_layers(
+    text: str, *, rules: bool | frozenset[str] = True, own: bool = True
+) -> RedactionResult:
+    """`redact` with layers left out (the benchmark measures each): `rules`, the maintained rule
+    sets (rule_engine; a set of RULE_FILES names: only those); `own`, memvet's detectors (shapes,
+    context, assignments, prose)."""
     if not text:
         return RedactionResult(text, 0, ())
     lowered = text.lower()
     count = 0
     kinds: list[str] = []
-    woken = ruleset().woken(lowered) if rules else []  # once: markers added later wake nothing new
-    if woken and (findings := _merge_findings(rule_findings(text, woken, generic=False))):
+    origins = rules if isinstance(rules, frozenset) else None
+    # once: markers added later wake nothing new
+    woken = ruleset().woken(lowered, origins=origins) if rules else []
+    if woken and (findings := _merge_findings(rule_findings(text, woken, late=False))):
         text = _replace_findings(text, findings)
         lowered = text.lower()
         count = len(findings)
@@ -215,7 +222,7 @@ def redact_layers(text: str, *, rules: bool = True, own: bool = True) -> Redacti
     if own and (_PREFILTER.search(lowered) or LONG_CANDIDATE.search(text)):
         text, more = _own_layer(text, lowered, kinds)
         lowered, count = text.lower(), count + more
-    if woken and (findings := _merge_findings(rule_findings(text, woken, generic=True))):
+    if woken and (findings := _merge_findings(rule_findings(text, woken, late=True))):
         text = _replace_findings(text, findings)
         count += len(findings)
         kinds.extend(kind for kind, _span in findings if kind not in kinds)

@@ -1,5 +1,6 @@
-"""The maintained rule set: gitleaks' rules (MIT), pinned under `memvet/assets/secret_rules/` and
-loaded as data, matched as gitleaks matches them.
+"""The maintained rule sets, pinned under `memvet/assets/secret_rules/` and loaded as data:
+gitleaks' rules (MIT), matched as gitleaks matches them, and Nosey Parker's and Kingfisher's
+(Apache-2.0), whose findings are every capture group of a match (as Nosey Parker reports them).
 
 Per rule, as gitleaks does: a keyword prefilter (a lower-cased substring must be in the lower-
 cased text), the regex, the secret (the rule's secret group, else the first non-empty group, else
@@ -9,8 +10,9 @@ on the secret, the match or the line; stop words in the secret). On top, memvet'
 
 Nothing happens at import. The JSON is read on the first call; each rule's regex is compiled the
 first time one of its keywords is seen, so `memvet extract` on one file pays only for the rules
-its text can wake up. Regexes are the translations that tests/tools/refresh_secret_rules.py wrote
-(Go RE2 → Python `re`, checked against RE2 itself by tests/store/test_secret_rules.py).
+its text can wake up. Regexes are the translations that tests/tools/refresh_secret_rules.py and refresh_np_kf_rules.py
+wrote (Go RE2 / Rust regex → Python `re`, checked against RE2 by tests/store/test_secret_rules.py);
+the Nosey Parker / Kingfisher keywords are strings every match contains, read from each pattern.
 """
 
 from __future__ import annotations
@@ -20,7 +22,13 @@ import os
 import re
 
 from memvet.store.lazy_pattern import LazyPattern
-from memvet.store.redaction.patterns import aws_key_id_ok, jwt_ok
+from memvet.store.redaction.rule_policy import (
+    POLICY_CHECKS,
+    accept_any,
+    is_generic,
+    np_kf_value_ok,
+    policy_excluded,
+)
 from memvet.store.redaction.values import (
     MARKER_PREFIX,
     PUBLIC_NAME_BEFORE,
@@ -29,28 +37,36 @@ from memvet.store.redaction.values import (
 )
 
 Span = tuple[int, int]
-RULES_FILE = "secret_rules/gitleaks.json"
+RULE_FILES = {"gitleaks": "secret_rules/gitleaks.json", "np_kf": "secret_rules/np_kf.json"}
 MARKER_SPAN = LazyPattern(r"\[REDACTED:[a-z0-9\-]+\]")
 _LEAD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
 class Rule:
-    """One gitleaks rule; its regexes are compiled on first use."""
+    """One rule of a pinned set (`origin`: its RULE_FILES name); its regexes compile on first use."""
 
     __slots__ = (
         "id",
         "kind",
         "source",
+        "origin",
         "keywords",
         "floor",
         "group",
+        "every_group",
         "lead",
         "allowlists",
         "_pattern",
     )
 
-    def __init__(self, spec: dict) -> None:
-        self.id, self.kind, self.source = spec["id"], spec["kind"], spec["regex"]
+    def __init__(self, spec: dict, origin: str) -> None:
+        self.id, self.kind, self.source, self.origin = (
+            spec["id"],
+            spec["kind"],
+            spec["regex"],
+            origin,
+        )
+        self.every_group: bool = spec.get("every_group", False)
         self.keywords: tuple[str, ...] = tuple(spec["keywords"])
         self.floor: float = spec["entropy"]
         self.group: int = spec["secret_group"]
@@ -63,6 +79,12 @@ class Rule:
         if self._pattern is None:
             self._pattern = re.compile(self.source, re.ASCII)  # Go's \w, \s, \b are ASCII
         return self._pattern
+
+    def secret_spans(self, match: re.Match[str]) -> list[Span]:
+        if self.every_group:
+            found = [match.span(i) for i in range(1, (match.re.groups or 0) + 1) if match.group(i)]
+            return found or [match.span()]
+        return [self.secret_span(match)]
 
     def secret_span(self, match: re.Match[str]) -> Span:
         if self.group:
@@ -115,18 +137,26 @@ def _scoped(source: str) -> str:
 
 
 class RuleSet:
-    def __init__(self, document: dict) -> None:
-        self.commit: str = document["commit"]
-        self.sha256: str = document["sha256"]
+    """Every pinned set's rules in one keyword index (`documents`: RULE_FILES name → its JSON)."""
+
+    def __init__(self, documents: dict[str, dict]) -> None:
+        self.commits = {name: document["commit"] for name, document in documents.items()}
+        self.sha256 = {name: document["sha256"] for name, document in documents.items()}
         self.rules = [
-            Rule(spec) for spec in document["rules"] if not spec["id"].endswith(POLICY_EXCLUDED)
+            Rule(spec, name)
+            for name, document in documents.items()
+            for spec in document["rules"]
+            if not policy_excluded(spec)
         ]
         self.excluded = [
-            spec["id"] for spec in document["rules"] if spec["id"].endswith(POLICY_EXCLUDED)
+            spec["id"]
+            for doc in documents.values()
+            for spec in doc["rules"]
+            if policy_excluded(spec)
         ]
-        self.dropped: list[dict] = document["dropped"]
-        self.global_allowlist = Allowlist(
-            {"condition": "OR", "target": "secret", **document["global_allowlist"]}
+        self.dropped = {name: document["dropped"] for name, document in documents.items()}
+        self.global_allowlist = Allowlist(  # gitleaks' own: placeholders and stop words, for all
+            {"condition": "OR", "target": "secret", **documents["gitleaks"]["global_allowlist"]}
         )
         self.by_keyword: dict[str, list[Rule]] = {}
         self.always: list[Rule] = []
@@ -147,13 +177,17 @@ class RuleSet:
             return {keyword for _end, keyword in self.automaton.iter(lowered)}
         return {keyword for keyword in self.keywords if keyword in lowered}
 
-    def woken(self, lowered: str, keywords: set[str] | None = None) -> list[Rule]:
-        """The rules one of whose keywords is in the lower-cased text, in rule-file order."""
+    def woken(
+        self, lowered: str, keywords: set[str] | None = None, origins: frozenset[str] | None = None
+    ) -> list[Rule]:
+        """The rules one of whose keywords is in the lower-cased text, in rule-file order
+        (`origins`: only the rules of these sets, for the benchmark's per-layer figures)."""
         found = {id(rule): rule for rule in self.always}
         for keyword in self.keywords_in(lowered) if keywords is None else keywords:
             for rule in self.by_keyword[keyword]:
                 found[id(rule)] = rule
-        return sorted(found.values(), key=lambda rule: self.order[id(rule)])
+        rules = sorted(found.values(), key=lambda rule: self.order[id(rule)])
+        return rules if origins is None else [rule for rule in rules if rule.origin in origins]
 
 
 def _automaton(keywords: tuple[str, ...]):  # noqa: ANN202 - ahocorasick.Automaton or None
@@ -170,42 +204,29 @@ def _automaton(keywords: tuple[str, ...]):  # noqa: ANN202 - ahocorasick.Automat
 
 _LOADED: list[RuleSet] = []
 
-# Rules that name no provider: run after memvet's own detectors, as a net under them, so that a
-# value those name more precisely ("secret-near-keyword", "openai-key") keeps that name.
-GENERIC = frozenset({"generic-api-key"})
-# Rules for what memvet's policy calls public identifiers (docs/threat-model.md): OAuth client
-# ids are shipped in web pages and apps; their secrets are caught by the rules for those.
-POLICY_EXCLUDED = ("-client-id",)
-# memvet's policy where a rule is broader than the credential: a JWT's header is JSON naming its
-# "alg" (every real one does; "eyJub3Qi…" spelling {"not": …} is not one); an AWS key id's body is
-# random base-32, not typed (AKIAABCDEFGHIJKLMNOP).
-POLICY_CHECKS = {"jwt": jwt_ok, "aws-access-token": aws_key_id_ok}
-
-
-def _any(_secret: str) -> bool:
-    return True
-
 
 def ruleset() -> RuleSet:
     if not _LOADED:
-        _LOADED.append(RuleSet(json.loads(_rules_text())))
+        _LOADED.append(
+            RuleSet({name: json.loads(_rules_text(f)) for name, f in RULE_FILES.items()})
+        )
     return _LOADED[0]
 
 
-def _rules_text() -> str:
+def _rules_text(rules_file: str) -> str:
     """The packaged JSON; read by path (importlib.resources alone costs `memvet extract` ~20 ms of
     start-up), through importlib.resources only where the package is not a folder (a zip)."""
     import memvet.assets
 
     folder = getattr(memvet.assets, "__file__", None)
     if folder is not None:
-        path = os.path.join(os.path.dirname(folder), RULES_FILE)
+        path = os.path.join(os.path.dirname(folder), rules_file)
         if os.path.isfile(path):
             with open(path, encoding="utf-8") as handle:
                 return handle.read()
     from importlib.resources import files
 
-    return files("memvet.assets").joinpath(RULES_FILE).read_text(encoding="utf-8")
+    return files("memvet.assets").joinpath(rules_file).read_text(encoding="utf-8")
 
 
 def ruleset_version() -> str:
@@ -219,33 +240,46 @@ def _line(text: str, start: int, end: int) -> str:
     return text[text.rfind("\n", 0, start) + 1 : (text.find("\n", end) + 1 or len(text) + 1) - 1]
 
 
-def rule_findings(text: str, woken: list[Rule], *, generic: bool) -> list[tuple[str, Span]]:
+def runs_late(rule: Rule) -> bool:
+    """Run after memvet's own detectors, as a net under them (so what those name more precisely
+    keeps that name): gitleaks' generic rule and every Nosey Parker / Kingfisher rule."""
+    return rule.origin != "gitleaks" or is_generic(rule)
+
+
+def rule_findings(text: str, woken: list[Rule], *, late: bool) -> list[tuple[str, Span]]:
     """(kind, span of the secret) for every finding of the woken rules (RuleSet.woken), as
-    gitleaks reports them and memvet's policy keeps them. `generic`: only the generic rules
-    (GENERIC), else all the others."""
-    loaded = ruleset()
+    the rule's source reports them and memvet's policy keeps them. `late`: only the rules that
+    run after memvet's own detectors (runs_late), else only the others."""
     markers = [m.span() for m in MARKER_SPAN.finditer(text)] if MARKER_PREFIX in text else []
     found = []
     for rule in woken:
-        if (rule.id in GENERIC) != generic:
+        if runs_late(rule) != late:
             continue
         for match in rule.pattern.finditer(text):
-            start, end = rule.secret_span(match)
-            secret = text[start:end]
-            if not secret.strip() or (rule.floor and entropy(secret) <= rule.floor):
-                continue
-            if markers and any(s < end and start < e for s, e in markers):  # redacted already
-                continue
-            match_text, line = rule.match_text(text, match), _line(text, match.start(), match.end())
-            if loaded.global_allowlist.allows(secret, match_text, line) or any(
-                allow.allows(secret, match_text, line) for allow in rule.allowlists
-            ):
-                continue
-            if is_placeholder(secret, lone_word_ok=True) or not POLICY_CHECKS.get(rule.id, _any)(
-                secret
-            ):
-                continue
-            if PUBLIC_NAME_BEFORE.search(text, max(0, start - 40), start):  # a client id: public
-                continue
-            found.append((rule.kind, (start, end)))
+            spans = rule.secret_spans(match)
+            if rule.every_group and any(is_placeholder(text[s:e]) for s, e in spans):
+                continue  # "-u admin -p %PASSWORD%": one part is a reference, no credential
+            for start, end in spans:
+                if markers and any(s < end and start < e for s, e in markers):  # redacted already
+                    continue
+                if _kept(rule, text, match, text[start:end], start):
+                    found.append((rule.kind, (start, end)))
     return found
+
+
+def _kept(rule: Rule, text: str, match: re.Match[str], secret: str, start: int) -> bool:
+    """Whether the rule's entropy floor, its allowlists and memvet's policy keep this secret."""
+    if not secret.strip() or (rule.floor and entropy(secret) <= rule.floor):
+        return False
+    match_text, line = rule.match_text(text, match), _line(text, match.start(), match.end())
+    if ruleset().global_allowlist.allows(secret, match_text, line) or any(
+        allow.allows(secret, match_text, line) for allow in rule.allowlists
+    ):
+        return False
+    if is_placeholder(secret, lone_word_ok=True) or not POLICY_CHECKS.get(rule.kind, accept_any)(
+        secret
+    ):
+        return False
+    if rule.origin != "gitleaks" and not np_kf_value_ok(rule, secret, text, match, start):
+        return False
+    return not PUBLIC_NAME_BEFORE.search(text, max(0, start - 40), start)  # a client id: public

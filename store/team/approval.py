@@ -198,7 +198,7 @@ def recover(session: TeamSession, candidate_id: str, action: str, *, force: bool
     if action not in RECOVERY_ACTIONS:
         raise UsageError(f"unknown recovery action {action!r}: commit, release or reject")
     with session.write():
-        tombstones._require_approver(session, "recovering a team reservation")
+        tombstones.require_approver(session, "recovering a team reservation")
         cand = _locked_candidate(session, candidate_id)
         if cand["status"] != "reserved":
             raise TeamRefusedError(

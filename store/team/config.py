@@ -7,23 +7,34 @@ from __future__ import annotations
 import base64
 import json
 import os
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from memvet.store.config_file import ConfigError, validated
 from memvet.store.keys import SERVICE, keyring_usable
 from memvet.store.paths import ensure_private_dir
 from memvet.store.team.errors import not_configured
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, field_validator
 
 
-@dataclass(frozen=True)
-class TeamConfig:
-    url: str  # without a password
-    team_id: str
-    member_id: str
-    name: str
-    personal: bool
-    secret_provider: str  # "keyring" or "file"
+class TeamConfig(BaseModel):
+    """MEMVET_HOME/team.json; a file that does not fit is a ConfigError naming the key."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    url: StrictStr  # without a password
+    team_id: StrictStr
+    member_id: StrictStr
+    name: StrictStr
+    personal: StrictBool
+    secret_provider: StrictStr  # "keyring" or "file"
+
+    @field_validator("secret_provider")
+    @classmethod
+    def _a_provider(cls, value: str) -> str:
+        if value not in ("keyring", "file"):
+            raise ValueError('"keyring" or "file"')
+        return value
 
     def where(self) -> str:
         return server_label(self.url)
@@ -57,21 +68,28 @@ def _path(home: Path) -> Path:
 
 
 def load_config(home: Path) -> TeamConfig:
+    path = _path(home)
     try:
-        data = json.loads(_path(home).read_text())
+        text = path.read_text()
     except FileNotFoundError:
         raise not_configured() from None
-    return TeamConfig(**data)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: not valid JSON ({exc})", file=str(path)) from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: must be a JSON object", file=str(path))
+    return validated(TeamConfig, data, path)
 
 
 def maybe_config(home: Path) -> TeamConfig | None:
-    return TeamConfig(**json.loads(_path(home).read_text())) if _path(home).is_file() else None
+    return load_config(home) if _path(home).is_file() else None
 
 
 def save_config(home: Path, config: TeamConfig) -> None:
     ensure_private_dir(home)
     tmp = _path(home).with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(config), indent=2))
+    tmp.write_text(json.dumps(config.model_dump(), indent=2))
     os.chmod(tmp, 0o600)
     tmp.replace(_path(home))
 

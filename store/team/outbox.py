@@ -20,7 +20,7 @@ WORKSPACES = TeamWorkspaceRow.__table__
 def enqueue(store, op: str, item_id: str, payload: dict) -> None:  # noqa: ANN001 - a Store
     """Idempotent by item id: the same write queued twice is queued once."""
     blob = store.cipher.encrypt("team_outbox", "payload", item_id, json.dumps(payload))
-    with store._write() as conn:
+    with store.ctx.write() as conn:
         if conn.execute(sa.select(OUTBOX.c.seq).where(OUTBOX.c.item_id == item_id)).first():
             return
         conn.execute(
@@ -28,11 +28,11 @@ def enqueue(store, op: str, item_id: str, payload: dict) -> None:  # noqa: ANN00
                 op=op, item_id=item_id, payload_ct=blob, created_at=store.now(), attempts=0
             )
         )
-        store._audit(conn, "team", f"team.queued_{op}", "team_item", item_id)
+        store.ctx.audit(conn, "team", f"team.queued_{op}", "team_item", item_id)
 
 
 def pending(store) -> list[tuple[int, str, str, dict]]:  # noqa: ANN001
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         rows = conn.execute(sa.select(OUTBOX).order_by(OUTBOX.c.seq)).fetchall()
     return [
         (
@@ -46,13 +46,13 @@ def pending(store) -> list[tuple[int, str, str, dict]]:  # noqa: ANN001
 
 
 def done(store, seq: int, item_id: str, outcome: str) -> None:  # noqa: ANN001
-    with store._write() as conn:
+    with store.ctx.write() as conn:
         conn.execute(OUTBOX.delete().where(OUTBOX.c.seq == seq))
-        store._audit(conn, "team", f"team.sent_{outcome}", "team_item", item_id)
+        store.ctx.audit(conn, "team", f"team.sent_{outcome}", "team_item", item_id)
 
 
 def failed(store, seq: int, code: str) -> None:  # noqa: ANN001
-    with store._write() as conn:
+    with store.ctx.write() as conn:
         conn.execute(
             OUTBOX.update()
             .where(OUTBOX.c.seq == seq)
@@ -61,12 +61,12 @@ def failed(store, seq: int, code: str) -> None:  # noqa: ANN001
 
 
 def size(store) -> int:  # noqa: ANN001
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         return int(conn.execute(sa.select(sa.func.count()).select_from(OUTBOX)).scalar_one())
 
 
 def get_state(store, key: str, default: str = "0") -> str:  # noqa: ANN001
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         value = conn.execute(sa.select(STATE.c.value).where(STATE.c.key == key)).scalar()
     return default if value is None else value
 
@@ -86,7 +86,7 @@ def note_workspace(store, path: str | None) -> str | None:  # noqa: ANN001
     key = c.blind_index("team-remote", remote)
     if workspace_of(store, remote) == path:
         return remote  # known already: no write
-    with store._write() as conn:
+    with store.ctx.write() as conn:
         conn.execute(WORKSPACES.delete().where(WORKSPACES.c.remote_bidx == key))
         conn.execute(
             WORKSPACES.insert().values(
@@ -103,7 +103,7 @@ def discover_workspaces(store) -> None:  # noqa: ANN001
     from memvet.store.models import CandidateRow, MemoryRow
 
     known: set[str] = set()
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         for table in (MemoryRow.__table__, CandidateRow.__table__):
             rows = conn.execute(
                 sa.select(table.c.id, table.c.workspace_ct)
@@ -122,7 +122,7 @@ def discover_workspaces(store) -> None:  # noqa: ANN001
 
 def workspace_of(store, remote: str) -> str | None:  # noqa: ANN001
     key = store.cipher.blind_index("team-remote", remote)
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         row = conn.execute(sa.select(WORKSPACES).where(WORKSPACES.c.remote_bidx == key)).first()
     return (
         None if row is None else store.cipher.decrypt("team_workspaces", "path", key, row.path_ct)

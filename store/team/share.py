@@ -76,7 +76,7 @@ def share_memory(store, team_id: str, memory_id: str) -> str:  # noqa: ANN001
             "remote": _remote(store, memory.scope.workspace),
         },
     )
-    with store._write() as conn:
+    with store.ctx.write() as conn:
         conn.execute(LINKS.delete().where(LINKS.c.team_item_id == memory_id_of(item_id)))
         conn.execute(
             LINKS.insert().values(
@@ -167,7 +167,7 @@ def push_personal(store, session) -> int:  # noqa: ANN001
     """Every active local memory not from the team and not yet offered (a personal team)."""
     from memvet.store.core import MEM
 
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         linked = sa.select(LINKS.c.local_memory_id).where(LINKS.c.local_memory_id.is_not(None))
         ids = [
             r.id
@@ -192,7 +192,7 @@ def _push_rejections(store, session) -> int:  # noqa: ANN001
     """Candidates rejected on this machine (not ones tombstoned by the team) go as tombstones."""
     from memvet.store.core import CAND
 
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         rows = conn.execute(sa.select(CAND).where(CAND.c.status == "rejected")).fetchall()
         known = {r.team_item_id for r in conn.execute(sa.select(LINKS.c.team_item_id))}
     count = 0
@@ -209,7 +209,7 @@ def _push_rejections(store, session) -> int:  # noqa: ANN001
         if cand.scope.workspace is not None and remote is None:
             continue  # a folder without a remote: this machine's own
         outbox.enqueue(store, "tombstone", item_id, {"statement": cand.statement, "remote": remote})
-        with store._write() as conn:
+        with store.ctx.write() as conn:
             conn.execute(
                 LINKS.insert().values(
                     team_item_id=item_id,

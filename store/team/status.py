@@ -66,7 +66,7 @@ def team_status(store, home: Path) -> dict:  # noqa: ANN001
 
 def team_memories(store) -> list[dict]:  # noqa: ANN001
     """Local memories that came from (or went to) the team."""
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         links = conn.execute(
             sa.select(LINKS.c.team_item_id, LINKS.c.local_memory_id).where(
                 LINKS.c.local_memory_id.is_not(None), LINKS.c.state.in_(("applied", "pushed"))

@@ -72,7 +72,7 @@ def push(store, session: TeamSession, report: SyncReport) -> None:  # noqa: ANN0
 
 
 def _links(store, ids: list[str]) -> dict[str, sa.Row]:  # noqa: ANN001
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         return (
             {
                 r.team_item_id: r
@@ -96,7 +96,7 @@ def _link(
         if payload is None
         else store.cipher.encrypt("team_links", "payload", item_id, json.dumps(payload))
     )
-    with store._write() as conn:
+    with store.ctx.write() as conn:
         conn.execute(LINKS.delete().where(LINKS.c.team_item_id == item_id))
         conn.execute(
             LINKS.insert().values(
@@ -149,7 +149,7 @@ def _apply_memories(store, session: TeamSession, found: list[dict]) -> tuple[int
     for actor, drafts in by_actor.items():
         store.import_memories(drafts, actor=actor)
     keys = {id(d): store.admission.content_key(d) for _, d in ready}
-    with store._read() as conn:  # the local memory of each (new, or there already)
+    with store.ctx.read() as conn:  # the local memory of each (new, or there already)
         local = {
             r.content_key: r.id
             for r in conn.execute(
@@ -182,7 +182,7 @@ def _link_many(store, session: TeamSession, links: list[tuple]) -> None:  # noqa
         )
         for item_id, state, memory_id, payload in links
     ]
-    with store._write() as conn:
+    with store.ctx.write() as conn:
         conn.execute(
             LINKS.delete().where(LINKS.c.team_item_id.in_([r["team_item_id"] for r in rows]))
         )
@@ -220,7 +220,7 @@ def pull(store, session: TeamSession, report: SyncReport) -> None:  # noqa: ANN0
             else:
                 _apply_memory_page(store, session, readable, report)
             cursor = rows[-1]["seq"]  # only after the whole page is applied
-            with store._write() as conn:
+            with store.ctx.write() as conn:
                 outbox.set_state(conn, key, str(cursor))
 
 
@@ -242,7 +242,7 @@ def _local_tombstone(store, session: TeamSession, item: dict) -> None:  # noqa: 
     workspace = None if item["remote"] is None else outbox.workspace_of(store, item["remote"])
     scope = Scope(user=store.user, workspace=workspace)
     key = store.cipher.content_key(store.user, workspace, None, "team-tombstone", item["statement"])
-    with store._write() as conn:
+    with store.ctx.write() as conn:
         store.tombstones.write(conn, key, "team", item["source_id"], item["statement"], scope)
     _link(store, item["source_id"], session, "applied", None)
 
@@ -265,7 +265,7 @@ def _apply_memory_page(store, session: TeamSession, page: list[dict], report: Sy
 
 
 def _retry_waiting(store, session: TeamSession, report: SyncReport) -> None:  # noqa: ANN001
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         rows = conn.execute(
             sa.select(LINKS).where(LINKS.c.state == "waiting", LINKS.c.team_id == session.team_id)
         ).fetchall()
@@ -282,7 +282,7 @@ def queue_local_changes(store, session: TeamSession) -> None:  # noqa: ANN001
     team, every approved local memory goes too (pushed, linked before the pull sees it)."""
     from memvet.store.core import MEM
 
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         rows = conn.execute(
             sa.select(LINKS.c.team_item_id, MEM.c.status, MEM.c.retired_reason, MEM.c.id)
             .join(MEM, MEM.c.id == LINKS.c.local_memory_id)
@@ -303,6 +303,6 @@ def sync_once(store, session: TeamSession) -> SyncReport:  # noqa: ANN001
     queue_local_changes(store, session)
     push(store, session, report)
     pull(store, session, report)
-    with store._write() as conn:
+    with store.ctx.write() as conn:
         outbox.set_state(conn, f"last_sync:{session.team_id}", store.now().isoformat())
     return report

@@ -57,7 +57,7 @@ def _write_tombstone(session: TeamSession, table: str, source: dict, reason: str
     return tid
 
 
-def _require_approver(session: TeamSession, what: str) -> None:
+def require_approver(session: TeamSession, what: str) -> None:
     """In a personal team every member is the same person: each machine may retire."""
     if session.config.personal and _role(session) is not None:
         return
@@ -71,7 +71,7 @@ def reject(
     """Pending → rejected (or, in an operator's recovery, reserved → rejected) and tombstoned."""
     session.cipher()
     with session.write():
-        _require_approver(session, "rejecting a team candidate")
+        require_approver(session, "rejecting a team candidate")
         cand = _locked_candidate(session, candidate_id)
         if cand["status"] != ("reserved" if recovery else "pending"):
             if cand["status"] == "rejected":
@@ -92,7 +92,7 @@ def false_write(session: TeamSession, memory_id: str, reason: str = "false_write
     """Retire a team memory and tombstone its statement for the team (idempotent)."""
     session.cipher()
     with session.write() as conn:
-        _require_approver(session, "retiring a team memory")
+        require_approver(session, "retiring a team memory")
         found = conn.execute(
             f"SELECT {', '.join(MEM_COLS)} FROM team_memories WHERE team_id = %s "
             "AND id = %s FOR UPDATE",
@@ -121,7 +121,7 @@ def publish(session: TeamSession, item_id: str, statement: str, remote: str | No
     (idempotent by item id)."""
     c = session.cipher()
     with session.write():
-        _require_approver(session, "tombstoning a statement")
+        require_approver(session, "tombstoning a statement")
         c = session.cipher()
         source = {
             "id": item_id,

@@ -280,7 +280,8 @@ def bench_devmembench(rules) -> dict:
         user_text[sid] = [
             s for role, text in turns if role == "user" for s in naive_sentences(text)
         ]
-    per_type: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # user-stated, ours, baseline
+    # user-stated, ours, baseline (one draft holds the answer), ours (the drafts together hold it)
+    per_type: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     stated = 0
     for q in questions:
         said = " ".join(s for sid in q["haystackSessionIds"] for s in user_text[sid])
@@ -299,6 +300,13 @@ def bench_devmembench(rules) -> dict:
             for sid in q["haystackSessionIds"]
             for s in user_text[sid]
         )
+        # The same test that made the question answerable from user text (all its sentences
+        # together), applied to the drafts: many answers span sentences, so "one draft holds it"
+        # caps even the every-sentence baseline far below 1.
+        drafts = " ".join(
+            d.statement for sid in q["haystackSessionIds"] for d in drafts_by_session[sid]
+        )
+        row[3] += matches(drafts, q["groundTruth"], 0.5)
 
     def precision(items: dict[str, list]) -> tuple[float, int, dict[str, list[int]]]:
         good, kinds = 0, defaultdict(lambda: [0, 0])
@@ -319,13 +327,21 @@ def bench_devmembench(rules) -> dict:
     base_p, base_n, _ = precision(user_text)
     ours_r = sum(v[1] for v in per_type.values()) / max(1, stated)
     base_r = sum(v[2] for v in per_type.values()) / max(1, stated)
+    ours_r_together = sum(v[3] for v in per_type.values()) / max(1, stated)
     return {
         "third_party": True,
         "source": "prosperitypirate/opencode-memory DevMemBench (MIT)",
         "sessions": len(sessions),
         "questions_with_evidence": len(questions),
         "questions_answerable_from_user_text": stated,
-        "ours": {"drafts": ours_n, "precision": round(ours_p, 4), "recall": round(ours_r, 4)},
+        "ours": {
+            "drafts": ours_n,
+            "precision": round(ours_p, 4),
+            "recall": round(ours_r, 4),
+            # same criterion as `questions_answerable_from_user_text` (its ceiling is 1.0); `recall`
+            # above asks one draft to hold the answer (ceiling: the baseline's recall)
+            "recall_drafts_together": round(ours_r_together, 4),
+        },
         "baseline_every_user_sentence": {
             "drafts": base_n,
             "precision": round(base_p, 4),
@@ -333,7 +349,12 @@ def bench_devmembench(rules) -> dict:
         },
         "precision_vs_baseline": round(ours_p / max(1e-9, base_p), 2),
         "recall_per_question_type": {
-            k: {"questions": v[0], "ours": round(v[1] / v[0], 4), "baseline": round(v[2] / v[0], 4)}
+            k: {
+                "questions": v[0],
+                "ours": round(v[1] / v[0], 4),
+                "baseline": round(v[2] / v[0], 4),
+                "ours_drafts_together": round(v[3] / v[0], 4),
+            }
             for k, v in sorted(per_type.items())
         },
         "precision_per_predicted_kind": {

@@ -1,8 +1,16 @@
 """Ingest throughput: the daemon's whole path (tail + parse + filter + extract + admit, with
 store writes and checkpoints) against a bare `json.loads` loop over the same files, same run.
 
-Budget (architecture.md): whole ingest >= 0.5 x the json.loads baseline.
-Run: python tests/bench/bench_ingest.py [--mb 60]
+Budgets: whole ingest >= 0.5 x the json.loads baseline (architecture.md); issue 12 asks for the
+pipeline alone >= 1 x and the whole ingest >= 0.7 x in CPU.
+
+Two more figures say what the ratio depends on. `parse_only`: the host parsers alone (lines
+decoded into their declared types, hosts/formats.py). `real_transcripts`: the pipeline on the
+real host transcripts of ../shared/fixtures, measured the same way; bench_extraction's
+`ingest_throughput` uses that corpus. It has fewer prompts per second of `json.loads` (short
+bookkeeping lines are slow to `json.loads`, and prompts are rarer), and prompts are what the
+pipeline spends its time on: `prompts_per_json_loads_ms` puts both corpora side by side.
+Run: python tests/bench/bench_ingest.py [--mb 60] [--quick]
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from benchlib import write_result  # noqa: E402
+from benchlib import SHARED, write_result  # noqa: E402
 from corpus import generate  # noqa: E402
 
 
@@ -42,6 +50,84 @@ def json_baseline(files: list[Path]) -> Timer:
     return t
 
 
+def _host(path: Path | str) -> str:
+    return "codex" if Path(path).name.startswith("rollout-") else "claude-code"
+
+
+def parse_only(files: list[Path]) -> tuple[Timer, int]:
+    """The host parsers alone over the same files: (time, user prompts found)."""
+    from memvet.daemon.hosts import SessionState, parser_for
+
+    prompts = 0
+    with Timer() as t:
+        for path in files:
+            parse = parser_for(_host(path), str(path), SessionState()).parse
+            with path.open("rb") as f:
+                for n, line in enumerate(f, 1):
+                    turns, _ = parse(line.rstrip(b"\n"), n)
+                    prompts += sum(1 for turn in turns if turn.role == "user")
+    return t, prompts
+
+
+def real_transcripts(repeat: int) -> dict | None:
+    """The pipeline on ../shared/fixtures/transcripts against json.loads over the same lines:
+    CPU, best of `repeat`, interleaved (null when ../shared is absent)."""
+    folder = SHARED / "fixtures" / "transcripts"
+    files = sorted(folder.rglob("*.jsonl")) if folder.is_dir() else []
+    if not files:
+        return None
+    from memvet.daemon.pipeline import FilePipeline, load_rules
+
+    rules = load_rules()
+    data = [
+        ("codex" if "codex" in str(p) else "claude-code", str(p), p.read_bytes().splitlines())
+        for p in files
+    ]
+
+    def loads() -> None:
+        for _, _, lines in data:
+            for line in lines:
+                json.loads(line)
+
+    def pipeline() -> None:
+        for host, path, lines in data:
+            feed = FilePipeline(host, path, rules=rules, user="bench").feed
+            for n, line in enumerate(lines, 1):
+                feed(line, n)
+
+    base = run = float("inf")
+    for _ in range(repeat):
+        base, run = min(base, _cpu(loads)), min(run, _cpu(pipeline))
+    prompts = _prompts(data)
+    size = sum(len(line) for _, _, lines in data for line in lines)
+    return {
+        "mb": round(size / 1e6, 2),
+        "lines": sum(len(lines) for _, _, lines in data),
+        "prompts": prompts,
+        "prompts_per_mb": round(prompts / (size / 1e6), 1),
+        "prompts_per_json_loads_ms": round(prompts / (base * 1000), 2),
+        "json_loads_mb_s": round(size / 1e6 / base, 1),
+        "cpu_ratio_pipeline_vs_json_loads": round(base / run, 3),
+    }
+
+
+def _cpu(fn) -> float:  # noqa: ANN001
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
+
+
+def _prompts(data: list[tuple[str, str, list[bytes]]]) -> int:
+    from memvet.daemon.hosts import SessionState, parser_for
+
+    count = 0
+    for host, path, lines in data:
+        parse = parser_for(host, path, SessionState()).parse
+        for n, line in enumerate(lines, 1):
+            count += sum(1 for turn in parse(line, n)[0] if turn.role == "user")
+    return count
+
+
 def pipeline_only(files: list[Path], user: str) -> tuple[Timer, int]:
     """Parse + filter + extract, no store: separates the pipeline's cost from admission's."""
     from memvet.daemon.commands import pipeline_factory
@@ -50,8 +136,7 @@ def pipeline_only(files: list[Path], user: str) -> tuple[Timer, int]:
     drafts = 0
     with Timer() as t:
         for path in files:
-            host = "codex" if path.name.startswith("rollout-") else "claude-code"
-            pipeline = make(host, str(path), None)
+            pipeline = make(_host(path), str(path), None)
             with path.open("rb") as f:
                 for n, line in enumerate(f, 1):
                     drafts += len(pipeline.feed(line.rstrip(b"\n"), n))
@@ -138,7 +223,11 @@ def prompt_heavy(repeat: int = 5) -> dict | None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=int, default=60)
+    parser.add_argument("--quick", action="store_true", help="15 MB, best of 3")
     args = parser.parse_args()
+    repeat = 3 if args.quick else 5
+    if args.quick:
+        args.mb = 15
     with tempfile.TemporaryDirectory(prefix="memvet-bench-ingest-") as tmp:
         root = Path(tmp)
         os.environ.update(
@@ -154,9 +243,11 @@ def main() -> None:
         json_baseline(files)  # warm the page cache
         # Best of five of each, interleaved, each whole ingest into a fresh store (the CPU speed
         # of this kind of machine drifts by tens of percent within a run: more samples).
-        bases, onlys, wholes = [], [], []
-        for rep in range(5):
+        bases, parses, onlys, wholes = [], [], [], []
+        for rep in range(repeat):
             bases.append(json_baseline(files))
+            parsed, prompts = parse_only(files)
+            parses.append(parsed)
             only, drafts = pipeline_only(files, "dana")
             onlys.append(only)
             whole, stats = whole_ingest(root / f"home{rep}")
@@ -164,10 +255,14 @@ def main() -> None:
     mb = size / 1e6
     base_w, only_w, whole_w = (min(t.wall for t in ts) for ts in (bases, onlys, wholes))
     base_c, only_c, whole_c = (min(t.cpu for t in ts) for ts in (bases, onlys, wholes))
+    parse_c = min(t.cpu for t in parses)
     figures = {
         "corpus_mb": round(mb, 1),
         "files": len(files),
         "lines": lines,
+        "prompts": prompts,
+        "prompts_per_mb": round(prompts / mb, 1),
+        "prompts_per_json_loads_ms": round(prompts / (base_c * 1000), 2),
         "drafts": drafts,
         "outcomes": stats["outcomes"],
         "json_loads_s": round(base_w, 3),
@@ -180,19 +275,29 @@ def main() -> None:
         "ratio_pipeline_only_vs_json_loads": round(base_w / only_w, 3),
         "cpu_ratio_whole_vs_json_loads": round(base_c / whole_c, 3),
         "cpu_ratio_pipeline_only_vs_json_loads": round(base_c / only_c, 3),
+        "cpu_ratio_parse_only_vs_json_loads": round(base_c / parse_c, 3),
         "cpu_share_of_runtime": round(1 - only_c / whole_c, 3),
         "load_average_1m": os.getloadavg()[0],
-        "worst_case_prompt_heavy": prompt_heavy(),
+        "real_transcripts": real_transcripts(repeat),
+        "worst_case_prompt_heavy": prompt_heavy(repeat),
     }
     write_result(
         "ingest",
         figures,
-        budgets={"ratio_whole_vs_json_loads": ">= 0.5"},
+        budgets={
+            "ratio_whole_vs_json_loads": ">= 0.5 (architecture.md)",
+            "cpu_ratio_whole_vs_json_loads": ">= 0.7 (issue 12)",
+            "cpu_ratio_pipeline_only_vs_json_loads": ">= 1.0 (issue 12)",
+        },
         notes="Generated corpus (tests/bench/corpus.py): both hosts, mostly tool calls "
         "and output, user statements in ~3% of prompts. Whole ingest = "
         "the daemon's scan in-process (walk roots, tail, pipeline, policy, "
         "store.ingest per batch; no sweeps). Baseline = bare json.loads loop. Each "
-        "figure is the best of 5 interleaved runs, page cache warm. "
+        "figure is the best of 5 (--quick: 3) interleaved runs, page cache warm. "
+        "parse_only = the host parsers alone (declared msgspec types). "
+        "real_transcripts = the pipeline on ../shared/fixtures/transcripts (the corpus of "
+        "extraction.json's ingest_throughput; CPU, best of 5): fewer prompts per ms of "
+        "json.loads, hence a higher ratio. "
         "cpu_share_of_runtime = the part of the whole ingest's CPU time spent "
         "outside the pipeline (tailing, checkpoints, admission, store). "
         "worst_case_prompt_heavy is a separate, deliberately adverse figure (every "

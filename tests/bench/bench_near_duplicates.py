@@ -45,7 +45,7 @@ def _pr(pairs: list[dict], same) -> dict:  # noqa: ANN001
 
 def main() -> int:
     from memvet.store.crypto import normalise_statement
-    from memvet.store.near_duplicates import SAME_RULE, same_rule
+    from memvet.store.same_rule import SAME_RULE, same_rule
     from memvet.store.subjects import content_words
 
     def exact(a: str, b: str) -> bool:

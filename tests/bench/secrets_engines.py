@@ -20,22 +20,32 @@ from memvet.store.redaction.rule_engine import ruleset
 
 
 def rule_set_figures() -> dict[str, object]:
-    loaded = ruleset()
+    """Per pinned set: rules in use, translated, dropped (with reasons), left out by policy."""
     import json
     from importlib.resources import files
 
-    document = json.loads(files("memvet.assets").joinpath("secret_rules/gitleaks.json").read_text())
-    return {
-        "source": document["source"],
-        "commit": loaded.commit,
+    from memvet.store.redaction.rule_engine import RULE_FILES
+
+    loaded = ruleset()
+    out: dict[str, object] = {
         "rules_in_use": len(loaded.rules),
-        "rules_translated_from_go_re2": sum(r["translated"] for r in document["rules"]),
-        "rules_dropped": len(loaded.dropped),
-        "dropped": loaded.dropped,
-        "rules_excluded_by_policy": loaded.excluded,
         "distinct_keywords": len(loaded.keywords),
         "rules_without_keywords": len(loaded.always),
     }
+    for name, path in RULE_FILES.items():
+        document = json.loads(files("memvet.assets").joinpath(path).read_text())
+        ids = {rule["id"] for rule in document["rules"]}
+        out[name] = {
+            "source": document["source"],
+            "commit": loaded.commits[name],
+            "rules_in_file": len(document["rules"]) + len(document["dropped"]),
+            "rules_in_use": sum(rule.origin == name for rule in loaded.rules),
+            "rules_translated": sum(r["translated"] for r in document["rules"]),
+            "rules_dropped": len(document["dropped"]),
+            "dropped": document["dropped"],
+            "rules_excluded_by_policy": [i for i in loaded.excluded if i in ids],
+        }
+    return out
 
 
 def _best(fn, texts: list[str], reps: int = 3) -> tuple[float, list]:
@@ -153,9 +163,28 @@ def _re2_set(texts: list[str]) -> dict[str, object]:
 
 
 def pipeline_share(megabytes: int = 8) -> dict[str, object]:
+    """The redaction stage's share of the pipeline's CPU, and the same with the gitleaks rules
+    and memvet's detectors only (without the Nosey Parker / Kingfisher rules: the in-run
+    baseline of what adding them costs)."""
+    from functools import partial
+
+    from memvet.store.redaction.redact import redact_layers
+
+    full = _pipeline_share(megabytes, None)
+    without = _pipeline_share(megabytes, partial(redact_layers, rules=frozenset({"gitleaks"})))
+    return {
+        **full,
+        "without_np_kf_rules": without,
+        "share_ratio_vs_without_np_kf": round(
+            full["redaction_cpu_share"] / without["redaction_cpu_share"], 2
+        ),
+    }
+
+
+def _pipeline_share(megabytes: int, redactor) -> dict[str, object]:  # noqa: ANN001
     """The redaction stage's share of the pipeline's CPU (parse + filter + redact + extract) on
     the ingest benchmark's corpus (corpus.generate, as bench_ingest.py builds it): redact() as the
-    pipeline calls it, timed from inside, over the whole pipeline's CPU time, same run."""
+    pipeline calls it (or `redactor`), timed from inside, over the whole pipeline's CPU time."""
     import os
     import tempfile
     from pathlib import Path
@@ -166,11 +195,12 @@ def pipeline_share(megabytes: int = 8) -> dict[str, object]:
 
     spent = [0.0, 0]
     original = pipeline.redact
+    measured = redactor or original
 
     def timed(text: str):  # noqa: ANN202 - RedactionResult
         start = time.process_time()
         try:
-            return original(text)
+            return measured(text)
         finally:
             spent[0] += time.process_time() - start
             spent[1] += 1

@@ -42,14 +42,14 @@ def unit_environment(unit: str) -> tuple[list[str], dict[str, str]]:
     return argv, env
 
 
-def service_daemon(world, record: str) -> tuple[subprocess.Popen, dict[str, str]]:
+def service_daemon(world, recorded: dict[str, str]) -> tuple[subprocess.Popen, dict[str, str]]:
     """`service install` from a shell without the host folder variables (the service manager
     recorded, not called), then the daemon as a user manager starts it: the unit's
     environment and what the manager itself gives a service, nothing of the shell."""
     shell = {k: v for k, v in world.env.items() if k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME")}
     installed = subprocess.run(
         [sys.executable, "-m", "memvet.install.launcher", "service", "install", "--json"],
-        env={**shell, "MEMVET_SERVICE_PLATFORM": "systemd", "MEMVET_SERVICE_RUNNER": record},
+        env={**shell, "MEMVET_SERVICE_PLATFORM": "systemd", **recorded},
         capture_output=True,
         text=True,
         timeout=120,
@@ -69,14 +69,15 @@ def service_daemon(world, record: str) -> tuple[subprocess.Popen, dict[str, str]
 
 
 @pytest.fixture(scope="module")
-def played(make_world, model_texts, tmp_path_factory) -> dict:
+def played(make_world, model_texts, tmp_path_factory, service_manager) -> dict:
     world = make_world(custom_folders=True)
     facts: dict = {"world": world}
     world.memvet("setup", "claude-code")  # --native-memory gate is the default; records the folder
     slug = str(world.workspace).replace("/", "-")
     facts["memory"] = memory = world.claude_dir / "projects" / slug / "memory"
-    record = f"record:{tmp_path_factory.mktemp('service') / 'commands.jsonl'}"
-    daemon, facts["pinned"] = service_daemon(world, record)
+    log = tmp_path_factory.mktemp("service") / "commands.jsonl"
+    recorded = service_manager(log, path=world.env["PATH"])
+    daemon, facts["pinned"] = service_daemon(world, recorded)
     try:
         world.stub.script(
             [

@@ -209,7 +209,7 @@ def test_a_sliced_import_indexes_every_slice_and_gives_the_page_cache_back(store
     from .conftest import draft
 
     def cache_size() -> int:
-        with store._read() as conn:
+        with store.ctx.read() as conn:
             return conn.exec_driver_sql("PRAGMA cache_size").scalar_one()
 
     before = cache_size()
@@ -217,7 +217,7 @@ def test_a_sliced_import_indexes_every_slice_and_gives_the_page_cache_back(store
     ids = store.import_memories(
         [draft(f"service s{i} logs to journald unit u{i}") for i in range(5)], actor="op"
     )
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         indexed = {
             r[0] for r in conn.exec_driver_sql("SELECT DISTINCT memory_id FROM term_postings")
         }

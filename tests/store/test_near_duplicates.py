@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from memvet.store import CandidateDraft, Checkpoint, Evidence, Scope, open_store
-from memvet.store.near_duplicates import SAME_RULE, rule_words, same_rule, similarity
 from memvet.store.records import Reader
+from memvet.store.same_rule import SAME_RULE, rule_words, same_rule, similarity
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "extraction"
 WS = "/home/dana/src/app"

@@ -20,6 +20,7 @@ PROMPT = "fix the flaky billing module fixtures"
 EVENT = "user-prompt-submit"
 SCOPE = f"{fr.SCOPE_SQL} AND status IN ('active', 'disputed')"  # fast_read's prompt scope
 COUNT = 60  # every one holds the prompt's words: one score level, far more than a pack holds
+THIRD = "/home/dana/src/third"
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +33,10 @@ def world(tmp_path_factory):
             draft(f"Billing module {i} keeps its flaky fixtures in testdata", kind="fact")
             for i in range(COUNT)
         ],
+        actor="dana",
+    )
+    store.import_memories(  # outside APP's scope: scope_holders must leave them out
+        [draft(f"Billing module {i} keeps flaky fixtures", workspace=THIRD) for i in range(3)],
         actor="dana",
     )
     conn = sqlite3.connect(str(store.path), isolation_level=None)
@@ -126,14 +131,51 @@ def joined_holders(conn, key: bytes, terms: list[str], params: tuple) -> dict[st
 
 @pytest.mark.parametrize("probe_max", [0, ti.PROBE_MAX])  # read the scope once / look ids up
 def test_scope_holders_are_the_postings_joined_with_the_scope(world, monkeypatch, probe_max):
+    """Each way of checking the scope gives the join's holders: id lookups, the scope read,
+    and, given the counts, the ids outside a scope that holds most memories."""
     store, conn, _ = world
     monkeypatch.setattr(ti, "PROBE_MAX", probe_max)
     key = store.cipher.term_key
     terms = ["bill", "fixtur", "flaky", "testdata", "7", "nowhere"]
-    found = {}
-    for workspace in (APP, "/home/dana/src/other"):
+    everyone = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+    found, most = {}, {}
+    for workspace in (APP, THIRD, "/home/dana/src/other"):
         params = fr.DirectSource(conn, store.cipher, "dana", workspace).params
         want = found[workspace] = joined_holders(conn, key, terms, params)
         assert ti.scope_holders(conn, key, terms, SCOPE, params) == want
+        (inside,) = conn.execute(f"SELECT count(*) FROM memories WHERE {SCOPE}", params).fetchone()
+        assert ti.scope_holders(conn, key, terms, SCOPE, params, (inside, everyone)) == want
+        most[workspace] = inside * 2 > everyone
+    assert most == {APP: True, THIRD: False, "/home/dana/src/other": False}
     assert len(found[APP]["bill"]) == COUNT and len(found[APP]["7"]) == 1  # common and rare
+    assert len(found[THIRD]["bill"]) == 3 and "7" not in found[THIRD]
     assert "nowhere" not in found[APP] and found["/home/dana/src/other"] == {}
+
+
+def test_a_scope_holding_every_memory_is_not_read(tmp_path, monkeypatch):
+    """One workspace and nothing else: the counts say so, and the holders come from the postings
+    alone, the same as the join's."""
+    monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
+    monkeypatch.setattr(ti, "PROBE_MAX", 0)
+    store = open_store(tmp_path, user="dana")
+    try:
+        store.import_memories(
+            [draft(f"Billing module {i} keeps flaky fixtures") for i in range(5)], actor="dana"
+        )
+        conn = sqlite3.connect(str(store.path), isolation_level=None)
+        params = fr.DirectSource(conn, store.cipher, "dana", APP).params
+        key, terms = store.cipher.term_key, ["bill", "flaky", "3", "nowhere"]
+        queries: list[str] = []
+
+        def run(sql: str, args: tuple) -> list[tuple]:
+            queries.append(sql)
+            return conn.execute(sql, args).fetchall()
+
+        got = ti.scope_postings(run, key, terms, SCOPE, params, (ti.STATEMENT,), counts=(5, 5))
+        want = joined_holders(conn, key, terms, params)
+        assert {term: ids for (term, _), ids in got.items()} == want
+        assert len(want["bill"]) == 5 and len(want["3"]) == 1
+        assert not [q for q in queries if "FROM memories" in q]  # the scope was never read
+        conn.close()
+    finally:
+        store.close()

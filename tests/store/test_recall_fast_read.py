@@ -12,7 +12,7 @@ from memvet.store import context_pack as cp
 from memvet.store import fast_keys as fk
 from memvet.store import fast_read as fr
 from memvet.store import hook_reply as reply
-from memvet.store.crypto import FieldCipher, derive_key, new_key
+from memvet.store.crypto import FieldCipher, new_key
 from memvet.store.migrations import SCHEMA_VERSION
 
 A, B = "/home/dana/src/a", "/home/dana/src/b"
@@ -22,17 +22,9 @@ def test_the_sql_was_written_for_this_schema():
     assert fk.SCHEMA_VERSION == SCHEMA_VERSION  # a migration must re-check fast_read's SQL
 
 
-def test_the_fast_aesgcm_is_cryptographys_public_class():
-    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
-    assert fk.aesgcm_class() is AESGCM
-
-
-def test_fast_cipher_derives_and_decrypts_like_the_store():
+def test_fast_cipher_derives_and_decrypts_like_the_store():  # more in test_codec.py
     dek = new_key()
     full, fast = FieldCipher(dek, "abcd1234"), fk.FastCipher(dek)
-    for label in ("memvet/bidx/v1", "memvet/content/v1"):
-        assert fk._hkdf_sha256(dek, label) == derive_key(dek, label)
     for value in ("dana", "/home/dana/src/app", "é ✓", None):
         assert fast.blind_index("workspace", value) == full.blind_index("workspace", value)
     blob = full.encrypt("memories", "statement", "m_1", "Use uv ✓")

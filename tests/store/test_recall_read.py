@@ -214,7 +214,7 @@ def test_a_common_words_walk_finds_the_postings_the_join_finds(env, monkeypatch)
                 rows = {}
                 for walk_from in (0, 10**9):  # every token walked; none
                     monkeypatch.setattr(recall_index, "WALK_FROM", walk_from)
-                    with store._read() as conn:
+                    with store.ctx.read() as conn:
                         rows[walk_from] = list(scope._newest_holders(conn, tokens, limit))
                 assert rows[0] == rows[10**9]
             holders = Counter(token for token, _mid, _at in rows[0])  # all of them

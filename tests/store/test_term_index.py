@@ -38,12 +38,12 @@ def approve(store, statement: str, **kwargs):
 
 
 def stale_count(store) -> int:
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         return conn.exec_driver_sql("SELECT count(*) FROM term_stale").scalar_one()
 
 
 def postings_of(store, memory_id: str) -> int:
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         return conn.exec_driver_sql(
             "SELECT count(*) FROM term_postings WHERE memory_id = ?", (memory_id,)
         ).scalar_one()
@@ -116,6 +116,47 @@ def test_index_recall_decides_exactly_as_reading_every_memory(filled, monkeypatc
     assert 0 < len(scope.memories) < 10 <= scope.corpus.n
 
 
+def test_the_subject_bonus_counted_from_postings_reads_less_and_decides_the_same(
+    filled, tmp_path, monkeypatch
+):
+    """The bound counts a subject's terms from its postings (its exact bonus) when few memories
+    need the bonus to reach the floor, else takes the largest bonus: both read every memory that
+    answers (recall decides as the full read); the exact one reads fewer where subjects share a
+    question's word among others ("shard s3 payments" for a question about shard s3)."""
+    from memvet.store import recall_index
+
+    monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
+    shards = open_store(tmp_path, user="dana")
+    shards.import_memories(
+        [
+            draft(
+                f"Shard s{i} payments webhook queue is drained by the nightly worker", kind="fact"
+            )
+            for i in range(40)
+        ],
+        actor="dana",
+    )
+    asked = [(filled, q) for q in QUESTIONS] + [
+        (shards, "what is the webhook retry window for shard s3?"),
+        (shards, "which worker drains shard s7?"),
+    ]
+    read = {}
+    try:
+        for probe_max in (ti.PROBE_MAX, 0):  # exact bonus; the largest bonus for every memory
+            monkeypatch.setattr(ti, "PROBE_MAX", probe_max)
+            for store, question in asked:
+                assert recall(store, question, workspace=APP) == full_recall(
+                    store, question, workspace=APP
+                ), question
+                scope = recall_index.IndexedScope(store, store.reader_for(APP), question, [])
+                read[probe_max > 0, question] = {m.id for m in scope.memories}
+    finally:
+        shards.close()
+    assert all(read[True, q] <= read[False, q] for _, q in asked)
+    lifted = "what is the webhook retry window for shard s3?"
+    assert len(read[True, lifted]) == 1 and len(read[False, lifted]) == 40
+
+
 def test_index_recall_matches_on_the_gold_cases(tmp_path, monkeypatch):
     """A sample of the gold evaluation's cases (oracle mode): every recall it asks is checked
     against the full read."""
@@ -181,7 +222,7 @@ def test_text_written_behind_the_store_is_read_directly_until_reindexed(store):
     )
     approve(store, "Something else entirely about zanzibarquux", kind="fact")
     assert stale_count(store) == 0
-    with store._read() as conn:
+    with store.ctx.read() as conn:
         tokens = {
             bytes(r[0])
             for r in conn.exec_driver_sql(
@@ -205,7 +246,7 @@ def test_no_plaintext_term_is_on_disk(tmp_path, monkeypatch):
         assert (
             recall(store, f"how does {SECRETIVE[0]} deploy?", workspace=APP)["state"] != "UNKNOWN"
         )
-        with store._read() as conn:
+        with store.ctx.read() as conn:
             assert conn.exec_driver_sql("SELECT count(*) FROM term_postings").scalar_one() > 10
         blobs = b"".join(p.read_bytes() for p in home.glob("memvet.db*"))
         assert len(blobs) > 10_000
@@ -325,7 +366,7 @@ def test_the_session_start_reads_come_from_indexes(filled):
         filled.cipher.blind_index("user", "dana"),
         filled.cipher.blind_index("workspace", APP),
     )
-    with filled._read() as conn:
+    with filled.ctx.read() as conn:
         page = " ".join(
             r[-1]
             for r in conn.exec_driver_sql(

@@ -3,7 +3,6 @@ with the server away logs the cause and keeps the outbox."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import time
@@ -42,10 +41,10 @@ def test_the_thread_syncs_a_team_home_and_nothing_runs_without_a_team(make_team,
 def test_once_with_the_server_away_keeps_the_outbox_and_logs_no_text(make_team, caplog):
     (ana,) = make_team(roles=())
     config = load_config(ana.home)
-    dead = dataclasses.replace(
-        config, url=config.url.replace(config.url.split("@")[1].split("/")[0], "127.0.0.1:1")
+    dead = config.model_copy(
+        update={"url": config.url.replace(config.url.split("@")[1].split("/")[0], "127.0.0.1:1")}
     )
-    (ana.home / "team.json").write_text(json.dumps(dataclasses.asdict(dead)))
+    (ana.home / "team.json").write_text(json.dumps(dead.model_dump()))
     propose_team(ana.store, config.team_id, "secret-ish statement text", "fact", None)
     with caplog.at_level(logging.INFO, logger="memvet.daemon.team_sync"):
         run_team_once(ana.store, ana.home)

@@ -68,9 +68,10 @@ def kind_of(rule_id: str) -> str:
     return rule_id
 
 
-def translate(pattern: str) -> str:
+def translate(pattern: str, *, multiline: bool = False) -> str:
     """Go RE2 → Python re. Go's `(?i)` inside a pattern applies to the rest of its group,
-    every later alternative of that group included: it becomes `(?i:…)` around each of them."""
+    every later alternative of that group included: it becomes `(?i:…)` around each of them.
+    `multiline`: the pattern sets `(?m)`, where `$` is the end of a line in both engines."""
     out: list[str] = []
     depth, i, in_class = 0, 0, False
     open_scopes: list[tuple[int, str]] = []  # (depth, opener) of each translated (?flags:
@@ -121,9 +122,7 @@ def translate(pattern: str) -> str:
                 open_scopes.append((depth, opener))
             i += flags.end()
             continue
-        if (
-            c == "$"
-        ):  # no rule sets (?m): Go's $ is the end of the text, Python's also before a final \n
+        if c == "$" and not multiline:  # Go's $: the end of the text (Python's: or before a \n)
             out.append(r"\Z")
             i += 1
             continue

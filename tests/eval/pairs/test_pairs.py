@@ -11,6 +11,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import pairs  # noqa: E402
+from dev_pairs import DEV_PAIRS  # noqa: E402
 
 
 def test_the_test_split_is_frozen():
@@ -37,10 +38,16 @@ def test_both_labels_and_every_rival_category_are_present():
     assert labels["rival"] >= 35 and labels["compatible"] >= 35
     rival_kinds = {cat for cat, label, _, _ in pairs.PAIRS if label == "rival"}
     assert {"negation", "number", "version", "tool", "path"} <= rival_kinds
-    for _, _, *sides in pairs.PAIRS:
+    for _, _, *sides in pairs.PAIRS + DEV_PAIRS:
         for statement, kind, polarity in sides:
             assert (
                 statement
                 and kind in ("fact", "procedure", "constraint", "decision", "preference")
                 and polarity in ("assert", "deny")
             )
+
+
+def test_the_dev_only_pairs_are_labelled_and_never_drawn_into_test():
+    labels = Counter(label for _, label, _, _ in DEV_PAIRS)
+    assert set(labels) == {"rival", "compatible"} and labels["compatible"] >= 80
+    assert len(pairs.draw_split()) == len(pairs.PAIRS)  # the frozen draw covers PAIRS only
