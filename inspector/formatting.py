@@ -79,7 +79,7 @@ def host_label(host: str | None, short: bool = True) -> str:
     return entry.short if entry else clean(host)[:6]
 
 
-def _aware(value: datetime) -> datetime:
+def aware(value: datetime) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
@@ -87,7 +87,7 @@ def age(now: datetime, then: datetime | None) -> str:
     """Compact age: 45s, 12m, 3h, 5d, 7w, 2y."""
     if then is None:
         return "-"
-    seconds = max((_aware(now) - _aware(then)).total_seconds(), 0)
+    seconds = max((aware(now) - aware(then)).total_seconds(), 0)
     for unit, size in (("y", 365 * 86400), ("w", 7 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
             return f"{int(seconds // size)}{unit}"
@@ -97,18 +97,18 @@ def age(now: datetime, then: datetime | None) -> str:
 def when(value: datetime | None) -> str:
     if value is None:
         return "-"
-    return _aware(value).astimezone(UTC).strftime("%Y-%m-%d %H:%MZ")
+    return aware(value).astimezone(UTC).strftime("%Y-%m-%d %H:%MZ")
 
 
 def parse_when(text: str, now: datetime) -> datetime:
     """An ISO 8601 time (date alone means its midnight UTC) or an age such as `3d` or `2h ago`."""
     match = _RELATIVE.match(text.lower())
     if match:
-        return _aware(now) - timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
+        return aware(now) - timedelta(**{_UNITS[match.group(2)]: int(match.group(1))})
     try:
         parsed = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
         raise ValueError(
             f"not a time: {text!r} (try 2026-03-01, 2026-03-01T12:00Z or 3d)"
         ) from None
-    return _aware(parsed)
+    return aware(parsed)

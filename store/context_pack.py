@@ -267,7 +267,7 @@ def _word_terms(word: str) -> tuple[str, ...]:
     )
 
 
-def _plain_terms(text: str) -> set[str]:
+def plain_terms(text: str) -> set[str]:
     out: set[str] = set()
     for word in set(WORD.findall(text.casefold())):
         found = _TERMS.get(word)
@@ -279,16 +279,16 @@ def _plain_terms(text: str) -> set[str]:
     return out
 
 
-_CONCEPTS, _CONCEPT_PHRASES = compile_concepts(_plain_terms)
+CONCEPTS, CONCEPT_PHRASES = compile_concepts(plain_terms)
 
 
 def terms(text: str) -> frozenset[str]:
     """Content words, stemmed, compounds also split, plus the lexicon's concept tokens they name
     ("pnpm" -> "~package-manager"). Cached per word: the no-daemon prompt path reads every
     memory in scope, and the regex and stemming per word were most of its time."""
-    out = _plain_terms(text)
-    concepts = {c for term in out for c in _CONCEPTS.get(term, ())}
-    concepts.update(token for phrase, token in _CONCEPT_PHRASES if phrase <= out)
+    out = plain_terms(text)
+    concepts = {c for term in out for c in CONCEPTS.get(term, ())}
+    concepts.update(token for phrase, token in CONCEPT_PHRASES if phrase <= out)
     return frozenset(out | concepts)
 
 

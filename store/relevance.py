@@ -110,8 +110,8 @@ _HOST = re.compile(r"[a-z][a-z0-9-]*\.[a-z0-9.-]*[a-z]|.*/.*|[a-z][a-z0-9]*(?:-[
 _WORDS = re.compile(r"[a-z0-9][a-z0-9_.+/#'-]*")
 _PART = re.compile(r"[-_./+#]+")  # context_pack's compound separators
 
-_GROUPS, _GROUP_PHRASES = compile_groups(cp._plain_terms)
-_PHRASES = (*cp._CONCEPT_PHRASES, *_GROUP_PHRASES)
+_GROUPS, _GROUP_PHRASES = compile_groups(cp.plain_terms)
+_PHRASES = (*cp.CONCEPT_PHRASES, *_GROUP_PHRASES)
 
 
 def expanded(text: str) -> frozenset[str]:
@@ -132,7 +132,7 @@ def _units(text: str, noise: frozenset[str]) -> list[tuple[frozenset[str], froze
     the set of terms that would show a memory speaks of it (the word, its concepts, its synonym
     groups, the value type an attribute takes). A phrase ("front matter", "go live") is one unit
     in place of its words."""
-    base = cp._plain_terms(text) - noise
+    base = cp.plain_terms(text) - noise
     out: list[tuple[frozenset[str], frozenset[str]]] = []
     used: set[str] = set()
     for phrase, token in _PHRASES:
@@ -144,7 +144,7 @@ def _units(text: str, noise: frozenset[str]) -> list[tuple[frozenset[str], froze
         extra = (VALUE_TOKENS[kind],) if kind else ()
         out.append(
             (
-                frozenset({term, *cp._CONCEPTS.get(term, ()), *_GROUPS.get(term, ()), *extra}),
+                frozenset({term, *cp.CONCEPTS.get(term, ()), *_GROUPS.get(term, ()), *extra}),
                 frozenset({term}),
             )
         )
@@ -192,7 +192,7 @@ def focus_terms(query: str, noise: frozenset[str]) -> frozenset[str]:
         if word in STOPWORDS or word in COPULA:
             break
         phrase.append(word)
-    found = cp._plain_terms(" ".join(phrase))
+    found = cp.plain_terms(" ".join(phrase))
     # A compound ("elixir/otp") is asked for through its parts, which a text may name apart.
     wholes = {t for t in found if _PART.search(t) and set(_PART.split(t)) & found}
     return frozenset(found - wholes) - noise - GENERIC_HEADS

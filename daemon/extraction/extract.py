@@ -229,6 +229,16 @@ class Extractor:
             mask = self._masks[sentence] = self._prefilter.candidates(sentence, sentence.lower())
         return mask
 
+    def worth_scoring(self, sentence: str) -> bool:
+        """Does a durable, kind or correction rule match `sentence` (what a second look needs,
+        learned.py)? The prefilter rules most sentences out before any rule runs; the hits found
+        are remembered, so `rule_hits` does not run them again."""
+        mask = self._mask(sentence)
+        sections = (self._durable, self._kinds, self._correction)
+        if not mask & (sections[0][0] | sections[1][0] | sections[2][0]):
+            return False
+        return any(self._hits(section, mask, sentence) for section in sections)
+
     def rule_hits(self, sentence: str) -> list[tuple[Rule, re.Match[str]]]:
         """Every rule of every section that matches `sentence`, reject rules too (the learned
         scorer reads them as features, not vetoes), with the same prefilter as `extract`."""

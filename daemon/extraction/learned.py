@@ -38,27 +38,6 @@ def polarity_of(hits: list[tuple]) -> str:
     return "deny" if deny else "assert"
 
 
-def _second_look_bits(extractor: Extractor) -> int:
-    """The prefilter bits of the rules a second look needs (0: unknown, ask `rule_hits`). Read from
-    the extractor's sections; its prefilter mask of a sentence is cached from `extract`."""
-    try:
-        return extractor._durable[0] | extractor._kinds[0] | extractor._correction[0]
-    except (AttributeError, IndexError, TypeError):
-        return 0
-
-
-def _sees_something(extractor: Extractor, sentence: str) -> bool:
-    """Does a kind, durable or correction rule match `sentence` (the sections SECOND_LOOK names)?
-    Asked before `rule_hits` runs the rest (reject, scope, polarity): most sentences stop here.
-    The hits are the extractor's remembered ones, which `rule_hits` then reuses."""
-    try:
-        sections = (extractor._durable, extractor._kinds, extractor._correction)
-        hits, mask = extractor._hits, extractor._mask(sentence)
-    except AttributeError:
-        return True  # another front: rule_hits decides
-    return any(hits(section, mask, sentence) for section in sections)
-
-
 class LearnedExtractor:
     """`extract(text)` like `Extractor`, with the scorer deciding; `extractor` is the rule front."""
 
@@ -135,15 +114,10 @@ class LearnedExtractor:
                     )
                 )
         seen = {item.statement.casefold() for item in kept}
-        may_look = _second_look_bits(extractor)
         for index, sentence in enumerate(sentences):
             if index in covered or not extractor.sized(sentence) or sentence.casefold() in seen:
                 continue
-            if (
-                may_look and not extractor._mask(sentence) & may_look
-            ):  # the prefilter rules them all out
-                continue
-            if not _sees_something(extractor, sentence):
+            if not extractor.worth_scoring(sentence):
                 continue  # what worth_a_second_look would say, without the other sections' rules
             hits = extractor.rule_hits(sentence)
             if not worth_a_second_look(sentence, hits):

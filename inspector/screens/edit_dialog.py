@@ -3,9 +3,9 @@ and validity. Dismisses with the Edits to approve with, or None."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
-from memvet.inspector.formatting import clean, parse_when, workspace_label
+from memvet.inspector.formatting import aware, clean, parse_when, workspace_label
 from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.store import KINDS, Candidate, Edits
 from textual import on
@@ -99,7 +99,7 @@ class EditDialog(ModalScreen[Edits | None]):
         start = self._time("#edit-from")
         end = self._time("#edit-to")
         # A blank "valid from" is when the user said it (no later than the candidate's arrival).
-        begins = start or min(self._aware(c.created_at), self.now)
+        begins = start or min(aware(c.created_at), self.now)
         if end and end <= begins:
             raise ValueError(
                 "valid until must be after valid from"
@@ -119,10 +119,6 @@ class EditDialog(ModalScreen[Edits | None]):
         """None keeps the derived subject (re-derived for an edited statement)."""
         text = " ".join(self.query_one("#edit-subject", Input).value.split())
         return None if not text or text == self.candidate.subject else text
-
-    @staticmethod
-    def _aware(value: datetime) -> datetime:
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
 
     def _time(self, selector: str) -> datetime | None:
         text = self.query_one(selector, Input).value.strip()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memvet.inspector.formatting import clean
+from memvet.inspector.formatting import aware, clean
 from memvet.inspector.screens.edit_dialog import EditDialog
 from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.store import KINDS, Memory, MemoryEdits
@@ -24,7 +24,7 @@ def _minute(value: datetime | None) -> datetime | None:
     """Times as the dialog shows them: to the minute, so an untouched field is no change."""
     if value is None:
         return None
-    return EditDialog._aware(value).replace(second=0, microsecond=0)
+    return aware(value).replace(second=0, microsecond=0)
 
 
 class MemoryEditDialog(EditDialog):
@@ -80,7 +80,7 @@ class MemoryEditDialog(EditDialog):
         yield KeyFooter()
 
     def _shown(self, value: datetime | None) -> str:
-        return "" if value is None else self._aware(value).strftime(SHOWN)
+        return "" if value is None else aware(value).strftime(SHOWN)
 
     def _edits(self) -> MemoryEdits:  # type: ignore[override]
         m = self.memory
