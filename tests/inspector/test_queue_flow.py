@@ -226,6 +226,10 @@ async def test_pages_load_as_the_cursor_nears_the_end(store, clock):
         await pilot.press("G")
         await settle_until(pilot, lambda: t.row_count == 100)
         assert t.row_count == 100
+        # Known defect, not what this test checks: on a loaded machine Textual can hide the table
+        # for a frame during layout, and a hidden widget gives its focus to the next one (the
+        # detail pane), so a second key press would miss the table. Paging is what is tested here.
+        t.focus()
         await pilot.press("G")
         await settle_until(pilot, lambda: t.row_count == 120 and app.screen.exhausted)
         assert t.row_count == 120 and app.screen.exhausted
