@@ -24,6 +24,22 @@ def memory_id_for(candidate_id: str) -> str:
     return "m_" + candidate_id.removeprefix("c_")
 
 
+def gated_statement(text: str) -> str:
+    """An edited statement is new text: it passes the same gate as admission."""
+    statement = sanitise(text).strip()
+    if not statement:
+        raise UsageError("the edited statement is empty")
+    return statement
+
+
+def known_kind_and_polarity(kind: str, polarity: str) -> tuple[str, str]:
+    if kind not in KINDS:
+        raise UsageError(f"unknown kind {kind!r}")
+    if polarity not in POLARITIES:
+        raise UsageError(f"unknown polarity {polarity!r}: assert or deny")
+    return kind, polarity
+
+
 class MemoryCreation:
     def __init__(
         self,
@@ -39,16 +55,12 @@ class MemoryCreation:
     def insert(self, conn: Connection, cand: Candidate, edits: Edits, actor: str) -> Memory:
         now = self.ctx.now()
         mid = memory_id_for(cand.id)
-        # An edited statement is new text: it passes the same gate as admission.
-        statement = (sanitise(edits.statement) if edits.statement else cand.statement).strip()
+        statement = gated_statement(edits.statement) if edits.statement else cand.statement.strip()
         if not statement:
             raise UsageError("the edited statement is empty")
-        kind = edits.kind or cand.kind
-        if kind not in KINDS:
-            raise UsageError(f"unknown kind {kind!r}")
-        polarity = edits.polarity or cand.polarity
-        if polarity not in POLARITIES:
-            raise UsageError(f"unknown polarity {polarity!r}: assert or deny")
+        kind, polarity = known_kind_and_polarity(
+            edits.kind or cand.kind, edits.polarity or cand.polarity
+        )
         workspace = None if edits.make_global else (edits.workspace or cand.scope.workspace)
         scope = type(cand.scope)(
             user=cand.scope.user, workspace=workspace, session=cand.scope.session

@@ -34,10 +34,11 @@ from memvet.store.errors import (
     TombstonedError,
     UsageError,
 )
+from memvet.store.memory_creation import gated_statement, known_kind_and_polarity
 from memvet.store.memory_lifecycle import MemoryLifecycle
 from memvet.store.memory_versions import VERS, Version
 from memvet.store.models import CandidateRow
-from memvet.store.records import KINDS, POLARITIES, Candidate, Change, Edits, Memory
+from memvet.store.records import Candidate, Change, Edits, Memory
 from memvet.store.rows import RowCodec
 from memvet.store.sealing import resealed
 from memvet.store.slot_decisions import LIVE, Slots
@@ -218,15 +219,10 @@ class MemoryEditor:
     def _applied(self, before: Version, edits: MemoryEdits) -> Version:
         statement = before.statement
         if edits.statement is not None:
-            statement = sanitise(edits.statement).strip()  # new text: admission's gate
-            if not statement:
-                raise UsageError("the edited statement is empty")
-        kind = edits.kind or before.kind
-        if kind not in KINDS:
-            raise UsageError(f"unknown kind {kind!r}")
-        polarity = edits.polarity or before.polarity
-        if polarity not in POLARITIES:
-            raise UsageError(f"unknown polarity {polarity!r}: assert or deny")
+            statement = gated_statement(edits.statement)
+        kind, polarity = known_kind_and_polarity(
+            edits.kind or before.kind, edits.polarity or before.polarity
+        )
         typed = clean_subject(sanitise(edits.subject)) if edits.subject else ""
         if typed:
             subject = typed
