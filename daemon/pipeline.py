@@ -16,6 +16,7 @@ from typing import Any
 
 from memvet.daemon.extraction import adoption
 from memvet.daemon.extraction.extract import Extracted, Extractor
+from memvet.daemon.extraction.kind_cues import with_kind_cues
 from memvet.daemon.extraction.learned import LearnedExtractor
 from memvet.daemon.extraction.rules import Rules, load_rules
 from memvet.daemon.extraction.scope_cues import overridden_by_cues
@@ -157,6 +158,7 @@ class FilePipeline:
         if not found:
             self._stats.count("no_candidate")
             return []
+        found = with_kind_cues(found, self.rules.kind_cues)  # whoever proposed it: kind_cues.py
         scope_workspace = self._workspace_for(self._session.cwd)
         stamp = _parse_time(turn.timestamp)
         drafts = []

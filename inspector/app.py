@@ -228,8 +228,10 @@ class ReviewApp(App[int]):
         elif decision.action == "reject":
             self.notify(f"Reject undone: back in the queue: {what}")
         elif decision.action == "edit":  # the text it has again, not the one taken back
-            back = one_line(message.outcome.value.memory.statement, 48)
-            self.notify(f"Edit undone: it says again: {back}")
+            change = message.outcome.value
+            back = one_line(change.memory.statement, 48)
+            put = f"; {len(change.restored)} superseded memory put back" if change.restored else ""
+            self.notify(f"Edit undone: it says again: {back}{put}")
         elif decision.action == "approve":
             _, restored = message.outcome.value
             back = f"; {len(restored)} superseded memory put back" if restored else ""

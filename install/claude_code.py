@@ -22,16 +22,13 @@ from memvet.install.host_setup import (
     hooks_and_mcp_edits,
     remove_hooks,
 )
-from memvet.install.setup_common import (
-    ConfigFileError,
-    FileEdit,
-    Planned,
+from memvet.install.memvet_entries import (
     hook_command,
-    load_json,
     looks_like_memvet_command,
     memvet_argv,
     pinned_env,
 )
+from memvet.install.setup_common import ConfigFileError, FileEdit, Planned, load_json
 from memvet.install.setup_record import may_drop
 from memvet.store import hosts
 from memvet.store.paths import claude_config_dir

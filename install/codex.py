@@ -8,38 +8,19 @@ from pathlib import Path
 from typing import Any
 
 from memvet.install import setup_record
+from memvet.install.codex_trust import TRUST_MESSAGE
 from memvet.install.hook_settings import WantedHook, install_hooks
+from memvet.install.host_files import codex_config_path, codex_hooks_path, codex_rejected_root_keys
 from memvet.install.host_setup import SetupOptions, context_hooks, hooks_and_mcp_edits, remove_hooks
-from memvet.install.setup_common import (
-    ConfigFileError,
-    FileEdit,
-    Planned,
-    load_json,
-    memvet_argv,
-    pinned_env,
-)
+from memvet.install.memvet_entries import memvet_argv, pinned_env
+from memvet.install.setup_common import ConfigFileError, FileEdit, Planned, load_json
 from memvet.store import hosts
-from memvet.store.paths import codex_home
 
 HOST = hosts.CODEX
-# Newer Codex rejects a hooks.json whose root has any other key (host-formats.md §4.3).
-ALLOWED_ROOT_KEYS = {"hooks", "description"}
 # Codex drops an MCP server that has not answered `initialize` within `startup_timeout_sec`
 # (default 10 s). `memvet mcp` needs ≈ 2.5 s on a quiet machine (the SDK's import) and took 14 s
 # on a loaded 2-core one; a later answer costs nothing, as Codex does not wait for its servers.
 MCP_STARTUP_TIMEOUT_S = 30
-TRUST_MESSAGE = (
-    "Codex runs new or changed hooks only after you trust them: start Codex, open /hooks, "
-    "review the two memvet hooks and trust them. Until then they are silently skipped."
-)
-
-
-def hooks_path() -> Path:
-    return codex_home() / "hooks.json"
-
-
-def config_path() -> Path:
-    return codex_home() / "config.toml"
 
 
 def wanted_hooks() -> list[WantedHook]:
@@ -60,7 +41,7 @@ def mcp_entry() -> dict[str, Any]:
 
 def edits(uninstall: bool, options: SetupOptions) -> list[FileEdit]:
     """`options.fix`: move root keys Codex rejects out of hooks.json (the backup keeps them)."""
-    hooks, config = hooks_path(), config_path()
+    hooks, config = codex_hooks_path(), codex_config_path()
     return hooks_and_mcp_edits(
         uninstall,
         hooks,
@@ -92,15 +73,9 @@ def messages(uninstall: bool, files: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def rejected_root_keys(doc: object) -> list[str]:
-    """Root keys for which Codex 0.171 refuses the whole file ("unknown field") and then runs
-    none of its hooks."""
-    return sorted(set(doc) - ALLOWED_ROOT_KEYS) if isinstance(doc, dict) else []
-
-
 def _add_hooks(text: str | None, path: Path, fix: bool) -> Planned:
     doc = load_json(text or "{}\n", path)
-    extra = rejected_root_keys(doc.data)
+    extra = codex_rejected_root_keys(doc.data)
     if extra and not fix:
         raise ConfigFileError(
             f'{path}: Codex refuses a hooks.json with root keys other than "hooks" and '

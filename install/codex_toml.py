@@ -16,7 +16,8 @@ from typing import Any
 
 import tomlkit
 from memvet.install import codex_memories
-from memvet.install.setup_common import ConfigFileError, looks_like_memvet_command
+from memvet.install.memvet_entries import looks_like_memvet_command
+from memvet.install.setup_common import ConfigFileError
 from tomlkit.exceptions import ParseError
 from tomlkit.items import Table
 

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from memvet.install.hook_settings import event_slug
-from memvet.install.setup_common import is_memvet_hook
+from memvet.install.memvet_entries import event_slug, is_memvet_hook
 from memvet.store.hosts import CODEX
+
+TRUST_MESSAGE = (
+    "Codex runs new or changed hooks only after you trust them: start Codex, open /hooks, "
+    "review the two memvet hooks and trust them. Until then they are silently skipped."
+)
 
 TRUSTED, UNTRUSTED, UNKNOWN = "trusted", "untrusted", "unknown"
 

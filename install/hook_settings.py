@@ -1,7 +1,7 @@
 """memvet's entries in a hooks document: Claude Code's settings.json and Codex's hooks.json
 share one shape, `{"hooks": {Event: [{"matcher"?, "hooks": [{"type": "command", ...}]}]}}`.
 
-Entries are found by their command string (see setup_common.is_memvet_hook): neither host
+Entries are found by their command string (see memvet_entries.is_memvet_hook): neither host
 documents tolerance for extra keys in a handler, and a rejected file would switch off every
 hook the user has, not just ours. Everything that is not memvet's is left as it is.
 """
@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from memvet.install.json_edit import JsonText
-from memvet.install.setup_common import ConfigFileError, is_memvet_hook
+from memvet.install.memvet_entries import event_slug, is_memvet_hook
+from memvet.install.setup_common import ConfigFileError
 from memvet.install.setup_record import SetupRecord, may_drop
 
 
@@ -97,11 +98,6 @@ def remove_event_hooks(doc: JsonText, host: str, event: str, record: SetupRecord
     if found and not doc.get(("hooks", event)) and may_drop(record, ("hooks", event)):
         doc.remove(("hooks", event))
     return len(found)
-
-
-def event_slug(event: str) -> str:
-    """SessionStart -> session-start: the argument `memvet hook` takes."""
-    return "".join("-" + c.lower() if c.isupper() else c for c in event).lstrip("-")
 
 
 def _ours(groups: list[Any], host: str, slug: str | None) -> list[tuple[int, int]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 
-from memvet.install.setup_common import pinned_env
+from memvet.install.memvet_entries import pinned_env
 from memvet.store.hosts import REGISTRY
 from memvet.store.paths import memvet_home
 

@@ -16,7 +16,8 @@ from typing import Any, Protocol
 from memvet.install import setup_record
 from memvet.install.hook_settings import WantedHook, uninstall_hooks
 from memvet.install.json_edit import JsonText
-from memvet.install.setup_common import FileEdit, Planned, hook_command, load_json
+from memvet.install.memvet_entries import hook_command
+from memvet.install.setup_common import FileEdit, Planned, load_json
 from memvet.install.setup_record import SetupRecord
 
 SESSION_START_MATCHER = "startup|resume|clear|compact"

@@ -71,11 +71,10 @@ def in_memory_folder(path: str, cwd: str = "") -> bool:
 
 
 def shell_writes_memory(command: str) -> bool:
-    folders = [os.path.join(claude_dir(), "projects"), custom_memory_dir() or ""]
+    custom = custom_memory_dir()
+    folders = [os.path.join(claude_dir(), "projects"), custom or ""]
     named = any(folder and folder in command for folder in folders) and "/memory" in command
-    return (named or bool(custom_memory_dir() and custom_memory_dir() in command)) and bool(
-        _SHELL_WRITES.search(command)
-    )
+    return (named or bool(custom and custom in command)) and bool(_SHELL_WRITES.search(command))
 
 
 # What a shell command writes where, when it says so plainly: a here-document into a file
@@ -217,7 +216,8 @@ def pre_tool_use(raw: bytes) -> str | None:
     tool, tool_input = payload.get("tool_name"), payload.get("tool_input")
     if not isinstance(tool_input, dict):
         return None
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else ""
+    cwd = payload.get("cwd")
+    cwd = cwd if isinstance(cwd, str) else ""
     if tool == "Bash":
         command = tool_input.get("command")
         if not (isinstance(command, str) and shell_writes_memory(command)):

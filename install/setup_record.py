@@ -63,7 +63,8 @@ def _update_one(edit: FileEdit, uninstall: bool) -> None:
         if records.pop(key, None) is None:
             return
     else:
-        old = records.get(key) if isinstance(records.get(key), dict) else {}
+        old = records.get(key)
+        old = old if isinstance(old, dict) else {}
         containers = {tuple(c) for c in old.get("containers", [])} | set(edit.created)
         records[key] = {
             "file": bool(old.get("file")) or edit.before is None,

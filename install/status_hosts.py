@@ -49,14 +49,14 @@ def _program(argv: list[str]) -> str | None:
 
 def _command_facts(argv: list[str]) -> dict[str, Any]:
     """Does the program exist, and is it this installation's memvet (or its python -m form)?"""
-    from memvet.install.setup_common import memvet_argv
+    from memvet.install.memvet_entries import memvet_argv
 
     program = _program(argv)
-    found = program and (shutil.which(program) if os.sep not in program else program)
+    found = (shutil.which(program) if os.sep not in program else program) if program else None
     exists = bool(found and os.path.isfile(found) and os.access(found, os.X_OK))
     here = memvet_argv()
-    same = exists and os.path.realpath(found) == os.path.realpath(here[0])
-    if exists and "memvet.install.launcher" in argv:
+    same = exists and found is not None and os.path.realpath(found) == os.path.realpath(here[0])
+    if exists and found is not None and "memvet.install.launcher" in argv:
         same = os.path.realpath(found) == os.path.realpath(sys.executable)
     pinned = next((w.split("=", 1)[1] for w in argv if w.startswith("MEMVET_HOME=")), None)
     return {
@@ -68,7 +68,7 @@ def _command_facts(argv: list[str]) -> dict[str, Any]:
 
 
 def _hooks(doc: Any, host: str) -> dict[str, Any]:
-    from memvet.install.setup_common import is_memvet_hook
+    from memvet.install.memvet_entries import is_memvet_hook
 
     events: dict[str, Any] = {}
     groups_by_event = doc.get("hooks") if isinstance(doc, dict) else None
@@ -92,14 +92,16 @@ def _hooks(doc: Any, host: str) -> dict[str, Any]:
 
 
 def _mcp(servers: Any) -> dict[str, Any] | None:
-    from memvet.install.setup_common import looks_like_memvet_command
+    from memvet.install.memvet_entries import looks_like_memvet_command
 
     for name, entry in servers.items() if isinstance(servers, dict) else []:
         if not isinstance(entry, dict):
             continue
-        args = entry.get("args") if isinstance(entry.get("args"), list) else []
+        args = entry.get("args")
+        args = args if isinstance(args, list) else []
         if looks_like_memvet_command(entry.get("command"), args) and "mcp" in args:
-            env = entry.get("env") if isinstance(entry.get("env"), dict) else {}
+            env = entry.get("env")
+            env = env if isinstance(env, dict) else {}
             facts = _command_facts([str(entry.get("command")), *map(str, args)])
             return {**facts, "name": name, "memvet_home": env.get("MEMVET_HOME")}
     return None
@@ -128,7 +130,7 @@ def claude_facts() -> dict[str, Any]:
 def _native_memory(user_settings: Any) -> dict[str, Any]:
     """Claude Code's auto memory as this folder's project sees it: memvet's gate hook, the user's
     switch-off variable, and project settings that turn the feature back on."""
-    from memvet.install.setup_common import is_memvet_hook
+    from memvet.install.memvet_entries import is_memvet_hook
     from memvet.store.workspace import resolve_workspace
 
     hooks = user_settings.get("hooks") if isinstance(user_settings, dict) else None
@@ -156,10 +158,14 @@ def _native_memory(user_settings: Any) -> dict[str, Any]:
 
 
 def codex_facts() -> dict[str, Any]:
-    from memvet.install import codex
-    from memvet.install.codex_trust import trust_states
+    from memvet.install.codex_trust import TRUST_MESSAGE, trust_states
+    from memvet.install.host_files import (
+        codex_config_path,
+        codex_hooks_path,
+        codex_rejected_root_keys,
+    )
 
-    hooks_doc, config = load_json(codex.hooks_path()), load_toml(codex.config_path())
+    hooks_doc, config = load_json(codex_hooks_path()), load_toml(codex_config_path())
     hooks = _hooks(hooks_doc, CODEX)
     if isinstance(config, dict):
         hooks = {**_hooks(config, CODEX), **hooks}  # inline [[hooks.*]] tables count too
@@ -168,12 +174,12 @@ def codex_facts() -> dict[str, Any]:
         features.get("hooks") is False or features.get("codex_hooks") is False
     )
     return {
-        "hooks_file": str(codex.hooks_path()),
-        "config": str(codex.config_path()),
+        "hooks_file": str(codex_hooks_path()),
+        "config": str(codex_config_path()),
         "hooks": hooks,
         "hooks_disabled": disabled,
-        "rejected_root_keys": codex.rejected_root_keys(hooks_doc),
-        "trust": trust_states(hooks_doc, config, str(codex.hooks_path())),
+        "rejected_root_keys": codex_rejected_root_keys(hooks_doc),
+        "trust": trust_states(hooks_doc, config, str(codex_hooks_path())),
         "mcp": _mcp(config.get("mcp_servers") if isinstance(config, dict) else None),
-        "trust_reminder": codex.TRUST_MESSAGE if hooks else None,
+        "trust_reminder": TRUST_MESSAGE if hooks else None,
     }

@@ -19,11 +19,11 @@ from memvet.store.errors import UsageError
 from memvet.store.lifecycle import check_candidate, check_memory
 from memvet.store.memory_creation import memory_id_for
 from memvet.store.models import MemoryTransitionRow
-from memvet.store.recall_index import reindex_stale
 from memvet.store.records import CandidateDraft
 from memvet.store.rows import RowCodec
 from memvet.store.sealing import resealed_many, seal
 from memvet.store.slots import derive_subject
+from memvet.store.term_reindex import reindex_stale
 from memvet.store.vocabulary import AdmissionOutcome, CandidateStatus, ImportFate, MemoryStatus
 
 TRANS = MemoryTransitionRow.__table__

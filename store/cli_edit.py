@@ -65,7 +65,9 @@ def memories_edit(args: argparse.Namespace) -> int:
         "valid_from": m.to_json()["valid_from"],
         "valid_to": m.to_json()["valid_to"],
         "undone": bool(args.undo),
+        "restored": list(change.restored),  # an undo: the memories it made active again
     }
     verb = "edit undone" if args.undo else "edited"
-    emit(args, out, lambda: print(f"{m.id}: {verb}; it now says: {m.statement}"))
+    back = f"; active again: {', '.join(change.restored)}" if change.restored else ""
+    emit(args, out, lambda: print(f"{m.id}: {verb}; it now says: {m.statement}{back}"))
     return 0

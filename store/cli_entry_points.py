@@ -6,6 +6,10 @@ pathlib: a third of a read command's start-up. This reads what it reads, the way
 every `*.dist-info` / `*.egg-info` folder on sys.path, in path order, the first distribution of
 a (normalised) name winning. Where that finds none (a zipped install, say), importlib.metadata
 answers; tests/test_cli_conventions.py checks both give the same list.
+
+`own_command_entry_points` reads memvet's own distribution only: the frame finds a built-in
+command there without opening every installed package's file (~100 in a typical venv); the
+full scan is for a command no built-in names (another distribution's) and for help.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import os
 import sys
 
 GROUP = "memvet.commands"
+OWN_DISTRIBUTION = "memvet"
 COMMENTS = ("#", ";")
 
 
@@ -38,7 +43,8 @@ def _group(text: str, group: str) -> list[tuple[str, str]]:
     return found
 
 
-def _scanned(group: str) -> list[tuple[str, str]]:
+def _scanned(group: str, only: str | None = None) -> list[tuple[str, str]]:
+    """`only`: that one distribution's entry points (the first of its name on sys.path)."""
     found, seen = [], set()
     for entry in sys.path:
         try:
@@ -48,8 +54,10 @@ def _scanned(group: str) -> list[tuple[str, str]]:
         for folder in folders:
             if not folder.endswith((".dist-info", ".egg-info")):
                 continue
+            if only is not None and not folder.lower().startswith(only):
+                continue  # cheap: the name is normalised only for candidates
             name = _normalised(folder)
-            if name in seen:
+            if name in seen or (only is not None and name != only):
                 continue
             try:
                 with open(os.path.join(entry or ".", folder, "entry_points.txt")) as handle:
@@ -59,6 +67,8 @@ def _scanned(group: str) -> list[tuple[str, str]]:
                 continue
             seen.add(name)
             found += _group(text, group)
+            if only is not None:  # the first of its name wins: the rest of the path is moot
+                return found
     return found
 
 
@@ -70,6 +80,12 @@ def command_entry_points(group: str = GROUP) -> list[tuple[str, str]]:
 
         found = [(ep.name, ep.value) for ep in entry_points(group=group)]
     return sorted(found, key=lambda pair: pair[0])
+
+
+def own_command_entry_points(group: str = GROUP) -> list[tuple[str, str]]:
+    """The group's entry points of memvet's own distribution, sorted by name; none where its
+    metadata is not a folder on sys.path (the caller then falls back to the full scan)."""
+    return sorted(_scanned(group, only=OWN_DISTRIBUTION), key=lambda pair: pair[0])
 
 
 def load(value: str) -> object:

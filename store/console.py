@@ -22,7 +22,35 @@ if TYPE_CHECKING:
     Handler = Callable[[argparse.Namespace], int]
 
 
+def _columns() -> int:
+    """shutil.get_terminal_size's width (COLUMNS, else the terminal's, else 80) without
+    shutil, which loads bz2 and lzma: argparse makes a formatter for every argument it adds."""
+    import os
+
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            stdout = sys.__stdout__
+            columns = os.get_terminal_size(stdout.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("width", _columns() - 2)  # argparse's own margin
+        super().__init__(*args, **kwargs)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         exc = UsageError(f"{self.prog}: {message}")
         exc.usage = self.format_usage().strip()  # type: ignore[attr-defined]  # humans only
@@ -66,25 +94,52 @@ class _OnlyCommand:
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """Every command's parser; with `argv` naming a command, only that one's (any other
-    argv, `--help` or an unknown command, builds them all, so help and errors list all)."""
+    argv, `--help` or an unknown command, builds them all, so help and errors list all).
+    A built-in command is looked up in memvet's own entry points first: only a command they
+    do not name (another distribution's) costs the scan of every installed package."""
+    from memvet.store.cli_entry_points import command_entry_points, own_command_entry_points
+
+    command = argv[0] if argv and not argv[0].startswith("-") else None
+    unavailable: list[str] = []  # said once, by the pass whose parser is used
+    parser = None
+    if command is not None:
+        for entry_points in (own_command_entry_points, command_entry_points):
+            unavailable.clear()
+            parser = _parser_for(command, entry_points(), unavailable)
+            if parser is not None:
+                break
+    if parser is None:
+        unavailable.clear()
+        parser = _parser_for(None, command_entry_points(), unavailable)
+    for message in unavailable:
+        print(message, file=sys.stderr)
+    assert parser is not None  # with no command named, every parser is built
+    return parser
+
+
+def _parser_for(
+    command: str | None, entry_points: list[tuple[str, str]], unavailable: list[str]
+) -> argparse.ArgumentParser | None:
+    """The top parser with these components' commands (only `command`'s, when named); None
+    when `command` is named but none of them registers it. A component that fails to import
+    goes to `unavailable` (a broken one must not take the others down)."""
     from memvet.store import cli_conventions
-    from memvet.store.cli_entry_points import command_entry_points, load
+    from memvet.store.cli_entry_points import load
 
     parser = _TopParser(prog="memvet", description="Reviewed memory for coding agents.")
     parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    command = argv[0] if argv and not argv[0].startswith("-") else None
     target: Any = sub if command is None else _OnlyCommand(sub, command)
-    for name, value in command_entry_points():
+    for name, value in entry_points:
         try:
             register = load(value)
-        except ImportError as exc:  # a broken component must not take the others down
-            print(f"memvet: the {name} commands are unavailable ({exc})", file=sys.stderr)
+        except ImportError as exc:
+            unavailable.append(f"memvet: the {name} commands are unavailable ({exc})")
             continue
         register(target)  # type: ignore[operator]
     cli_conventions.register(target)
     if command is not None and not target.found:
-        return build_parser()
+        return None
     return parser
 
 

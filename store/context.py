@@ -59,7 +59,7 @@ class StoreContext:
             yield conn
             # Whatever the write changed in memory text, the term index follows in the same
             # transaction (the triggers queued it: recall_index.py).
-            from memvet.store.recall_index import reindex_stale
+            from memvet.store.term_reindex import reindex_stale
 
             reindex_stale(conn, self.cipher)
 

@@ -19,7 +19,7 @@ from memvet.store import term_index as ti
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~4 ms
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
-    from typing import Protocol
+    from typing import Any, Protocol
 
     class Cipher(Protocol):
         def decrypt(
@@ -90,6 +90,7 @@ class DirectSource:
         self.params = (cipher.blind_index("user", user), cipher.blind_index("workspace", workspace))
         self._row_key = cipher.row_key
         self.unreadable: list[str] = []
+        self._plan: Any = None  # recall_classes.Plan of the last prompt (relevant)
 
     def _sealed(self, row: tuple) -> bool:
         """The row's lifecycle, scope and validity are as the key-holder wrote them."""
@@ -202,14 +203,52 @@ class DirectSource:
             f"SELECT count(*) FROM memories WHERE {scope}", self.params
         ).fetchone()[0]
         everyone = self.conn.execute("SELECT count(*) FROM memories").fetchone()[0]
-        holders = ti.scope_holders(
-            self.conn, self.cipher.term_key, terms, scope, self.params, (count, everyone)
+        scores = self._class_scores(prompt, terms, scope, (count, everyone), stale)
+        if scores is None:  # every holder listed
+            holders = ti.scope_holders(
+                self.conn, self.cipher.term_key, terms, scope, self.params, (count, everyone)
+            )
+            for item in stale:
+                for term in cp.item_terms(item):
+                    holders.setdefault(term, set()).add(item.id)
+            scores = dict(cp.prompt_scores(ti.ScopeTerms(count, holders), prompt))  # by id
+        return self._by_score(scores, {item.id: item for item in stale}, given, now)
+
+    def _class_scores(
+        self, prompt: str, terms: frozenset[str], scope: str, counts: tuple[int, int], stale: list
+    ) -> dict[str, float] | None:
+        """prompt_scores with the memories that hold common words only counted as classes
+        (recall_classes.py): the scores of listing every holder, a class's key standing for its
+        members (`_by_score` reads them ranked by SQLite). None: every holder is listed."""
+        from memvet.store import recall_classes as rc
+
+        inside, everyone = counts
+
+        def left_out() -> set[str] | None:
+            out = {r[0] for r in self.conn.execute(ti.STALE_SQL)}
+            if everyone - inside > rc.OUTSIDE_MAX:
+                return None
+            if everyone > inside:
+                sql = f"SELECT id FROM memories WHERE ({scope}) IS NOT 1"
+                out.update(r[0] for r in self.conn.execute(sql, self.params))
+            return out
+
+        plan = rc.plan(
+            lambda sql, params: self.conn.execute(sql, params).fetchall(),
+            self.cipher.term_key,
+            terms,
+            left_out,
+            (ti.STATEMENT,),
+            rc.PROMPT_COMMON_FROM,
         )
+        if plan is None:
+            return None
+        corpus, holders = plan.corpus(inside, ())
         for item in stale:
             for term in cp.item_terms(item):
                 holders.setdefault(term, set()).add(item.id)
-        scores = dict(cp.prompt_scores(ti.ScopeTerms(count, holders), prompt))  # by memory id
-        return self._by_score(scores, {item.id: item for item in stale}, given, now)
+        self._plan = plan  # _by_score reads a class's members through it
+        return dict(cp.prompt_scores(corpus, prompt))
 
     def _by_score(
         self, scores: dict[str, float], known: dict[str, cp.PackItem], given: set[str], now: str
@@ -225,10 +264,24 @@ class DirectSource:
         for score in sorted(levels, reverse=True):
             ids = levels[score]
             read = cp.ranked(known[m] for m in ids if m in known)
-            unread = self._ranked_rows([m for m in ids if m not in known])
-            for item in heapq.merge(read, unread, key=cp.rank_key, reverse=True):
+            unread = self._ranked_rows([m for m in ids if m not in known and not _is_class(m)])
+            members = [self._class_rows(m, given) for m in ids if _is_class(m)]
+            for item in heapq.merge(read, unread, *members, key=cp.rank_key, reverse=True):
                 if cp.in_force(item, now):
                     yield item
+
+    def _class_rows(self, key: str, given: set[str]) -> Iterator[cp.PackItem]:
+        """The members of a class (recall_classes.Plan) in scope, in rank order: neither listed
+        (a rare word's holders) nor stale (read whole) nor given this session."""
+        plan = self._plan
+        members, params = plan.member_sql(int(key[1:]))
+        rows = self.conn.execute(
+            f"SELECT {COLUMNS} FROM memories WHERE id IN ({members}) AND {SCOPE_SQL} "
+            "AND status IN ('active', 'disputed') AND id NOT IN (SELECT memory_id FROM term_stale) "
+            f"AND id NOT IN (SELECT value FROM json_each(?)) {RANK_SQL}",
+            (*params, *self.params, _json_list(sorted(plan.listed))),
+        )
+        return (item for item in self._items(rows) if item.id not in given)
 
     def _ranked_rows(self, ids: list[str]) -> Iterator[cp.PackItem]:
         """The sealed rows of these ids in rank order (SQLite sorts them: ORDER BY is the rank
@@ -273,6 +326,10 @@ class DirectSource:
                     self._subject(item, row[TEXTS_AT + 2])
                     items.append(item)
         return items
+
+
+def _is_class(position: str) -> bool:
+    return position.startswith(ti.CLASS_PREFIX)  # recall_classes.class_key
 
 
 def _json_list(values: list[str]) -> str:

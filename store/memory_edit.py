@@ -41,7 +41,7 @@ from memvet.store.models import CandidateRow
 from memvet.store.records import Candidate, Change, Edits, Memory
 from memvet.store.rows import RowCodec
 from memvet.store.sealing import resealed
-from memvet.store.slot_decisions import LIVE, Slots
+from memvet.store.slot_decisions import LIVE, SlotConflicts, Slots
 from memvet.store.slots import clean_subject, derive_subject, normalise_subject
 from memvet.store.text_safety import sanitise
 from memvet.store.tombstones import Tombstones
@@ -109,19 +109,7 @@ class MemoryEditor:
             txn = secrets.token_hex(12)
             if after.statement != before.statement:
                 self._refuse_tombstoned(conn, current, after, edits.force_over_tombstone, actor)
-            found = None
-            if after.says() != before.says():
-                cand = self._candidate(conn, current)
-                found = self.slots.conflicts(
-                    conn,
-                    cand,
-                    statement=after.statement,
-                    kind=after.kind,
-                    polarity=after.polarity,
-                    subject=after.subject,
-                    workspace=current.scope.workspace,
-                    exclude=memory_id,
-                )
+            found = self._found(conn, current, after) if after.says() != before.says() else None
             self._write(conn, row, current, after, actor, "edited", txn)
             replaced: list[str] = []
             if found is not None:
@@ -132,8 +120,21 @@ class MemoryEditor:
             conn.execute(VERS.insert(), self._version_row(conn, memory_id, before, replaced, actor))
             return self._finish(conn, row, actor, "memory.edited", after.statement)
 
+    def conflicts(self, memory_id: str, edits: MemoryEdits) -> SlotConflicts:
+        """The slot and rivals the edit would meet, as `edit` decides them; writes nothing (what
+        the inspector's supersede dialog shows before the operator chooses)."""
+        with self.ctx.read() as conn:
+            _, current = self._active(conn, memory_id, "edited")
+            after = self._applied(Version.of(current), edits)
+            found = self._found(conn, current, after)
+        return found if after.says() != Version.of(current).says() else replace(found, rivals=())
+
     def undo(self, memory_id: str, *, actor: str) -> Change:
-        """The last edit taken back: the version it replaced is the memory again (audited)."""
+        """The last edit taken back: the version it replaced is the memory again (audited), and
+        every memory that edit superseded is active again with its validity reopened — unless it
+        changed since (restored, edited or retired by someone): that one is left as it is.
+        `Change.restored` names the ones put back. An edit that disputed its rivals left the
+        memory disputed: settle the dispute first (undo refuses a memory that is not active)."""
         with self.ctx.write() as conn:
             last = conn.execute(
                 sa.select(VERS)
@@ -158,6 +159,7 @@ class MemoryEditor:
             self._write(conn, row, current, earlier, actor, "edit_undone", secrets.token_hex(12))
             conn.execute(VERS.update().where(VERS.c.id == last.id).values(undone_at=self.ctx.now()))
             undo_txn = secrets.token_hex(12)
+            restored: list[str] = []
             for replaced in json.loads(plain).get("superseded", []):  # what the edit replaced
                 other = conn.execute(sa.select(MEM).where(MEM.c.id == replaced)).first()
                 if (
@@ -166,21 +168,14 @@ class MemoryEditor:
                     and (other.status == MemoryStatus.SUPERSEDED)
                 ):
                     self.approvals.reopen(conn, other, actor, undo_txn, "edit_undone")
+                    restored.append(other.id)
             if earlier.says() != Version.of(current).says():
-                found = self.slots.conflicts(
-                    conn,
-                    self._candidate(conn, current),
-                    statement=earlier.statement,
-                    kind=earlier.kind,
-                    polarity=earlier.polarity,
-                    subject=earlier.subject,
-                    workspace=current.scope.workspace,
-                    exclude=memory_id,
-                )
+                found = self._found(conn, current, earlier)
                 # Nobody is asked on an undo: a rival that appeared meanwhile leaves the slot
                 # undecided (recall answers UNKNOWN for it) until the operator settles it.
                 self.slots.settle(conn, memory_id, found, Edits(), actor, earlier.valid_from)
-            return self._finish(conn, row, actor, "memory.edit_undone", earlier.statement)
+            done = self._finish(conn, row, actor, "memory.edit_undone", earlier.statement)
+            return replace(done, restored=tuple(restored))
 
     def versions(self, memory_id: str) -> list[tuple[datetime, str, bool, Version]]:
         """Every version an edit replaced, oldest first: (edited at, by, undone, the version)."""
@@ -258,6 +253,19 @@ class MemoryEditor:
             id=current.id,
             tombstone=name,
             reason=tomb.reason,
+        )
+
+    def _found(self, conn: Connection, current: Memory, to: Version) -> SlotConflicts:
+        """The slot decision of approval (slot_decisions.py) for the memory as `to` says it."""
+        return self.slots.conflicts(
+            conn,
+            self._candidate(conn, current),
+            statement=to.statement,
+            kind=to.kind,
+            polarity=to.polarity,
+            subject=to.subject,
+            workspace=current.scope.workspace,
+            exclude=current.id,
         )
 
     def _candidate(self, conn: Connection, current: Memory) -> Candidate:

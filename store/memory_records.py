@@ -136,3 +136,4 @@ class Change:
 
     memory: Memory
     replayed: bool = False
+    restored: tuple[str, ...] = ()  # memories it made active again (an undone edit's supersessions)

@@ -137,6 +137,8 @@ class Recall:
                 out["missing_conditions"].append(decide_which(in_dispute[0], in_dispute[1:]))
             return out
         best = answers[0]
+        if self._outranked_by_what_is_gone(best, matches):
+            return self._unknown(matches, [], stale_answer=True)
         found = self._contradictions(best)
         better = self._override(best, found)
         if better is not None:
@@ -218,6 +220,16 @@ class Recall:
             and self._relative(m, best) >= HARD
             for m in matches
         )
+
+    def _outranked_by_what_is_gone(self, best: Memory, matches: list[Memory]) -> bool:
+        """A retired memory (forgotten, written false, expired) matches the question clearly
+        better than the best answer: the question is about what memvet no longer holds, and the
+        answer only shares a word with it ("which port is redis on?" after the redis address was
+        forgotten is not answered by the postgres port). A superseded memory is not such: its
+        successor answers."""
+        if self.historical:
+            return False
+        return any(m.status == "retired" and self._relative(best, m) < HARD for m in matches)
 
     def _relative(self, other: Memory, best: Memory) -> float:
         return min(1.0, self.scores[other.id] / max(self.scores[best.id], 1e-9))

@@ -13,12 +13,12 @@ the best answer's slot or one of its words (`neighbours`), at most MAX_NEIGHBOUR
 
 from __future__ import annotations
 
-import heapq
 import json
-from collections import Counter
 
+from memvet.store import class_ranking as cr
 from memvet.store import context_pack as cp
 from memvet.store import fast_read as fr
+from memvet.store import recall_classes as rc
 from memvet.store import relevance
 from memvet.store import term_index as ti
 from memvet.store.records import MEMORY_STATUSES, NEVER_VALID
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 MAX_READ = 200  # memories decrypted as possible answers, at most
 MAX_NEIGHBOURS = 150  # memories decrypted for the contradiction pass, at most
-IDS_SQL = "SELECT value FROM json_each(?)"  # a list of ids as one parameter
 # A token's newest holders in scope: its postings joined and sorted (params: token, 2 fields,
 # scope, limit), or, for a common token, the memories walked newest first along the
 # recorded_at index, each probed in the postings (token, 2 fields twice, scope, limit).
@@ -51,69 +50,6 @@ WALK_FROM = 4  # walk when a token has this many times `limit` postings (in any 
 _MORE_THAN_SQL = (  # a token's postings, counted up to a limit (params: token, 2 fields, limit)
     "SELECT count(*) FROM (SELECT 1 FROM term_postings WHERE token = ? AND field IN (?, ?) LIMIT ?)"
 )
-
-
-def _best(bound: dict[str, float], limit: int) -> list[str]:
-    """The `limit` ids of the highest bound rounded to 2 places, ties by id, highest first
-    (heapq.nlargest's order), from the counts of each rounded bound: at 100k memories that
-    share a word, most tie on one bound, and only ids are compared there."""
-    rounded = {mid: round(value, 2) for mid, value in bound.items()}
-    cut, above = None, 0
-    for level, count in sorted(Counter(rounded.values()).items(), reverse=True):
-        if above + count >= limit:
-            cut = level
-            break
-        above += count
-    if cut is None:  # fewer than `limit` in all
-        return sorted(rounded, key=lambda mid: (rounded[mid], mid), reverse=True)
-    high = sorted(((level, mid) for mid, level in rounded.items() if level > cut), reverse=True)
-    tied = heapq.nlargest(
-        limit - len(high), (mid for mid, level in rounded.items() if level == cut)
-    )
-    return [mid for _, mid in high] + tied
-
-
-# --- keeping the index current ---------------------------------------------------------------------
-def _texts(
-    conn: sa.Connection, cipher: Any, ids: list[str] | None
-) -> Iterator[tuple[str, str, str]]:
-    """(id, statement, subject) of memories; one that cannot be decrypted gets no postings
-    (reads skip it as unreadable) and is cleared all the same."""
-    from memvet.store.slots import derive_subject
-
-    sql = "SELECT id, kind, statement_ct, subject_ct FROM memories"
-    rows = (
-        conn.exec_driver_sql(sql)
-        if ids is None
-        else conn.exec_driver_sql(f"{sql} WHERE id IN ({IDS_SQL})", (json.dumps(ids),))
-    )
-    for rid, kind, statement_ct, subject_ct in rows.all():
-        try:
-            statement = cipher.decrypt("memories", "statement", rid, statement_ct) or ""
-            subject = cipher.decrypt("memories", "subject", rid, subject_ct) or derive_subject(
-                statement, kind
-            )
-        except Exception:  # noqa: BLE001 - IntegrityError: altered, or another key
-            yield rid, "", ""
-            continue
-        yield rid, statement, subject
-
-
-def _reindex(conn: sa.Connection, cipher: Any, ids: list[str] | None) -> int:
-    return ti.reindex(
-        conn.exec_driver_sql, conn.exec_driver_sql, cipher.term_key, _texts(conn, cipher, ids)
-    )
-
-
-def index_all(conn: sa.Connection, cipher: Any) -> int:
-    """Every memory indexed afresh (migration m007)."""
-    return _reindex(conn, cipher, None)
-
-
-def reindex_stale(conn: sa.Connection, cipher: Any) -> int:
-    """The memories whose text changed since they were indexed (the triggers' queue)."""
-    stale = [r[0] for r in conn.exec_driver_sql(ti.STALE_SQL).all()]
-    return _reindex(conn, cipher, stale) if stale else 0
 
 
 # --- reading ---------------------------------------------------------------------------------------
@@ -145,14 +81,23 @@ class IndexedScope:
                 f"SELECT count(*) FROM memories m WHERE {self.scope_sql}", self.scope_params
             ).scalar_one()
             everyone = conn.exec_driver_sql("SELECT count(*) FROM memories").scalar_one()
-            holders, subjects = self._holders(conn, self.terms, (count, everyone))
+            run = lambda sql, params: conn.exec_driver_sql(sql, params).all()  # noqa: E731
+            self.plan = rc.plan(
+                run, self.key, self.terms, lambda: self._left_out(conn, count, everyone)
+            )
+            texts = (relevance.expanded(c.statement) for c in candidates)
+            if self.plan is not None:  # a common word: its holders counted, never listed
+                self.corpus, holders = self.plan.corpus(count, texts)
+            else:
+                holders, self.subjects = self._holders(conn, self.terms, (count, everyone))
+                self.corpus = ti.ScopeTerms(count, holders, texts)
             for memory in self.stale:
                 for term in relevance.expanded(memory.statement):
                     holders.setdefault(term, set()).add(memory.id)
-            self.corpus = ti.ScopeTerms(
-                count, holders, (relevance.expanded(c.statement) for c in candidates)
-            )
-            wanted = self._worth_reading(conn, query, subjects)
+            if self.plan is not None:
+                wanted = self._worth_reading_classes(conn, query)
+            else:
+                wanted = self._worth_reading(conn, query, self.subjects)
             read = self._read_memories(conn, wanted)
         self.memories = sorted([*read, *self.stale], key=lambda m: m.id)
         self.memories.sort(key=lambda m: m.recorded_at, reverse=True)  # list_memories' order
@@ -204,6 +149,29 @@ class IndexedScope:
             (holders if field == ti.STATEMENT else subjects)[term] = ids
         return holders, subjects
 
+    def _left_out(self, conn: sa.Connection, inside: int, everyone: int) -> set[str] | None:
+        """Ids the postings may hold that this scope's holders are not: stale memories (read
+        whole) and memories out of scope (None when more than recall_classes.OUTSIDE_MAX)."""
+        out = {r[0] for r in conn.exec_driver_sql(ti.STALE_SQL).all()}
+        if everyone - inside > rc.OUTSIDE_MAX:
+            return None
+        if everyone > inside:
+            out.update(
+                r[0]
+                for r in conn.exec_driver_sql(
+                    f"SELECT id FROM memories WHERE ({self.plain_scope_sql}) IS NOT 1",
+                    self.scope_params,
+                ).all()
+            )
+        return out
+
+    def _worth_reading_classes(self, conn: sa.Connection, query: str) -> list[str]:
+        """_worth_reading over a recall_classes.Plan: the same memories, none listed per holder
+        of a common word."""
+        assert self.plan is not None and isinstance(self.corpus, cr.ClassCorpus)
+        question = self.question = cr.ClassQuestion(query, self.corpus, self.noise)
+        return cr.rank(self.plan, question, lambda ids: self._subject_sizes(conn, ids), MAX_READ)
+
     def _subject_sizes(self, conn: sa.Connection, ids: list[str]) -> dict[str, int]:
         """id -> how many terms its subject has less question noise (relevance.Relevance's
         `subjects`), counted from its subject postings: one per distinct term."""
@@ -246,7 +214,7 @@ class IndexedScope:
                 score += bonus * hits / sizes[mid]
                 if score >= floor:
                     bound[mid] = score
-        return _best(bound, MAX_READ)
+        return cr.best(bound, MAX_READ)
 
     def _newest_holders(
         self, conn: sa.Connection, tokens: list[bytes], limit: int
@@ -308,10 +276,20 @@ class IndexedScope:
                 if mid not in loaded:
                     entry = shared.setdefault(mid, [0, 0, recorded])
                     entry[0 if tokens[tok] == slot else 1] += 1  # one slot: recency alone decides
+            # Ties (one bulk import shares a record time) go to the highest id, never to the
+            # order a set of terms iterates in (that varied with PYTHONHASHSEED).
             wanted = sorted(
                 shared,
-                key=lambda mid: (shared[mid][0], shared[mid][0] or shared[mid][1], shared[mid][2]),
+                key=lambda mid: (
+                    shared[mid][0],
+                    shared[mid][0] or shared[mid][1],
+                    shared[mid][2],
+                    mid,
+                ),
                 reverse=True,
             )[:MAX_NEIGHBOURS]
             found = self._read_memories(conn, wanted)
+            if self.plan is not None:  # this read's connection
+                self.plan.run = lambda sql, params: conn.exec_driver_sql(sql, params).all()
+                self.plan.place(m.id for m in found)
         return [m for m in found if m.retired_reason not in NEVER_VALID]

@@ -11,11 +11,19 @@ known); a tombstone whose source changed gets a second tombstone under the new k
 rejected statement stays rejected. Rows that fail their MAC are left as they are and reported.
 Audit previews are not rewritten: they are part of the hash chain (each 120 characters,
 encrypted, shown by no read surface). One audit event records the counts, no text.
+
+It works in slices of SLICE rows, one write transaction each, with a pause between them: at
+100k memories the whole sweep takes minutes, and in one transaction every approval and ingest
+meanwhile failed as "store busy". A row, its new content key, its tombstone's twin and its
+audit event are written in the same slice; the version is recorded after the last one, so a
+sweep cut short runs again (redacting redacted text changes nothing).
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +34,8 @@ from memvet.store.redaction import redact
 from memvet.store.redaction.rule_engine import ruleset_version
 
 META_KEY = "redaction_ruleset"
+SLICE = 500  # rows per write transaction
+PAUSE_S = 0.12  # between slices: longer than SQLite's longest busy-wait step (100 ms)
 TEXT_COLUMNS = {
     "candidates": ("statement", "usage_boundary"),
     "memories": ("statement", "usage_boundary"),
@@ -50,12 +60,42 @@ def _again(text: str | None) -> str | None:
     return None if text is None else redact(text).text
 
 
+def _slices(store: Any, table: str, key: str) -> Iterator[tuple[sa.Connection, list[str]]]:
+    """(write transaction, ids) per slice of `table`, in key order, pausing between slices."""
+    after = ""
+    while True:
+        with store.ctx.write() as conn:
+            ids = list(
+                conn.execute(
+                    sa.text(f"SELECT {key} FROM {table} WHERE {key} > :a ORDER BY {key} LIMIT :n"),
+                    {"a": after, "n": SLICE},
+                ).scalars()
+            )
+            if not ids:
+                return
+            yield conn, ids
+        after = ids[-1]
+        time.sleep(PAUSE_S)  # let a writer waiting for the store in
+
+
+def _in(column: str, ids: list[str]) -> tuple[str, dict[str, str]]:
+    """`column IN (:i0, …)` and its parameters."""
+    names = {f"i{n}": v for n, v in enumerate(ids)}
+    return f"{column} IN ({', '.join(':' + k for k in names)})", names
+
+
 def _records(
-    conn: sa.Connection, cipher: Any, table: str, counts: Counter, touched: list[tuple[str, str]]
+    conn: sa.Connection,
+    cipher: Any,
+    table: str,
+    ids: list[str],
+    counts: Counter,
+    touched: list[tuple[str, str]],
 ) -> dict[str, tuple[str, str, str | None]]:
-    """Re-redact one table's texts; returns id -> (new statement, user, workspace) of changed rows."""
+    """Re-redact these rows' texts; returns id -> (new statement, user, workspace) of changed rows."""
     changed: dict[str, tuple[str, str, str | None]] = {}
-    for row in conn.execute(sa.text(f"SELECT * FROM {table}")).mappings():
+    where, params = _in("id", ids)
+    for row in conn.execute(sa.text(f"SELECT * FROM {table} WHERE {where}"), params).mappings():
         if not row_mac.intact(cipher.row_key, table, row):
             counts[f"{table}_unreadable"] += 1
             continue
@@ -90,8 +130,9 @@ def _records(
     return changed
 
 
-def _excerpts(conn: sa.Connection, cipher: Any, counts: Counter) -> None:
-    for row in conn.execute(sa.text("SELECT id, excerpt_ct FROM evidence")):
+def _excerpts(conn: sa.Connection, cipher: Any, ids: list[str], counts: Counter) -> None:
+    where, params = _in("id", ids)
+    for row in conn.execute(sa.text(f"SELECT id, excerpt_ct FROM evidence WHERE {where}"), params):
         try:
             excerpt = cipher.decrypt("evidence", "excerpt", row.id, row.excerpt_ct)
         except Exception:  # noqa: BLE001
@@ -105,20 +146,10 @@ def _excerpts(conn: sa.Connection, cipher: Any, counts: Counter) -> None:
             counts["evidence"] += 1
 
 
-def _tombstones(
-    conn: sa.Connection,
-    cipher: Any,
-    changed: dict[str, tuple[str, str, str | None]],
-    counts: Counter,
-    new_keys: list[str],
-) -> None:
-    """Previews re-redacted; a tombstone whose source statement changed is doubled under the
-    source's new key (the old one stays: it still blocks the text as it was)."""
-    keys = {
-        t: dict(conn.execute(sa.text(f"SELECT id, content_key FROM {t}")).all())
-        for t in TEXT_COLUMNS
-    }
-    for tomb in conn.execute(sa.text("SELECT * FROM tombstones")).mappings():
+def _previews(conn: sa.Connection, cipher: Any, keys: list[str], counts: Counter) -> None:
+    """These tombstones' previews re-redacted."""
+    where, params = _in("content_key", keys)
+    for tomb in conn.execute(sa.text(f"SELECT * FROM tombstones WHERE {where}"), params).mappings():
         if not row_mac.intact(cipher.row_key, "tombstones", tomb):
             counts["tombstones_unreadable"] += 1
             continue
@@ -132,16 +163,37 @@ def _tombstones(
                 },
             )
             counts["tombstone_previews"] += 1  # (the preview is not sealed: the MAC stands)
-        table = "memories" if (tomb["source_id"] or "").startswith("m_") else "candidates"
-        source = changed.get(tomb["source_id"] or "")
-        new_key = keys[table].get(tomb["source_id"] or "")
-        if source is None or new_key is None or new_key == tomb["content_key"]:
+
+
+def _twins(
+    conn: sa.Connection,
+    cipher: Any,
+    table: str,
+    changed: dict[str, tuple[str, str, str | None]],
+    counts: Counter,
+    new_keys: list[str],
+) -> None:
+    """A tombstone whose source statement changed (in this slice) is doubled under the source's
+    new key (the old one stays: it still blocks the text as it was)."""
+    if not changed:
+        return
+    where, params = _in("source_id", list(changed))
+    tombs = list(
+        conn.execute(sa.text(f"SELECT * FROM tombstones WHERE {where}"), params).mappings()
+    )
+    for tomb in tombs:
+        if not row_mac.intact(cipher.row_key, "tombstones", tomb):
+            continue  # counted by the preview pass
+        new_key = conn.execute(  # the source's key after this slice re-redacted it
+            sa.text(f"SELECT content_key FROM {table} WHERE id = :id"), {"id": tomb["source_id"]}
+        ).scalar()
+        if new_key is None or new_key == tomb["content_key"]:
             continue
         if conn.execute(
             sa.text("SELECT 1 FROM tombstones WHERE content_key = :k"), {"k": new_key}
         ).first():
             continue
-        statement, user, _workspace = source
+        statement, user, _workspace = changed[tomb["source_id"]]
         twin = {
             **tomb,
             "content_key": new_key,
@@ -159,40 +211,54 @@ def _tombstones(
         new_keys.append(new_key)
 
 
+def _audit(
+    store: Any, conn: sa.Connection, touched: list[tuple[str, str]], new_keys: list[str]
+) -> None:
+    """One event per changed row, so the chain records each row's new MAC (audit verify)."""
+    at = store.now()
+    events = [
+        (
+            at,
+            "sweep",
+            "memory.reredacted" if t == "memories" else "candidate.reredacted",
+            "memory" if t == "memories" else "candidate",
+            row_id,
+            None,
+        )
+        for t, row_id in touched
+    ]
+    events += [
+        (at, "sweep", "tombstone.reredacted", "tombstone", key[:16], None) for key in new_keys
+    ]
+    if events:
+        append_events(conn, store.cipher, events)
+
+
 def reredact_stored(store: Any, now: datetime, *, force: bool = False) -> dict[str, int] | None:
     """Re-redact everything stored when the rule set changed (or `force`); None when it had not.
-    One write transaction; its audit event carries counts only."""
+    In slices (SLICE rows per write transaction); its audit events carry ids and counts only."""
     version = ruleset_version()
-    with store.ctx.write() as conn:
+    with store.ctx.read() as conn:
         if not force and recorded_version(conn) == version:
             return None
-        counts: Counter = Counter()
-        changed, touched = {}, []
-        for table in TEXT_COLUMNS:
-            changed.update(_records(conn, store.cipher, table, counts, touched))
-        _excerpts(conn, store.cipher, counts)
-        new_keys: list[str] = []
-        _tombstones(conn, store.cipher, changed, counts, new_keys)
+    counts: Counter = Counter()
+    for table in TEXT_COLUMNS:
+        for conn, ids in _slices(store, table, "id"):
+            touched: list[tuple[str, str]] = []
+            new_keys: list[str] = []
+            changed = _records(conn, store.cipher, table, ids, counts, touched)
+            _twins(conn, store.cipher, table, changed, counts, new_keys)
+            _audit(store, conn, touched, new_keys)
+    for conn, ids in _slices(store, "evidence", "id"):
+        _excerpts(conn, store.cipher, ids, counts)
+    for conn, keys in _slices(store, "tombstones", "content_key"):
+        _previews(conn, store.cipher, keys, counts)
+    with store.ctx.write() as conn:
         _record(conn, version)
-        # one event per changed row, so the chain records each row's new MAC (audit verify),
-        # then one with the counts (no text)
-        at = store.now()
-        events = [
-            (
-                at,
-                "sweep",
-                "memory.reredacted" if t == "memories" else "candidate.reredacted",
-                "memory" if t == "memories" else "candidate",
-                row_id,
-            )
-            for t, row_id in touched
-        ]
-        events += [(at, "sweep", "tombstone.reredacted", "tombstone", key[:16]) for key in new_keys]
         summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing changed"
         append_events(
             conn,
             store.cipher,
-            [(*e, None) for e in events]
-            + [(at, "sweep", "store.reredacted", "store", version, summary)],
+            [(store.now(), "sweep", "store.reredacted", "store", version, summary)],
         )
     return dict(counts)

@@ -20,6 +20,11 @@ speak of the focus ("what should I use for X?" asks for X); "how long" is the qu
 a word held only through its concept or synonym group weighs CONCEPT_SHARE (the word itself ranks
 first); a text naming only another environment than the question's is no answer.
 
+A third pass (80 more dev questions, tests/eval/user/dev_questions.py) found the false answers
+sharing one attribute word with a memory of another thing: the question's qualifier (whose
+attribute, who does what, what a task is done to: question_shape.py) must be known to the scope as
+its focus must, and the focus factor applies to the whole score, subject bonus included.
+
 The hook's prompt path ranks with this same rule (context_pack.relevant over a Corpus the
 daemon keeps per pack), without the subject bonus (the hook decrypts no subjects), with its own
 calibration: PROMPT_ABSENT_WEIGHT and PROMPT_FLOOR. So this module stays light: no SQLAlchemy,
@@ -42,7 +47,12 @@ import re
 from typing import Any, Protocol
 
 from memvet.store import context_pack as cp
-from memvet.store.subjects import STOPWORDS
+from memvet.store.question_shape import (
+    focus_terms,
+    go_language,
+    how_words,
+    qualifier_terms,
+)
 from memvet.store.synonyms import compile_groups
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the hook's prompt path loads this module
@@ -68,21 +78,12 @@ QUERY_NOISE = cp.terms(
 # A "what/which" question's answer must speak of what it asks for, or keeps FOCUS_MISS of its
 # score: "which rust edition?" is not answered by the Rust version (calibrated on the dev split).
 FOCUS_MISS = 0.25
-# Words of a wh-phrase ("how LONG", "how MANY") are the question's form, not its subject.
-HOW_WORDS = frozenset({"long", "many", "much", "often", "far", "soon", "big", "large"})
 # A text that speaks of a question's word only through its concept or synonym group ("pnpm" for
 # "yarn": both package managers) holds CONCEPT_SHARE of its weight: the word itself ranks first.
 CONCEPT_SHARE = 0.9
 # Environments exclude each other: a text naming only another one than the question names is no
 # answer ("which schema does the prod target use?" against the dev target's schema).
 ENVIRONMENTS = frozenset({"≈production", "≈staging", "≈development"})
-WH_FOCUS = frozenset({"what", "which", "what's", "whats"})
-COPULA = frozenset({"is", "are", "was", "were"})
-DETERMINERS = frozenset({"the", "a", "an", "our", "my", "your", "this", "that", "its", "their"})
-GENERIC_HEADS = cp.terms(
-    "library tool framework runner thing kind type option one way file "
-    "command format style convention engine"
-)
 # Attributes a question asks the value of, and the type of value that states one (stemmed as
 # context_pack.terms stems): a text holding such a value speaks of the attribute ("which terraform
 # version?" and "pins Terraform 1.9.2"). recall_slots.unstated_attribute uses the same table.
@@ -90,6 +91,7 @@ ATTRIBUTE_TYPES = {
     "port": "number",
     "version": "number",
     "id": "number",
+    "number": "number",
     "size": "number",
     "limit": "number",
     "timeout": "number",
@@ -107,8 +109,7 @@ _YEAR = re.compile(r"(?:19|20)\d\d")  # a year is no value of an attribute
 _NUMBER_START = frozenset("v0123456789")
 # A host: a dotted name ("staging.tidepool.dev"), a path, a name with a number ("legacy-db-01").
 _HOST = re.compile(r"[a-z][a-z0-9-]*\.[a-z0-9.-]*[a-z]|.*/.*|[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d+")
-_WORDS = re.compile(r"[a-z0-9][a-z0-9_.+/#'-]*")
-_PART = re.compile(r"[-_./+#]+")  # context_pack's compound separators
+
 
 _GROUPS, _GROUP_PHRASES = compile_groups(cp.plain_terms)
 _PHRASES = (*cp.CONCEPT_PHRASES, *_GROUP_PHRASES)
@@ -116,7 +117,7 @@ _PHRASES = (*cp.CONCEPT_PHRASES, *_GROUP_PHRASES)
 
 def expanded(text: str) -> frozenset[str]:
     """context_pack.terms plus the synonym groups the text names (single words or phrases)."""
-    base = cp.terms(text)
+    base = cp.terms(text) | go_language(text)
     groups = {g for term in base for g in _GROUPS.get(term, ())}
     groups.update(token for phrase, token in _GROUP_PHRASES if phrase <= base)
     # Cheap tests first: this runs for every memory on the hook's prompt path.
@@ -132,14 +133,14 @@ def _units(text: str, noise: frozenset[str]) -> list[tuple[frozenset[str], froze
     the set of terms that would show a memory speaks of it (the word, its concepts, its synonym
     groups, the value type an attribute takes). A phrase ("front matter", "go live") is one unit
     in place of its words."""
-    base = cp.plain_terms(text) - noise
+    base = (cp.plain_terms(text) | go_language(text)) - noise
     out: list[tuple[frozenset[str], frozenset[str]]] = []
     used: set[str] = set()
     for phrase, token in _PHRASES:
         if phrase <= base:
             out.append((frozenset({token}), phrase))
             used |= phrase
-    for term in sorted(base - used - _how_words(text)):  # "how long", unless "long line"
+    for term in sorted(base - used - how_words(text)):  # "how long", unless "long line"
         kind = ATTRIBUTE_TYPES.get(term)
         extra = (VALUE_TOKENS[kind],) if kind else ()
         out.append(
@@ -149,13 +150,6 @@ def _units(text: str, noise: frozenset[str]) -> list[tuple[frozenset[str], froze
             )
         )
     return out
-
-
-def _how_words(text: str) -> frozenset[str]:
-    words = _WORDS.findall(text.casefold())
-    return frozenset(
-        b for a, b in zip(words, words[1:], strict=False) if a == "how" and b in HOW_WORDS
-    )
 
 
 def units(text: str, noise: frozenset[str]) -> list[frozenset[str]]:
@@ -168,34 +162,6 @@ def lookup_terms(query: str, noise: frozenset[str]) -> frozenset[str]:
     environments when it names one (an index-backed corpus fetches only these)."""
     found = frozenset().union(*units(query, noise))
     return found | ENVIRONMENTS if found & ENVIRONMENTS else found
-
-
-def focus_terms(query: str, noise: frozenset[str]) -> frozenset[str]:
-    """What a "what/which" question asks for: the noun phrase right after the wh-word or after
-    "what is the" ("what's the snowflake warehouse size for ..." -> snowflake, warehouse, size),
-    less class words ("which navigation library" asks for a navigation tool). None when the
-    wh-word is an object ("what did we use to install packages?") or for other questions."""
-    words = _WORDS.findall(query.casefold().replace("\u2019", "'"))
-    if not words or words[0] not in WH_FOCUS:
-        return frozenset()
-    rest = words[1:]
-    if "use" in rest and rest[rest.index("use") + 1 : rest.index("use") + 2] == ["for"]:
-        rest = rest[rest.index("use") + 2 :]  # "what should I use for X?" asks for a tool for X
-        while rest and rest[0] in DETERMINERS:
-            rest = rest[1:]
-    if words[0] in ("what's", "whats") or rest[:1] and rest[0] in COPULA:
-        rest = rest[0 if words[0] in ("what's", "whats") else 1 :]
-        while rest and rest[0] in DETERMINERS:
-            rest = rest[1:]
-    phrase: list[str] = []
-    for word in rest:
-        if word in STOPWORDS or word in COPULA:
-            break
-        phrase.append(word)
-    found = cp.plain_terms(" ".join(phrase))
-    # A compound ("elixir/otp") is asked for through its parts, which a text may name apart.
-    wholes = {t for t in found if _PART.search(t) and set(_PART.split(t)) & found}
-    return frozenset(found - wholes) - noise - GENERIC_HEADS
 
 
 def name_terms(workspaces: Iterable[str | None]) -> frozenset[str]:
@@ -266,9 +232,10 @@ class Question:
         # What a what/which question asks for: when nothing in scope speaks of part of it, what
         # shares the question's other words is no answer ("which rust edition?").
         wanted = focus_terms(query, noise)
+        known = wanted | qualifier_terms(query, noise)  # what it asks for, and whose it is
         self.focus_miss = focus_miss
         self.unknown_focus = any(
-            not h for (_, source), h in zip(found, holders, strict=True) if source & wanted
+            not h for (_, source), h in zip(found, holders, strict=True) if source & known
         )
         # Who speaks of what it asks for: an answer must (None: the question asks for nothing).
         focus = [h for (_, source), h in zip(found, holders, strict=True) if source & wanted]
@@ -281,8 +248,10 @@ class Question:
                 frozenset(self.environments)
             )
         # A unit's rarity is that of its meaning: the texts that speak of it in any of its words.
+        # (A corpus may count a position as many texts: recall_classes.ClassCorpus.)
+        count = getattr(corpus, "count", len)
         self.weights = [
-            cp.idf_of(len(h), corpus.n) * (1.0 if h else absent_weight) for h in holders
+            cp.idf_of(count(h), corpus.n) * (1.0 if h else absent_weight) for h in holders
         ]
         self.total = sum(self.weights)
         # What the question names that no text in scope speaks of (recall's attribute check).
@@ -385,6 +354,9 @@ class Relevance:
             if (subject := getattr(m, "subject", ""))
         }
         self._keys: Sequence[Any] = self.ids if question is not None else range(len(self.ids))
+        position = getattr(question, "position", None)  # class_ranking.ClassQuestion's
+        if position is not None:  # a memory holding common words only scores as its class
+            self._keys = [position(mid) for mid in self.ids]
         if question is None:
             corpus = Corpus(
                 [
@@ -404,9 +376,11 @@ class Relevance:
         return self._at(self._keys[position], self.subjects.get(self.ids[position], frozenset()))
 
     def _at(self, position: Any, subject: frozenset[str]) -> float:
-        score = self.question.share(position)
-        score += self.question.subject_bonus(subject) * self.question.focus_factor(position)
-        return min(1.0, score)
+        # The focus factor applies to the whole score: a subject match cannot lift a memory
+        # silent on what the question asks for back over the floor.
+        q = self.question
+        share = q.shared.get(position, 0.0) / q.total if q.total else 0.0
+        return min(1.0, share + q.subject_bonus(subject)) * q.focus_factor(position)
 
     def of_outside(self, memory: Any, position: Any) -> float:
         """The same relevance for a memory the corpus holds at `position` but this recall did

@@ -19,6 +19,15 @@ from dataclasses import dataclass
 
 from memvet.store import context_pack as cp
 from memvet.store.lexicon import CONCEPTS, LANGUAGES
+from memvet.store.slot_vocabulary import (
+    FAMILIES,
+    FAMILY_LABELS,
+    LINK_VERBS,
+    LINK_WORDS,
+    PARTS,
+    cued_subject,
+    rewritten,
+)
 from memvet.store.subjects import STOPWORDS
 
 SUBJECT_WORDS = 3  # words at most in a derived subject
@@ -43,10 +52,13 @@ BOUNDARY = frozenset(
 from into listens listen lives live runs run located sits called named set has have should must
 can will lives points point means and or but by""".split()
 )
-FILLER = frozenset(
-    """listens listen lives located called named default set value currently
+FILLER = (
+    frozenset(
+        """listens listen lives located called named default set value currently
 straight really always never please don't dont do does don doesn didn isn aren wasn won not
 no longer re ve ll upgraded upgrade downgraded switched migrated""".split()
+    )
+    | LINK_WORDS
 )  # "don't" tokenises as "don", "we're" as "re": a negation or contraction is no subject
 AUXILIARIES = frozenset(
     """is are was were be been being should must can will has have had get gets got not never
@@ -86,10 +98,16 @@ CHANGE_FROM = re.compile(
     r"\b(?:moved|switched|migrated|changed|went|move|switch|migrate|"
     r"replaced)\b.*?\bfrom\s+(.+?)\s+(?:to|for|with)\b"
 )
+FAMILIES_AND_CONCEPTS = {**CONCEPTS, **FAMILIES}
 TOOLS = frozenset(
-    w for name, words in CONCEPTS.items() for w in words if " " not in w and w not in GENERIC
+    w
+    for name, words in FAMILIES_AND_CONCEPTS.items()
+    for w in words
+    if " " not in w and w not in GENERIC
 )
-CONCEPT_OF = {w: name for name, words in CONCEPTS.items() for w in words if " " not in w}
+CONCEPT_OF = {
+    w: name for name, words in FAMILIES_AND_CONCEPTS.items() for w in words if " " not in w
+}
 # A package manager's own verbs (about the package manager), and script names that say a role.
 INSTALLING = frozenset("install i add remove rm uninstall sync lock update upgrade ci init".split())
 SCRIPT_ROLES = {"test": "tests", "tests": "tests", "fmt": "formatter"}
@@ -138,8 +156,12 @@ def derive_subject(statement: str, kind: str) -> str:
     postgres port", "We use pnpm in this repo" -> "package manager", "Deploys go through Heroku"
     -> "deploys". A statement naming a number keeps its own words (a port, a version); otherwise a
     tool family in the lexicon names it; otherwise its leading noun phrase does."""
-    text = SCOPE_PHRASE.sub(" ", statement.casefold().replace("’", "'"))
+    text = SCOPE_PHRASE.sub(" ", rewritten(statement.casefold().replace("’", "'")))
+    cued = cued_subject(text)
     tokens = _tokens(text)
+    if cued is not None:  # a familiar phrasing of a slot ("sessions expire after …"), per language
+        language = next((t for t in tokens if t in LANGUAGES and t != "go"), None)
+        return f"{language} {cued}" if language else cued
     has_number = any(NUMBER.fullmatch(t) for t in tokens)
     if not has_number:
         role = _tool_role(tokens)
@@ -168,7 +190,7 @@ def derive_subject(statement: str, kind: str) -> str:
             if words:
                 break
             continue
-        if words and token in BOUNDARY:
+        if words and (token in BOUNDARY or token in LINK_VERBS):
             if not has_number:
                 break
             continue
@@ -177,6 +199,8 @@ def derive_subject(statement: str, kind: str) -> str:
     named = {_concept(w) for w in words if w in TOOLS}
     # "The database is Postgres 16" is about Postgres, as "We're on Postgres 14" is.
     words = [w for w in words if not (w in GENERIC and _concept(w) in named)]
+    if has_number and len(words) == 1 and words[0] in TOOLS:
+        return _label(_concept(words[0]) or words[0])  # "we use MySQL 8": the database
     return " ".join(words[:SUBJECT_WORDS]) or kind
 
 
@@ -185,7 +209,7 @@ def _concept(word: str) -> str | None:
 
 
 def _label(name: str) -> str:
-    return CONCEPT_LABELS.get(name, name.replace("-", " "))
+    return CONCEPT_LABELS.get(name) or FAMILY_LABELS.get(name) or name.replace("-", " ")
 
 
 def _tool_role(tokens: list[str]) -> str | None:
@@ -197,6 +221,9 @@ def _tool_role(tokens: list[str]) -> str | None:
         name = _concept(word)
         if name is None:
             continue
+        following = words[i + 1][0] if i + 1 < len(words) else ""
+        if name in FAMILIES and _content(following) and following not in FILLER:
+            continue  # "every aws resource": a qualifier of what it is about, not its value
         if name != "package-manager":
             return _label(name)
         rest = [w for w, _ in words[i + 1 : i + 3]]
@@ -250,7 +277,12 @@ def _values(segment: str, subject_words: frozenset[str]) -> set[tuple[str, str]]
             out.add(("tool", token))
         elif "/" in token or re.fullmatch(r"\.?[a-z0-9_-]+\.[a-z0-9]{1,8}", token):
             out.add(("path", token.rstrip("/")))
-        elif _content(token) and token not in FILLER and cp.stem(token) not in subject_words:
+        elif (
+            _content(token)
+            and token not in FILLER
+            and token not in LINK_VERBS  # a link is no value ("hosted on Netlify")
+            and cp.stem(token) not in subject_words
+        ):
             out.add(("word", cp.stem(token)))
     return out
 
@@ -259,7 +291,7 @@ def claim_of(statement: str, polarity: str, subject: str) -> Claim:
     """Split a statement into what it asserts and what it denies. A value after a negation cue in
     the same clause is denied ("not the default 5432", "(not pip)", "don't run npm install"), so
     is the old value of a change ("moved from poetry to uv"); a denial denies everything."""
-    text = statement.casefold().replace("’", "'")
+    text = rewritten(statement.casefold().replace("’", "'"))
     subject_words = frozenset(normalise_subject(subject).split())
     negated: set[tuple[str, str]] = set()
     asserted: set[tuple[str, str]] = set()
@@ -292,14 +324,21 @@ def _relation(tokens: list[str]) -> str | None:
     i = 0
     while i < len(tokens) and tokens[i] in STOPWORDS and tokens[i] not in BOUNDARY:
         i += 1  # "the", "our"
-    while i < len(tokens) and _content(tokens[i]) and tokens[i] not in FILLER:
+    while i < len(tokens) and (
+        tokens[i] in LINK_WORDS or (_content(tokens[i]) and tokens[i] not in FILLER)
+    ):
         i += 1  # the noun phrase
     while i < len(tokens) and tokens[i] in AUXILIARIES:
         i += 1
-    if i == 0 or i >= len(tokens):
-        return None
+    if i == 0 or i >= len(tokens) - 1:
+        return None  # the statement's last word is its value ("the default branch is master")
     word = tokens[i]
-    if word in BOUNDARY or word in STOPWORDS - {"kept", "used"} or not word.isalpha():
+    if (
+        word in BOUNDARY
+        or word in LINK_VERBS
+        or word in STOPWORDS - {"kept", "used"}
+        or not word.isalpha()
+    ):
         return None
     return cp.stem(word)
 
@@ -307,9 +346,10 @@ def _relation(tokens: list[str]) -> str | None:
 def rivalry(a: Claim, b: Claim, kind_a: str, kind_b: str) -> str | None:
     """How two claims of one subject clash: "negation" (one denies what the other asserts),
     "different_value" (both assert values of one type with nothing in common), or None."""
-    places = [_environments(c) for c in (a, b)]
-    if all(places) and not places[0] & places[1]:
-        return None  # one subject in two environments (staging and production)
+    for where in (ENVIRONMENTS, PARTS):
+        places = [_places(c, where) for c in (a, b)]
+        if all(places) and not places[0] & places[1]:
+            return None  # one subject in two environments (staging, production) or two parts
     if kind_a == kind_b == "constraint" and _is_exception(a, b):
         return None  # a rule and the case it exempts ("dev-only test dependencies are fine")
     if _grants_denied(a, b) or _grants_denied(b, a):
@@ -328,8 +368,12 @@ def rivalry(a: Claim, b: Claim, kind_a: str, kind_b: str) -> str | None:
     if kind_a != kind_b:
         # A decision and a procedure of one subject differ in what they say, unless each names
         # a tool of the slot and they name none in common ("format with black", "ruff formats").
-        mine, theirs = a.of_type("tool"), b.of_type("tool")
-        return "different_value" if mine and theirs and not mine & theirs else None
+        # Numbers too: "we are on Django 4.2" against "we upgraded Django to 5.1".
+        for of_type in ("tool", "number"):
+            mine, theirs = a.of_type(of_type), b.of_type(of_type)
+            if mine and theirs and not mine & theirs:
+                return "different_value"
+        return None
     if kind_a in COMPATIBLE_KINDS and not (a.typed() & b.typed()) - {"word", "code"}:
         # Two procedures that differ only in words or commands are two tasks (iOS and Android).
         return None
@@ -354,10 +398,10 @@ def rivalry(a: Claim, b: Claim, kind_a: str, kind_b: str) -> str | None:
     return None
 
 
-def _environments(claim: Claim) -> frozenset[str]:
+def _places(claim: Claim, where: dict[str, str]) -> frozenset[str]:
     values = claim.asserted | claim.negated
-    # Claim words are stemmed ("staging" -> "stag"): compare stems of the environment words.
-    places = {cp.stem(w): place for w, place in ENVIRONMENTS.items()} | ENVIRONMENTS
+    # Claim words are stemmed ("staging" -> "stag"): compare stems of the place words.
+    places = {cp.stem(w): place for w, place in where.items()} | where
     return frozenset(places[v] for t, v in values if t == "word" and v in places)
 
 

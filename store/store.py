@@ -147,6 +147,7 @@ class Store:
     restore = delegate("memories", Memories.restore)
     edit_memory = delegate("edits", MemoryEditor.edit)
     undo_edit = delegate("edits", MemoryEditor.undo)
+    edit_conflicts = delegate("edits", MemoryEditor.conflicts)
     memory_versions = delegate("edits", MemoryEditor.versions)
     get_memory = delegate("memories", Memories.get)
     transitions = delegate("memories", Memories.transitions)

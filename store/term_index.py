@@ -47,7 +47,9 @@ DELETE_SQL = "DELETE FROM term_postings WHERE memory_id = ?"
 INSERT_SQL = "INSERT OR IGNORE INTO term_postings (token, memory_id, field) VALUES (?, ?, ?)"
 UNSTALE_SQL = "DELETE FROM term_stale WHERE memory_id = ?"
 STALE_SQL = "SELECT memory_id FROM term_stale"
+IDS_SQL = "SELECT value FROM json_each(?)"  # a list of ids as one parameter
 SLOT_PREFIX = "slot\x1f"  # a slot's token never equals a term's
+CLASS_PREFIX = "\x01"  # a corpus position standing for a class (recall_classes.py): no id starts so
 
 
 def token(key: bytes, term: str) -> bytes:
@@ -124,8 +126,7 @@ class ScopeTerms:
         self.extra = list(extra)
         self.n = memories + len(self.extra)
 
-    @staticmethod
-    def position(memory_id: str) -> str:
+    def position(self, memory_id: str) -> str:
         return memory_id
 
     def ids_of(self, unit: Iterable[str]) -> set[str]:

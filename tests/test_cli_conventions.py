@@ -202,3 +202,67 @@ def test_only_the_named_command_is_built_and_an_unknown_one_lists_all():
         ["queue", "approve", "c_1", "--json"]
     )
     assert approve.ids == ["c_1"] and approve.json and callable(approve.handler)
+
+
+def _plugin_distribution(folder: Path, entry_points: str) -> None:
+    """Another installed distribution with `memvet.commands` entry points, in `folder`."""
+    (folder / "memvet_test_plugin.py").write_text(
+        "def register(sub):\n"
+        "    p = sub.add_parser('plugin-hello', help='a command of another distribution')\n"
+        "    p.set_defaults(handler=lambda args: print('hello from the plugin') or 0)\n"
+    )
+    info = folder / "memvet_test_plugin-1.0.dist-info"
+    info.mkdir()
+    (info / "entry_points.txt").write_text(f"[memvet.commands]\n{entry_points}")
+
+
+def test_a_built_in_command_reads_only_memvets_own_entry_points(tmp_path, monkeypatch, capsys):
+    """console.py finds `paths`, `queue` ... in memvet's own entry_points.txt: another
+    distribution's file is not read for them (a broken one says nothing), but its commands
+    still run, and help (or an unknown command) still consults every distribution."""
+    from importlib.metadata import distribution
+
+    from memvet.store.cli_entry_points import GROUP, own_command_entry_points
+    from memvet.store.console import build_parser, run_cli
+
+    own = sorted(
+        (ep.name, ep.value) for ep in distribution("memvet").entry_points.select(group=GROUP)
+    )
+    assert own and own_command_entry_points() == own
+    _plugin_distribution(
+        tmp_path, "hello = memvet_test_plugin:register\nbroken = memvet_no_such_module:register\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "memvet_test_plugin", raising=False)
+    assert own_command_entry_points() == own  # the other distribution is not memvet's
+    unavailable = "the broken commands are unavailable"
+    for argv in (["paths"], ["queue", "list"], ["status"]):
+        parser = build_parser(argv)
+        assert set(parser._subparsers._group_actions[0].choices) == {argv[0]}
+        assert unavailable not in capsys.readouterr().err, argv
+    assert "memvet_test_plugin" not in sys.modules  # nor was the plugin imported
+    assert run_cli(["plugin-hello"]) == 0
+    done = capsys.readouterr()
+    assert "hello from the plugin" in done.out and done.err.count(unavailable) == 1
+    build_parser(["no-such-command"])
+    assert capsys.readouterr().err.count(unavailable) == 1  # said once, not once a pass
+    assert "plugin-hello" in build_parser(["--help"])._subparsers._group_actions[0].choices
+
+
+def test_help_wraps_at_the_width_shutil_would_give(monkeypatch):
+    """The command frame finds argparse's width without importing shutil (console.py): help
+    wraps exactly as argparse's own formatter does, at each width."""
+    import argparse
+
+    from memvet.store.console import build_parser
+
+    shown = []
+    for columns in ("52", "140"):
+        monkeypatch.setenv("COLUMNS", columns)
+        parser = build_parser(["queue", "approve", "--help"])
+        queue = parser._subparsers._group_actions[0].choices["queue"]
+        approve = queue._subparsers._group_actions[0].choices["approve"]
+        shown.append(approve.format_help())
+        approve.formatter_class = argparse.HelpFormatter  # shutil.get_terminal_size's width
+        assert shown[-1] == approve.format_help(), columns
+    assert shown[0] != shown[1]

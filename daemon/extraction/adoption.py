@@ -88,7 +88,8 @@ _FOR_YOU = LazyPattern(
 def may_adopt(reply: str) -> bool:
     """Cheap first look: could this reply adopt a proposal? (Most replies: no.)"""
     lowered = reply.lower()
-    return any(word in lowered for word in _CUE_WORDS) and len(reply.split()) <= MAX_REPLY_WORDS
+    # map(__contains__): the same `in` tests without a generator frame per word
+    return any(map(lowered.__contains__, _CUE_WORDS)) and len(reply.split()) <= MAX_REPLY_WORDS
 
 
 def adopts(reply: str) -> bool:

@@ -43,6 +43,17 @@ _TYPED_DEPENDENT = LazyPattern(
 )
 
 
+# A rule whose object points back ("Naming needs a prefix. Start them with 'x_'.", "Add this
+# decorator to all methods", "Always include 'chx' in them"): what "them" is, the sentence before says.
+_POINTS_BACK = LazyPattern(
+    r"(?i)^(?:(?:from now on|going forward|moving forward|always|never|please|just|also|and|so|"
+    r"specifically|(?:ensure|make sure)(?: that)? you|remember to)[,\s]+)*"
+    r"(?:start|end|prefix|suffix|include|add|append|put|apply|attach|decorate|tag|mark|wrap)\s+"
+    r"(?:it|them|these|those|this\s+(?:decorator|prefix|suffix|string|convention|module|rule|"
+    r"format|tag|label))\b(?![^:]{0,40}:\s*\S)"  # "tag it like the rest: every resource gets …"
+    r"|^(?:always|never)\s+\w+\b[^.;:]{0,60}\b(?:in|to|on|with)\s+(?:it|them)\W*$"
+)
+
 # "It" with nothing to point back to: "It's important that …", "It is best to …".
 _EXPLETIVE_IT = LazyPattern(
     r"(?i)^it(?:'s| is) (?:really |very |always )?(?:important|crucial|essential|vital|key|best|"
@@ -55,6 +66,8 @@ def depends_on_before(sentence: str) -> bool:
     alone."""
     if _DEPENDENT.match(sentence) is not None:
         return _EXPLETIVE_IT.match(sentence) is None
+    if _POINTS_BACK.match(sentence) is not None:
+        return True
     typed = _TYPED_DEPENDENT.match(sentence)
     return typed is not None and typed_demonstrative(typed.group(1).lower())
 
@@ -129,6 +142,11 @@ def merge_clauses(
                 and not _FILLER.match(sentence)
             ):
                 found[previous[2]] = _join(found[previous[2]], sentence, ", ", None, max_chars)
+                previous = (sentence, None, previous[2])
+                continue
+            if previous is not None and previous[2] >= 0 and _POINTS_BACK.match(sentence):
+                # "Branch names need a prefix. Start them with feat/.": the rule's own words
+                found[previous[2]] = _join(found[previous[2]], sentence, " ", None, max_chars)
                 previous = (sentence, None, previous[2])
                 continue
             others.append(sentence)

@@ -117,6 +117,7 @@ class Extractor:
         self._rejected: dict[
             str, Rule
         ] = {}  # sentences of the current message a reject rule ruled out
+        self._unvetted: set[str] = set()  # ... and those not yet asked (_rejected_by)
 
     def extract(self, text: str) -> list[Extracted]:
         found: list[Extracted] = []
@@ -125,6 +126,7 @@ class Extractor:
         # sentence said so is only asked once a later one is a candidate (most prompts have none).
         revising, earlier = False, []
         self._rejected.clear()
+        self._unvetted.clear()
         parts: list[tuple[str, Extracted | None]] = []  # every sentence: clauses of one rule merge
         for sentence in self.sentences(text):
             result = self._classify(sentence, None) if self._sized(sentence) else None
@@ -146,7 +148,7 @@ class Extractor:
         if all(result is None for _, result in parts):
             return found  # most prompts: nothing to merge or scope
         rejected = {
-            i: self._rejected.get(sentence)
+            i: self._rejected_by(sentence)
             for i, (sentence, result) in enumerate(parts)
             if result is None
         }
@@ -218,6 +220,24 @@ class Extractor:
 
     _sized = sized
 
+    # Reject rules first (True) or only once a kind or correction rule matched (False, the
+    # default): the same candidates and the same vetoes, but most sentences no rule proposes are
+    # never run through the reject rules (tests/tools/extraction_identity.py compares both).
+    reject_first = False
+
+    def _vetoed(self, sentence: str, mask: int) -> bool:
+        if rejected := self._hits(self._reject, mask, sentence):  # the first in file order vetoes
+            self._rejected[sentence] = rejected[0][0]  # merge_clauses glues nothing to it
+            return True
+        return False
+
+    def _rejected_by(self, sentence: str) -> Rule | None:
+        """The reject rule that vetoed a sentence of the current message (None: none did)."""
+        if sentence in self._unvetted:
+            self._unvetted.discard(sentence)
+            self._vetoed(sentence, self._mask(sentence))
+        return self._rejected.get(sentence)
+
     def _mask(self, sentence: str) -> int:
         """The rules that may match `sentence` (prefilter); the others cannot, so are not run.
         Remembered for the sentences of the last text (the scorer asks again)."""
@@ -250,6 +270,8 @@ class Extractor:
         self, section: tuple[int, dict[int, Rule]], mask: int, sentence: str
     ) -> list[tuple[Rule, re.Match[str]]]:
         """`_hits`, remembered for the sentences of the last text (never mutate the list)."""
+        if not mask & section[0]:
+            return []  # the prefilter rules out every rule of the section
         key = (id(section), mask & section[0], sentence)
         found = self._section_hits.get(key)
         if found is None:
@@ -260,8 +282,7 @@ class Extractor:
         policy = self.policy
         mask = self._mask(sentence) if mask is None else mask
         hits = self._hits
-        if rejected := hits(self._reject, mask, sentence):  # the first in file order vetoes
-            self._rejected[sentence] = rejected[0][0]  # merge_clauses glues nothing to it
+        if self.reject_first and self._vetoed(sentence, mask):
             return None
         durable = [r for r, _ in hits(self._durable, mask, sentence)]
         kinds = [
@@ -272,6 +293,10 @@ class Extractor:
         ]
         corrections = hits(self._correction, mask, sentence)
         if not kinds and not any(r.standalone for r, _ in corrections):
+            if not self.reject_first:
+                self._unvetted.add(sentence)  # a veto changes nothing here: asked if needed
+            return None
+        if not self.reject_first and self._vetoed(sentence, mask):
             return None
         lasting = bool(durable) or any(r.durable for r in kinds) or bool(corrections)
         if not lasting and _first(self._reject_unless_durable, mask, sentence) is not None:

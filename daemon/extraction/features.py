@@ -135,6 +135,7 @@ class Context:
     strength: float = (
         0.0  # the rules' own confidence in the candidate (0: the rules did not propose it)
     )
+    third_look: bool = False  # no rule judged it: only the scorer reads it (third_look.py)
 
 
 def tokens(text: str) -> list[str]:
@@ -279,6 +280,8 @@ def context_features(context: Context) -> list[str]:
     feats += message_features(context.message, context.previous_assistant)
     if context.adopted:
         feats.append("adopted")
+    if context.third_look:
+        feats.append("look:third")
     return feats
 
 
@@ -298,7 +301,23 @@ def message_features(message: str, previous_assistant: str) -> tuple[str, ...]:
 def hashed(features: Iterable[str]) -> dict[int, float]:
     """Feature name → bucket (crc32, stable across processes), counts summed."""
     out: dict[int, float] = {}
+    buckets = _BUCKET_OF
     for name in features:
-        index = crc32(name.encode()) & (BUCKETS - 1)
+        index = buckets.get(name)
+        if index is None:
+            index = bucket(name)
         out[index] = out.get(index, 0.0) + 1.0
     return out
+
+
+_BUCKET_OF: dict[str, int] = {}  # feature names repeat from sentence to sentence: hash each once
+
+
+def bucket(name: str) -> int:
+    """The bucket of one feature name (remembered, bounded)."""
+    index = _BUCKET_OF.get(name)
+    if index is None:
+        if len(_BUCKET_OF) >= 200_000:
+            _BUCKET_OF.clear()
+        index = _BUCKET_OF[name] = crc32(name.encode()) & (BUCKETS - 1)
+    return index

@@ -86,7 +86,7 @@ class FilterSet:
             # No rule can match: what masking, stripping and unmasking would give. (Masking only
             # adds private-use slot marks around digits, so it cannot create a needle.)
             lowered = folded(text)
-            if not any(needle in lowered for needle in needles):
+            if not any(map(lowered.__contains__, needles)):  # `needle in lowered`, in C
                 return FilterResult(text.strip())
         masked, slots = mask_protected(text)
         fired: list[str] = []

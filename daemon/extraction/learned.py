@@ -2,11 +2,13 @@
 
 The declarative rules (`Extractor`) stay the cheap, high-recall front: their candidates are
 scored, and so is a sentence they did not propose only when one of their kind, durable or
-correction rules saw something in it (a reject rule or the confidence floor stopped it). The
-scorer keeps what a reviewer would approve and says why; a strong explicit rule (rule confidence
-at or above the weights' `strong_rule`) is never scored out. Kind and scope of a rule candidate
-stay the rules' when the weights say so (`rule_kinds`, chosen on dev), polarity and what a
-correction replaces always do: a statement never loses its "never".
+correction rules saw something in it (a reject rule or the confidence floor stopped it), or,
+in the third look (third_look.py), when no rule judged it at all and it has a statement's shape,
+against its own keep line. The scorer keeps what a reviewer would approve and says why; a
+strong explicit rule (rule confidence at or above the weights' `strong_rule`) is never scored
+out. Kind and scope of a rule candidate stay the rules' when the weights say so (`rule_kinds`,
+chosen on dev), polarity and what a correction replaces always do: a statement never loses its
+"never".
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ from memvet.daemon.extraction.clauses import depends_on_before
 from memvet.daemon.extraction.extract import Extracted, Extractor, _replaced
 from memvet.daemon.extraction.features import Context
 from memvet.daemon.extraction.scorer import Scorer, default_scorer
+from memvet.daemon.extraction.third_look import REASON as THIRD_LOOK
+from memvet.daemon.extraction.third_look import has_statement_shape, untouched_by_rules
 
 GLOBAL_LINE = 0.5
+LEFT_OUT_MAX = 1024  # third-look sentences remembered as below the line, per extractor
 # The scorer reads a sentence the rules did not propose only when a kind, durable or correction
 # rule saw something in it (a reject rule or the confidence floor stopped it): scoring every
 # sentence took office small talk and task chatter that no rule touches (MemoryCode dev: P 0.23).
@@ -44,6 +49,9 @@ class LearnedExtractor:
     def __init__(self, extractor: Extractor, scorer: Scorer | None = None) -> None:
         self.extractor = extractor
         self.scorer = scorer or default_scorer()
+        # Third-look sentences scored below their line: a transcript repeats a prompt (queued,
+        # echoed, resumed), and the third look's features are most of its cost.
+        self._left_out: set[tuple] = set()
 
     def extract(
         self, text: str, *, previous_assistant: str = "", host: str | None = None
@@ -117,11 +125,21 @@ class LearnedExtractor:
         for index, sentence in enumerate(sentences):
             if index in covered or not extractor.sized(sentence) or sentence.casefold() in seen:
                 continue
-            if not extractor.worth_scoring(sentence):
-                continue  # what worth_a_second_look would say, without the other sections' rules
-            hits = extractor.rule_hits(sentence)
-            if not worth_a_second_look(sentence, hits):
-                continue
+            if extractor.worth_scoring(sentence):
+                hits = extractor.rule_hits(sentence)
+                if not worth_a_second_look(sentence, hits):
+                    continue
+                line, third = scorer.threshold, False
+            else:  # no kind, durable or correction rule: the third look (third_look.py)
+                if scorer.threshold_third > 1.0 or not has_statement_shape(sentence):
+                    continue
+                key = (scorer, text, index, previous_assistant, host)
+                if key in self._left_out:
+                    continue
+                hits = extractor.rule_hits(sentence)
+                if not untouched_by_rules(hits):
+                    continue
+                line, third = scorer.threshold_third, True
             context = Context(
                 message=text,
                 index=index,
@@ -129,8 +147,13 @@ class LearnedExtractor:
                 previous_assistant=previous_assistant,
                 rules=tuple(r.name for r, _ in hits),
                 host=host,
+                third_look=third,
             )
-            if scorer.keep_score(sentence, context) < scorer.threshold:
+            if scorer.keep_score(sentence, context) < line:
+                if third:
+                    if len(self._left_out) >= LEFT_OUT_MAX:
+                        self._left_out.clear()
+                    self._left_out.add(key)
                 continue
             verdict = scorer.judge(sentence, context)  # kept: type it and say why
             corrections = [(r, m) for r, m in hits if r.section == "correction"]
@@ -142,7 +165,7 @@ class LearnedExtractor:
                     confidence=round(verdict.score, 3),
                     reasons=(
                         *dict.fromkeys(r.name for r, _ in hits),
-                        "scorer.recall",
+                        THIRD_LOOK if third else "scorer.recall",
                         *verdict.reasons,
                     ),
                     polarity=polarity_of(hits),

@@ -111,7 +111,7 @@ class Prefilter:
         unseen = rules & self._gated & ~keywords  # a rule with keywords needs one
         rules &= ~(unseen & ~maybe)  # none of its keywords can be in the sentence
         for bit in _bits(unseen & maybe):  # one may be: look for it
-            if not any(keyword in lowered for keyword in self._other_keywords[bit]):
+            if not any(map(lowered.__contains__, self._other_keywords[bit])):
                 rules ^= bit
         return rules
 

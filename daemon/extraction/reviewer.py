@@ -20,6 +20,7 @@ from typing import Any
 
 from memvet.daemon.extraction.features import Context, hashed, sentence_features
 from memvet.daemon.extraction.scorer import Scorer, default_scorer
+from memvet.daemon.extraction.third_look import REASON as THIRD_LOOK
 
 log = logging.getLogger("memvet.daemon")
 
@@ -64,10 +65,13 @@ class ReviewerModel:
 
 
 def _context(reasons: Iterable[str]) -> Context:
+    reasons = tuple(reasons)
     rules = tuple(
-        r for r in reasons if "." in r and not r.startswith(("score:", "feature:", "scope."))
+        r
+        for r in reasons
+        if "." in r and r != THIRD_LOOK and not r.startswith(("score:", "feature:", "scope."))
     )
-    return Context(rules=rules, adopted="adopted" in reasons)
+    return Context(rules=rules, adopted="adopted" in reasons, third_look=THIRD_LOOK in reasons)
 
 
 class AdaptedScorer(Scorer):

@@ -50,6 +50,7 @@ class Rule:
     # `contains`; prefilter.py skips the regex on a sentence with none of them.
     words: tuple[str, ...] = ()
     contains: tuple[str, ...] = ()
+    over: tuple[str, ...] = ()  # [[kind_cue]]: the kinds it retypes (empty: every other kind)
 
     def search(self, text: str, lowered: str) -> re.Match[str] | None:
         if self.keywords and not any(k in lowered for k in self.keywords):
@@ -91,6 +92,7 @@ class Rules:
     polarity: tuple[Rule, ...] = ()
     correction: tuple[Rule, ...] = ()
     skip_line: tuple[Rule, ...] = ()
+    kind_cues: tuple[Rule, ...] = ()  # retype candidates (kind_cues.py), never make or drop one
     sources: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -105,6 +107,7 @@ _SECTIONS: dict[str, set[str]] = {
     "polarity": set(_COMMON),
     "correction": _COMMON | {"boost", "standalone"},
     "skip_line": set(_COMMON),
+    "kind_cue": _COMMON | {"kind", "over"},
 }
 _TOP_LEVEL = set(_SECTIONS) | {"policy", "version"}
 _TYPES: dict[str, type | tuple[type, ...]] = {
@@ -125,6 +128,7 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "keywords": list,
     "words": list,
     "contains": list,
+    "over": list,
 }
 
 
@@ -169,8 +173,11 @@ def _check_table(source: str, section: str, index: int, table: Any) -> dict[str,
             raise _fail(source, where, f"key '{key}' has the wrong type")
     if table.get("enabled", True) and not isinstance(table.get("pattern"), str):
         raise _fail(source, where, "needs a string 'pattern'")
-    if section == "kind" and table.get("enabled", True) and table.get("kind") not in KINDS:
-        raise _fail(source, where, f"key 'kind' must be one of {', '.join(KINDS)}")
+    if section in ("kind", "kind_cue") and table.get("enabled", True):
+        if table.get("kind") not in KINDS:
+            raise _fail(source, where, f"key 'kind' must be one of {', '.join(KINDS)}")
+    if "over" in table and not all(k in KINDS for k in table["over"]):
+        raise _fail(source, where, f"key 'over' may only list {', '.join(KINDS)}")
     if "polarity" in table and table["polarity"] not in POLARITIES:
         raise _fail(source, where, f"key 'polarity' must be one of {', '.join(POLARITIES)}")
     for key in ("keywords", "contains"):
@@ -227,6 +234,7 @@ def _compile(section: str, table: dict[str, Any]) -> Rule:
         keywords=tuple(table.get("keywords", ())),
         words=tuple(table.get("words", ())),
         contains=tuple(table.get("contains", ())),
+        over=tuple(table.get("over", ())),
     )
 
 
@@ -309,6 +317,7 @@ def load_rules(path: str | None = None) -> Rules:
         polarity=compiled["polarity"],
         correction=compiled["correction"],
         skip_line=compiled["skip_line"],
+        kind_cues=compiled["kind_cue"],
         sources=tuple(source for source, _ in documents),
     )
     prefilter_for(rules)  # built once per load, like the compiled patterns, not per file read

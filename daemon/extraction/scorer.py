@@ -29,13 +29,20 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from array import array
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-from memvet.daemon.extraction.features import BUCKETS, Context, hashed, sentence_features
+from memvet.daemon.extraction.features import (
+    BUCKETS,
+    Context,
+    bucket,
+    hashed,
+    sentence_features,
+)
 
 KINDS = ("decision", "procedure", "constraint", "preference", "fact")
 __all__ = ["KINDS", "Context", "Scorer", "Verdict", "default_scorer"]
@@ -67,6 +74,13 @@ class Scorer:
         self.threshold_proposed: float = header.get(
             "threshold_proposed", self.threshold
         )  # a rule candidate
+        # a sentence no rule judged (third_look.py); above 1: weights that never learnt it skip it.
+        # Shipped off ("third_look": false): it halved the pipeline's CPU against json.loads and
+        # took few sentences of new voices; MEMVET_EXTRACTION_THIRD_LOOK=1 switches it on.
+        self.trained_threshold_third: float = header.get("threshold_third", 2.0)
+        self.threshold_third: float = (
+            self.trained_threshold_third if _third_look_on(header) else 2.0
+        )
         self.chars: bool = header.get("chars", True)
         # A rule candidate at or above this rule confidence is kept whatever the model says (the
         # rule-strength prior), and `rule_kinds`: proposed candidates keep the rules' kind and scope.
@@ -145,11 +159,9 @@ class Scorer:
         """The features that pushed the keep score most, either way (for the reviewer)."""
         if count <= 0:
             return []
-        from zlib import crc32
-
         pushes: dict[str, float] = {}
         for name, times in Counter(features).items():
-            at = self._row(crc32(name.encode()) & (BUCKETS - 1))
+            at = self._row(bucket(name))
             if at is not None:
                 pushes[name] = self._weights[at] * times
         ranked = sorted(pushes.items(), key=lambda item: -abs(item[1]))[:count]
@@ -158,6 +170,16 @@ class Scorer:
 
 def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+def _third_look_on(header: dict) -> bool:
+    """The weights' own choice, unless the environment says otherwise (an experiment switch)."""
+    wanted = os.environ.get("MEMVET_EXTRACTION_THIRD_LOOK", "").strip().lower()
+    if wanted in ("1", "on", "true", "yes"):
+        return True
+    if wanted in ("0", "off", "false", "no"):
+        return False
+    return bool(header.get("third_look", True))
 
 
 @lru_cache(maxsize=1)

@@ -57,6 +57,8 @@ class ClaudeCodeParser(TranscriptParser):
         if isinstance(typed, formats.ClaudeUser):
             message = typed.message
             content = message.content if message is not None else None
+            if isinstance(content, list) and _only_tool_results(content):
+                return _TOOL_RESULTS  # what _user says first, without building its arguments
             return self._user(
                 line_no,
                 has_message=message is not None,
@@ -212,3 +214,11 @@ class ClaudeCodeParser(TranscriptParser):
 
 def _blocks(content: list[formats.Block]) -> list[tuple[str | None, str | None]]:
     return [(block.type, block.text) for block in content]
+
+
+def _only_tool_results(content: list[formats.Block]) -> bool:
+    """No text block and a tool_result block: `_user`'s first test, on the decoded blocks."""
+    for block in content:
+        if block.type == "text" and isinstance(block.text, str):
+            return False
+    return any(block.type == "tool_result" for block in content)

@@ -63,7 +63,7 @@ class ClaudeCodeChain:
         last = state.get("last")
         self.last: dict[str, str] = dict(last) if isinstance(last, dict) else {}  # session -> uuid
         self.seen: deque[str] = deque(state.get("seen") or (), maxlen=RECENT_UUIDS)
-        self.open_tools: list[str] = list(state.get("open") or ())[-MAX_OPEN_TOOLS:]
+        self.open_tools: list[str] = [*(state.get("open") or ())][-MAX_OPEN_TOOLS:]
         self.time: str | None = state.get("time") if isinstance(state.get("time"), str) else None
 
     @property
@@ -133,7 +133,9 @@ class CodexEcho:
 
     def vet(self, line: bytes, drafts: list[CandidateDraft]) -> list[CandidateDraft]:
         record = _record(line) or {}
-        payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            payload = {}
         out: list[CandidateDraft] = []
         if self.held:
             if (

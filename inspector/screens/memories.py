@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from memvet.inspector.formatting import age, kind_label, one_line, when, workspace_name
 from memvet.inspector.jobs import Changes, Decision, attempt, change_memory, load_memory_history
 from memvet.inspector.messages import HistoryLoaded, MemoriesLoaded, MemoryChanged, TeamOffered
 from memvet.inspector.screens.as_of_dialog import AsOf, AsOfDialog
 from memvet.inspector.screens.confirm_dialog import ConfirmDialog
+from memvet.inspector.screens.edit_supersede_dialog import EditSupersedeDialog
 from memvet.inspector.screens.memory_edit_dialog import MemoryEditDialog
 from memvet.inspector.screens.record_screen import RecordScreen
 from memvet.inspector.team_offer import offer, toast
@@ -25,6 +27,9 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
+
+if TYPE_CHECKING:
+    from memvet.store.slot_decisions import SlotConflicts
 
 VIEWS = (("all", MEMORY_STATUSES),) + tuple((s, (s,)) for s in MEMORY_STATUSES)
 MEMORY_LIMIT = 5000
@@ -220,15 +225,31 @@ class MemoriesScreen(RecordScreen):
     @work(thread=True, group="store", exit_on_error=False)
     def _edit(self, memory: Memory, edits: MemoryEdits) -> None:
         # based_on: what the dialog showed; an edit made elsewhere meanwhile is refused, not lost.
-        # conflict "ask": a rival value in its slot is refused here, never silently unsettled.
+        # conflict "ask": a rival value in its slot is refused, never silently unsettled; the
+        # supersede dialog then asks what happens to the rivals, as at approval.
+        decided = edits.conflict is not None
         outcome = attempt(
             self.app.store.edit_memory,
             memory.id,
-            replace(edits, conflict="ask"),
+            edits if decided else replace(edits, conflict="ask"),
             actor=self.app.owner,
             based_on=memory,
         )
+        if outcome.code == "conflict" and not decided:
+            found = attempt(self.app.store.edit_conflicts, memory.id, edits)
+            if found.ok and found.value.rivals:
+                self.app.call_from_thread(self._ask_slot, memory, edits, found.value)
+                return
         self.post_message(MemoryChanged(memory.id, "edit", outcome))
+
+    def _ask_slot(self, memory: Memory, edits: MemoryEdits, found: SlotConflicts) -> None:
+        def chosen(decided: MemoryEdits | None) -> None:
+            if decided is None:
+                self.notify("Not saved: the edit waits for a decision on its slot.")
+            else:
+                self._edit(memory, decided)
+
+        self.app.push_screen(EditSupersedeDialog(memory, edits, found), chosen)
 
     def action_false_write(self) -> None:
         memory = self._current()

@@ -56,9 +56,12 @@ class QueueScreen(QueueChanges, QueueTeam, Screen[None]):
         self.generation = 0
         self.page_after: tuple | None = None
         self.exhausted = False
-        self.loading = False
+        # A page is being read. Not `loading`: that is Textual's own flag, which covers the
+        # whole screen with an indicator (the table hidden, its focus lost, keys ignored).
+        self.reading_page = False
         self.total: int | None = None
         self.details: dict[str, CandidateDetail] = {}
+        self.settled: set[str] = set()  # decided here; the total already counts them out
         self.shown_key: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -96,7 +99,7 @@ class QueueScreen(QueueChanges, QueueTeam, Screen[None]):
         """Start over: only for a new filter or order, never after a decision."""
         self.generation += 1
         self.table.reset()
-        self.page_after, self.exhausted, self.loading, self.total = None, False, True, None
+        self.page_after, self.exhausted, self.reading_page, self.total = None, False, True, None
         self.details.clear()
         self.shown_key = None
         self.detail.message("Loading the queue…")
@@ -104,7 +107,7 @@ class QueueScreen(QueueChanges, QueueTeam, Screen[None]):
         self._next_page(first=True)
 
     def _next_page(self, first: bool) -> None:
-        self.loading = True
+        self.reading_page = True
         self._load_page(self.generation, self.spec.to_filter(), self.order, self.page_after, first)
 
     @work(thread=True, exclusive=True, group="queue-page", exit_on_error=False)
@@ -136,7 +139,7 @@ class QueueScreen(QueueChanges, QueueTeam, Screen[None]):
         if message.generation != self.generation:
             return
         if message.page is None:
-            self.loading = False
+            self.reading_page = False
             self.notify(f"Cannot load the queue: {message.error}", severity="error")
             if not self.table.row_count:
                 self.detail.message(f"Cannot load the queue: {message.error}", "$error")
@@ -145,13 +148,10 @@ class QueueScreen(QueueChanges, QueueTeam, Screen[None]):
         self.table.add(rows, self.app.now())
         if rows:
             self.page_after = self.order.after(rows[-1])
-        self.exhausted, self.loading = message.page.exhausted, False
+        self.exhausted, self.reading_page = message.page.exhausted, False
         if message.first:
             self._count(self.generation)
             self.show_current()
-            if getattr(self, "refocus", False):
-                self.refocus = False
-                self.call_after_refresh(self.table.focus)
 
     @on(QueueCounted)
     def _counted(self, message: QueueCounted) -> None:
@@ -169,7 +169,7 @@ class QueueScreen(QueueChanges, QueueTeam, Screen[None]):
     def _highlighted(self) -> None:
         self.show_current()
         near_end = self.table.cursor_row >= self.table.row_count - PREFETCH_MARGIN
-        if near_end and not self.exhausted and not self.loading:
+        if near_end and not self.exhausted and not self.reading_page:
             self._next_page(first=False)
 
     def show_current(self, force: bool = False) -> None:
@@ -284,10 +284,6 @@ class QueueScreen(QueueChanges, QueueTeam, Screen[None]):
             self._apply_order(order)
 
     def _apply_order(self, order: SortOrder) -> None:
-        keep = self.app.focused is self.table
         self.order = order
         self.table.show_order(order)
         self.reload()
-        if keep:  # the reload's emptied table lets Textual move focus to the detail pane
-            self.refocus = True
-            self.call_after_refresh(self.table.focus)

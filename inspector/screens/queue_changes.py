@@ -17,6 +17,7 @@ from memvet.store import Candidate, Edits
 from textual import work
 
 BUSY = ("approving", "rejecting")
+QUEUED = ("pending", "reserved", "stale")  # the statuses the queue shows
 
 
 class QueueChanges:
@@ -141,6 +142,7 @@ class QueueChanges:
                 )
             )
             table.drop(key)
+            self.settled.add(key)
             self.total = None if self.total is None else max(self.total - 1, 0)
             self.app.confirm(f"{verb}: {what}")
             if outcome.status:  # a correction that replaced nothing says so
@@ -206,7 +208,12 @@ class QueueChanges:
                     table.put(c, now)
             else:
                 table.drop(c.id)
-        self._count(self.generation)
+        # Recount (every pending row: seconds at 500k) only for what others changed: our own
+        # decisions are already counted out.
+        ours = {c.id for c in message.candidates if c.id in self.settled and c.status not in QUEUED}
+        self.settled -= ours
+        if message.missing or len(ours) < len(message.candidates):
+            self._count(self.generation)
         self.show_current(force=self.shown_key in {c.id for c in message.candidates})
 
     def _in_window(self, candidate: Candidate) -> bool:

@@ -1,11 +1,13 @@
 """The candidate competes with memories of its slot: supersede any number of them, keep both as
 compatible, or dispute (both leave recall until settled). Every rival of the slot is
 pre-selected; for a correction ("moved from X to Y") so is every memory of the scope that
-asserts X. Dismisses with the Edits to approve with, or None to decide later."""
+asserts X. Dismisses with the Edits to approve with, or None to decide later. The same choice
+for an edit of an approved memory is EditSupersedeDialog (edit_supersede_dialog.py)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from memvet.inspector.formatting import one_line, workspace_name
 from memvet.inspector.widgets.key_footer import KeyFooter
@@ -22,7 +24,7 @@ from textual.widgets.option_list import Option
 SUPERSEDE, KEEP_BOTH, DISPUTE = "supersede", "keep-both", "dispute"
 
 
-class SupersedeDialog(ModalScreen[Edits | None]):
+class SupersedeDialog(ModalScreen[Any]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="supersede-cancel"),
         Binding("k", "keep_both", "Keep both", id="supersede-keep"),
@@ -33,6 +35,28 @@ class SupersedeDialog(ModalScreen[Edits | None]):
         super().__init__(classes="dialog-screen")
         self.detail = detail
         self.edits = edits
+
+    def heading(self) -> tuple[str, str]:
+        """The title and the text it decides about (with its slot)."""
+        d = self.detail
+        title = (
+            "A correction: what does it replace?"
+            if d.correction
+            else "It disagrees with memories of its slot"
+        )
+        return title, f"{one_line(d.candidate.statement, 160)}\nslot: {d.candidate.subject}"
+
+    def decided(self, conflict: str, ids: tuple[str, ...] = ()) -> object:
+        """What the dialog dismisses with: the Edits to approve with."""
+        if conflict == "supersede":
+            return replace(
+                self.edits,
+                conflict=conflict,
+                supersede_ids=ids,
+                supersede=True,
+                supersede_id=ids[0],
+            )
+        return replace(self.edits, conflict=conflict, supersede=False, supersede_id=None)
 
     def memories(self) -> list[Memory]:
         """The correction's link, its rivals, then the rest of its slot; each once."""
@@ -46,7 +70,7 @@ class SupersedeDialog(ModalScreen[Edits | None]):
         return chosen | ({d.supersedes.id} if d.supersedes is not None else set())
 
     def compose(self) -> ComposeResult:
-        d, chosen = self.detail, self.preselected()
+        chosen = self.preselected()
         rows = [
             (
                 Content(
@@ -57,18 +81,10 @@ class SupersedeDialog(ModalScreen[Edits | None]):
             )
             for m in self.memories()
         ]
-        title = (
-            "A correction: what does it replace?"
-            if d.correction
-            else ("It disagrees with memories of its slot")
-        )
+        title, body = self.heading()
         with Vertical(classes="dialog dialog-wide"):
             yield Static(title, classes="dialog-title")
-            yield Static(
-                f"{one_line(d.candidate.statement, 160)}\nslot: {d.candidate.subject}",
-                classes="dialog-body",
-                markup=False,
-            )
+            yield Static(body, classes="dialog-body", markup=False)
             yield SelectionList[str](*rows, id="supersede-memories", compact=True)
             yield OptionList(
                 Option("Supersede the selected memories (valid until it was said)", id=SUPERSEDE),
@@ -106,21 +122,13 @@ class SupersedeDialog(ModalScreen[Edits | None]):
                 severity="warning",
             )
             return
-        self.dismiss(
-            replace(
-                self.edits,
-                conflict="supersede",
-                supersede_ids=ids,
-                supersede=True,
-                supersede_id=ids[0],
-            )
-        )
+        self.dismiss(self.decided("supersede", ids))
 
     def action_keep_both(self) -> None:
-        self.dismiss(replace(self.edits, conflict="keep_both", supersede=False, supersede_id=None))
+        self.dismiss(self.decided("keep_both"))
 
     def action_dispute(self) -> None:
-        self.dismiss(replace(self.edits, conflict="dispute", supersede=False, supersede_id=None))
+        self.dismiss(self.decided("dispute"))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

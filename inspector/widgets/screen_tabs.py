@@ -42,4 +42,6 @@ class ScreenTabs(Horizontal):
         yield Static("", classes="screen-status")
 
     def set_status(self, text: str | Content) -> None:
-        self.query_one(".screen-status", Static).update(text)
+        # Its size is fixed (1fr × 1 line): no layout of the whole screen per change, which a
+        # decision makes twice (issue 15: approve → next row).
+        self.query_one(".screen-status", Static).update(text, layout=False)

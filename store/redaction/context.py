@@ -1,24 +1,20 @@
 """Secrets recognisable by their surroundings: credentials in URLs, auth headers and command-line
 flags, prose ("the password is 'x'"), a secret word followed closely by a generated-looking
-token, the 40-character AWS secret next to a key id, and long random tokens on their own."""
+token. Tokens recognised by their look alone (long random ones, the AWS secret next to a key
+id) are random_tokens.py."""
 
 from __future__ import annotations
-
-import re
 
 from memvet.store.lazy_pattern import LazyPattern
 from memvet.store.redaction.assignments import NOT_SECRET_NAME, Span
 from memvet.store.redaction.patterns import Detector, detector
+from memvet.store.redaction.prose import NAMED_AFTER, VERSION
 from memvet.store.redaction.values import (
     MARKER_PREFIX,
-    PUBLIC_NAME_BEFORE,
     always,
     char_classes,
     entropy,
-    is_hash_like,
     is_identifier_like,
-    is_masked,
-    is_named_path,
     is_pathlike,
     is_placeholder,
     is_publishable,
@@ -185,6 +181,7 @@ CONTEXT_DETECTORS: tuple[Detector, ...] = (
         ("v", "w"),
         _real,
     ),
+    *NAMED_AFTER,  # "we use X as the deploy key", "X is the password" (prose.py)
 )
 
 # A secret word ending an identifier, then (a short gap later, same line) a generated-looking token.
@@ -194,7 +191,7 @@ NEARBY = LazyPattern(
     r"credentials?|license(?:[_\-\s]?key)?|bearer)"
     r"(?:[_\-]?(?:key|token|secret|access|private))*"
     r"(?:(?!\w)[^\S\n]*[:=]?[^\n]{0,24}?(?<![\w/\\.\-$%\[])|[_\-])"
-    r"(?P<v>[A-Za-z0-9][A-Za-z0-9_\-+/=.~!]{11,})"
+    r"(?P<v>[A-Za-z0-9][A-Za-z0-9_\-+/=.~!]{7,})"
 )
 _CODE_OR_CHECKSUM = LazyPattern(
     r"==(?!=*$)|->|::|\(\)|^(?i:md5|sha\d*|crc\d*)[=:\-]"
@@ -203,6 +200,7 @@ _KEY_VALUE_PAIR = LazyPattern(
     r"[A-Za-z_]\w*=[^=]"
 )  # user=abc&x=y, not base64's "+=" inside a token
 _GLUED_NAME = LazyPattern(r"[A-Za-z_]\w{0,30}=(?=[A-Za-z0-9])")
+_SAME_CASE_RUN = LazyPattern(r"[a-z]+|[A-Z]+")
 _IDENTIFIER_BEFORE = LazyPattern(r"[\w.\-]*$")
 _IDENTIFIER_AFTER = LazyPattern(r"[\w.\-]*")
 _NOT_SECRET_OWNER = LazyPattern(r"(?i)public|pub$|csrf|xsrf|authenticity")
@@ -227,11 +225,19 @@ def _near_keyword_value(value: str) -> bool:
         return len(value) >= 16
     if len(value) >= 20:  # typed (xyzxyz…12) counts here: next to a secret word it may be real
         return entropy(value) >= 2.0 or is_typed_pattern(value)
+    if len(value) >= 12:
+        return (
+            any(c.isdigit() for c in value) and char_classes(value) >= 2 and entropy(value) >= 2.5
+        )
+    # 8-11 characters ("the api token is Kx9mQ2vLp7"): both cases and digits, mixed as generated
+    # text mixes them (not "1Password", "min12chars", "ssh-ed25519", "order_id_v2")
     return (
-        len(value) >= 12
-        and any(c.isdigit() for c in value)
-        and char_classes(value) >= 2
-        and entropy(value) >= 2.5
+        len(value) >= 8
+        and char_classes(value) == 3
+        and entropy(value) >= 2.75
+        and max(map(len, _SAME_CASE_RUN.findall(value))) <= 4
+        and not reads_as_words(value)
+        and not VERSION.fullmatch(value)
     )
 
 
@@ -286,78 +292,3 @@ def nearby(text: str, starts: list[int]) -> list[Span]:
             continue
         spans.append((v_start, v_start + len(value)))
     return spans
-
-
-# Long generated-looking tokens anywhere (no context needed).
-LONG_TOKEN = LazyPattern(
-    r"(?<![\w/\\.\-+=$%])(?P<v>[A-Za-z0-9+/][A-Za-z0-9_\-+/]{23,}+={0,2})"
-    r"(?![\w/\\]|\.[A-Za-z0-9])"
-)
-LONG_RUN = LazyPattern(r"[A-Za-z0-9_\-+/]{24}")
-
-
-# Attributes whose long random values are per-page nonces or digests, not credentials:
-# Rails authenticity_token, csrf/xsrf tokens, CSP nonces, subresource integrity hashes.
-_NONCE_CONTEXT = LazyPattern(r"(?i)csrf|xsrf|authenticity|nonce|integrity")
-# A PEM block that holds a public key: its body is public by definition.
-_PUBLIC_KEY_BLOCK = LazyPattern(
-    r"-----BEGIN [A-Z0-9 ]*PUBLIC KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PUBLIC KEY(?: BLOCK)?-----|\Z)",
-    re.S,
-)
-
-
-def long_tokens(text: str) -> list[Span]:
-    spans = []
-    public = [m.span() for m in _PUBLIC_KEY_BLOCK.finditer(text)] if "PUBLIC KEY" in text else []
-    for match in LONG_TOKEN.finditer(text):
-        value = match.group("v")
-        if public and any(s <= match.start() < e for s, e in public):
-            continue
-        if "/" in value and is_named_path(value):  # key/<uuid>: an ARN's or a REST path's tail
-            continue
-        if value[0] in "+/":  # base64 may start with / or +; a path is mostly names, a key is not
-            if is_pathlike(value.lstrip("/+")) or "//" in value[:2]:
-                continue
-            value = value.lstrip("/+")
-        if is_publishable(value) or _NONCE_CONTEXT.search(
-            text, max(0, match.start() - 60), match.start()
-        ):
-            continue
-        if PUBLIC_NAME_BEFORE.search(
-            text, max(0, match.start() - 40), match.start()
-        ):  # public by policy
-            continue
-        if (
-            len(value) >= 200 and entropy(value[:4096]) >= 5.0
-        ):  # encoded random data; a chance "xXxx"
-            spans.append(match.span("v"))  # in it is no mask
-            continue
-        if (
-            is_hash_like(value)
-            or not looks_random(value, min_len=24)
-            or reads_as_words(value)
-            or is_typed_pattern(value)
-        ):  # with no secret word nearby, abcdef123456… is not a key
-            continue
-        classes, bits = char_classes(value), entropy(value)
-        if (classes == 3 and bits >= 3.6) or (len(value) >= 32 and bits >= 3.9):
-            spans.append(match.span("v"))
-    return spans
-
-
-# The AWS secret access key: 40 base64 characters. On its own that could be anything; next to
-# an access key id (already masked by then) it is the other half of the pair.
-_AWS_SECRET = LazyPattern(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
-
-
-def aws_secret_pairs(text: str) -> list[Span]:
-    return [
-        m.span()
-        for m in _AWS_SECRET.finditer(text)
-        if char_classes(m.group(0)) >= 3
-        and not is_hash_like(m.group(0))
-        and not is_masked(m.group(0))
-        and not is_placeholder(m.group(0))
-        and not is_typed_pattern(m.group(0))
-        and not reads_as_words(m.group(0))
-    ]

@@ -3,9 +3,9 @@
 `redact(text)` replaces credentials with markers such as `[REDACTED:aws-access-key]` and says how
 many it replaced and of which kinds. It runs on every user statement, so every pattern is
 compiled once at import, one cheap prefilter lets ordinary prose through untouched, each
-detector is gated on literal substrings of the lower-cased text before its own regex runs, token
-shapes are searched only inside runs of 16+ token characters, and keyword-led patterns are tried
-only where their keyword occurs.
+detector is gated on literal substrings of the lower-cased text before its own regex runs (every
+gate asked in one pass, gates.py), token shapes are searched only inside runs of 16+ token
+characters, and keyword-led patterns are tried only where their keyword occurs.
 
 First the pinned gitleaks provider rules (rule_engine), then memvet's own detectors, most
 specific first (each masks only what the earlier ones left), then, as a net under both, the
@@ -35,18 +35,15 @@ from memvet.store.redaction.assignments import (
     k8s_secret_data,
     reversed_comparisons,
 )
-from memvet.store.redaction.context import (
-    CONTEXT_DETECTORS,
-    LONG_RUN,
-    aws_secret_pairs,
-    long_tokens,
-    nearby,
-)
-from memvet.store.redaction.patterns import LONG_CANDIDATE, SHAPE_DETECTORS, Detector, gate_open
+from memvet.store.redaction.context import CONTEXT_DETECTORS, nearby
+from memvet.store.redaction.gates import GateIndex
+from memvet.store.redaction.patterns import LONG_CANDIDATE, SHAPE_DETECTORS, Detector
+from memvet.store.redaction.random_tokens import LONG_RUN, aws_secret_pairs, long_tokens
 from memvet.store.redaction.rule_engine import rule_findings, ruleset
 from memvet.store.redaction.values import MARKER, MARKER_PREFIX
 
 _MARKER = LazyPattern(r"\[redacted:[a-z0-9\-]+\]")  # a marker in lower-cased text
+_GATES = GateIndex((*SHAPE_DETECTORS, *CONTEXT_DETECTORS))  # memvet's own, in order
 
 
 @dataclass(frozen=True)
@@ -117,6 +114,13 @@ def _word_starts(lowered: str, words: LazyPattern) -> list[int]:
         inside = {i for m in _MARKER.finditer(lowered) for i in range(*m.span())}
         found -= inside
     return sorted(found)
+
+
+def _outside_markers(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans that cut into no earlier marker: `-u [REDACTED:basic-auth]` reads as a
+    `user:password` to a later detector, which would mask the marker's tail."""
+    markers = [m.span() for m in _MARKER.finditer(text.lower())]
+    return [(s, e) for s, e in spans if not any(ms < e and s < me for ms, me in markers)]
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -237,6 +241,8 @@ def _own_layer(text: str, lowered: str, kinds: list[str]) -> tuple[str, int]:
     def apply(kind: str, spans: list[tuple[int, int]]) -> None:
         nonlocal text, lowered, count
         spans = _merge(spans)
+        if spans and MARKER_PREFIX in text:
+            spans = _outside_markers(text, spans)
         if not spans:
             return
         text = _replace_spans(text, spans, kind)
@@ -246,17 +252,19 @@ def _own_layer(text: str, lowered: str, kinds: list[str]) -> tuple[str, int]:
             kinds.append(kind)
 
     runs = [m.span() for m in LONG_CANDIDATE.finditer(text)]  # where a token could be
-    for detector in (*SHAPE_DETECTORS, *CONTEXT_DETECTORS):
+    gates = _GATES.open(lowered)  # every detector's gate_open, in one pass
+    for index, detector in enumerate(_GATES.detectors):
         if detector.long_token and not runs:
             continue
-        if gate_open(detector, lowered):
+        if gates >> index & 1:
             before = count
             apply(
                 detector.kind,
                 _detector_spans(detector, text, lowered, runs if detector.long_token else None),
             )
-            if count != before:  # the text moved: find the runs again
+            if count != before:  # the text moved: find the runs and the open gates again
                 runs = [m.span() for m in LONG_CANDIDATE.finditer(text)]
+                gates = _GATES.open(lowered)
     for kind, finder in _context_finders(lowered):
         apply(kind, finder(text, lowered))
     if LONG_RUN.search(text):

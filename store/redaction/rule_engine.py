@@ -27,6 +27,7 @@ from memvet.store.redaction.rule_policy import (
     accept_any,
     is_generic,
     np_kf_value_ok,
+    password_is_placeholder,
     policy_excluded,
 )
 from memvet.store.redaction.values import (
@@ -168,6 +169,7 @@ class RuleSet:
         self.keywords = tuple(self.by_keyword)
         self.order = {id(rule): index for index, rule in enumerate(self.rules)}
         self.automaton = _automaton(self.keywords)
+        self._woken: dict[tuple[frozenset[str], frozenset[str] | None], list[Rule]] = {}
 
     def keywords_in(self, lowered: str) -> set[str]:
         """The keywords that occur in the lower-cased text. An Aho-Corasick automaton when
@@ -181,13 +183,23 @@ class RuleSet:
         self, lowered: str, keywords: set[str] | None = None, origins: frozenset[str] | None = None
     ) -> list[Rule]:
         """The rules one of whose keywords is in the lower-cased text, in rule-file order
-        (`origins`: only the rules of these sets, for the benchmark's per-layer figures)."""
-        found = {id(rule): rule for rule in self.always}
-        for keyword in self.keywords_in(lowered) if keywords is None else keywords:
-            for rule in self.by_keyword[keyword]:
-                found[id(rule)] = rule
-        rules = sorted(found.values(), key=lambda rule: self.order[id(rule)])
-        return rules if origins is None else [rule for rule in rules if rule.origin in origins]
+        (`origins`: only the rules of these sets, for the benchmark's per-layer figures).
+        Remembered per set of keywords found (most texts wake none or the same few): the list
+        returned is shared, never mutate it."""
+        key = (frozenset(self.keywords_in(lowered) if keywords is None else keywords), origins)
+        rules = self._woken.get(key)
+        if rules is None:
+            found = {id(rule): rule for rule in self.always}
+            for keyword in key[0]:
+                for rule in self.by_keyword[keyword]:
+                    found[id(rule)] = rule
+            rules = sorted(found.values(), key=lambda rule: self.order[id(rule)])
+            if origins is not None:
+                rules = [rule for rule in rules if rule.origin in origins]
+            if len(self._woken) >= 4096:  # bounded: a long run of odd texts cannot grow it
+                self._woken.clear()
+            self._woken[key] = rules
+        return rules
 
 
 def _automaton(keywords: tuple[str, ...]):  # noqa: ANN202 - ahocorasick.Automaton or None
@@ -279,6 +291,8 @@ def _kept(rule: Rule, text: str, match: re.Match[str], secret: str, start: int) 
     if is_placeholder(secret, lone_word_ok=True) or not POLICY_CHECKS.get(rule.kind, accept_any)(
         secret
     ):
+        return False
+    if password_is_placeholder(rule.kind, secret):  # `admin:REPLACE_ME`, `app:${DB_PASS}@db`
         return False
     if rule.origin != "gitleaks" and not np_kf_value_ok(rule, secret, text, match, start):
         return False

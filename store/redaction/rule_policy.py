@@ -12,6 +12,7 @@ from memvet.store.redaction.patterns import aws_key_id_ok, discord_ok, jwt_ok
 from memvet.store.redaction.values import (
     is_hash_like,
     is_identifier_like,
+    is_placeholder,
     is_publishable,
     is_typed_pattern,
     reads_as_words,
@@ -70,23 +71,38 @@ def accept_any(_secret: str) -> bool:
     return True
 
 
+_URL_PASSWORD = LazyPattern(r"://[^\s:/@]*:([^\n@/]+)@")  # `{{ vault_pw }}` holds spaces
+
+
+def password_is_placeholder(kind: str, secret: str) -> bool:
+    """A finding that holds a whole `user:password` (curl -u, a URL's `user:password@`) whose
+    password is a documentation placeholder or reference: no credential (policy)."""
+    found = _URL_PASSWORD.search(secret) if "@" in secret else None
+    if found is not None:
+        password = found.group(1)
+    elif kind == "basic-auth" and ":" in secret:
+        password = secret.split(":", 1)[1]
+    else:
+        return False
+    return is_placeholder(password, lone_word_ok=True)
+
+
 def np_kf_value_ok(rule: Rule, secret: str, text: str, match: re.Match[str], start: int) -> bool:
     """memvet's policy on what the Nosey Parker / Kingfisher rules find (they carry no allowlists,
     unlike gitleaks'): a typed example (`wandb 1234567890abcdef…`) unless a provider's prefix is
-    glued to it (`sbp_1234…`: a prefix makes a token one) or the match names it a secret before
-    it (`geocodify_key … 1234…`: a secret word near it), a publishable key, a name or code
+    glued to it (`sbp_1234…`: a prefix makes a token one) or a secret word comes shortly before
+    it (`geocodify_key … 1234…`; then, in a provider's rule, it is masked even where its
+    alphabet runs read as words: `timezoneapi SECRET token abcDEFGHIJ…`), a publishable key, a name or code
     (`env.DB_PASSWORD`, `Buffer.from(…)`), a token cut short is not a secret; nor, for the
     generic rules, a hash or UUID (a provider's rule may be for a UUID-shaped key)."""
     if is_publishable(secret) or _TRUNCATED.match(text, start + len(secret)):
         return False
-    if (
-        rule.kind not in POLICY_CHECKS
-        and is_typed_pattern(secret)
-        and not (  # JWTs: their check
-            _prefixed(rule, text, start, secret) or _SECRET_WORD.search(text, match.start(), start)
-        )
-    ):
-        return False
+    if rule.kind not in POLICY_CHECKS and is_typed_pattern(secret):  # JWTs: their check
+        named = _SECRET_WORD.search(text, max(0, match.start() - 40), start) is not None
+        if not (named or _prefixed(rule, text, start, secret)):
+            return False
+        if named and not is_generic(rule):  # in a provider's slot, named a secret: a (weak)
+            return "(" not in secret  # token by policy, even where its runs read as words
     if is_identifier_like(secret) or "(" in secret:
         return False
     if is_generic(rule):  # loose shapes: a value that holds syntax or a reference is code

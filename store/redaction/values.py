@@ -202,7 +202,7 @@ def is_camel_identifier(segment: str) -> bool:
         len(words) >= 2
         and "".join(parts) == segment
         and len(parts) - len(words) <= 1
-        and max(map(len, words)) <= 15
+        and 3 <= max(map(len, words)) <= 15  # a name has a word in it: AbCeFG123 has none
         and _CAMEL_BOUNDARY.search(segment) is not None
     )
 

@@ -114,8 +114,9 @@ def main() -> None:
         budgets={f"target_{k}": f"{op} {t}" for k, (op, t) in TARGETS.items()},
         notes=(
             "Pairs: tests/eval/pairs/pairs.py (dev split and frozen test split, "
-            "reported apart; 'all' is both). Detector: store/slots.py "
-            "(derive_subject, normalise_subject, claim_of, rivalry). Baseline: "
+            "reported apart; 'all' is both) and dev_pairs.py (dev only). Detector: "
+            "store/slots.py (derive_subject, normalise_subject, claim_of, rivalry) with "
+            "store/slot_vocabulary.py. Baseline: "
             "every same-subject pair flagged."
         ),
     )

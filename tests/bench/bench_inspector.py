@@ -9,9 +9,11 @@ next row ready (budget ≤ 100 ms), driven through Pilot on a real encrypted sto
   Baseline: a bare `store.approve` on the same store. Also reported: `a` → the store confirmed
   and the row left the table (the decision's round trip).
 
-Seeding goes through `store.ingest` in batches (one transaction per 2,000), which takes a few
-minutes for 50,000; `--reuse DIR` keeps the seeded MEMVET_HOME in DIR and copies it afresh on
-later runs.
+Seeding goes through `Store.admit_many` (admission's gate and checks, AES-GCM, blind indexes,
+evidence rows), one transaction per 5,000. Not `ingest`: its near-duplicate pass compares each
+draft with the pending candidates that share its words, and these statements share three, so
+seeding grew with the square of the queue. `--reuse DIR` keeps the seeded MEMVET_HOME in DIR
+and copies it afresh on later runs (`--candidates 500000` for the issue-15 row).
 
     python tests/bench/bench_inspector.py [--quick] [--candidates 50000] [--reuse DIR]
 """
@@ -33,9 +35,9 @@ os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchlib import write_result  # noqa: E402
 from memvet.inspector.app import make_app  # noqa: E402
-from memvet.store import CandidateDraft, Checkpoint, Evidence, Scope, open_store  # noqa: E402
+from memvet.store import CandidateDraft, Evidence, Scope, open_store  # noqa: E402
 
-BATCH = 2000
+BATCH = 5000
 HOSTS = ("claude-code", "codex")
 KINDS = ("preference", "constraint", "decision", "fact", "procedure")
 
@@ -74,10 +76,7 @@ def seed(home: Path, count: int) -> None:
     started = time.perf_counter()
     for at in range(0, count, BATCH):
         n = min(BATCH, count - at)
-        store.ingest(
-            Checkpoint(f"/bench/{at}", "claude-code", 0, at, "bench", 0, 0),
-            drafts(store.user, at, n),
-        )
+        store.admit_many(drafts(store.user, at, n), actor="bench")
         print(f"\rseeded {at + n:,}/{count:,}", end="", file=sys.stderr, flush=True)
     print(f" in {time.perf_counter() - started:.0f} s", file=sys.stderr)
     store.close()
@@ -113,7 +112,7 @@ async def refreshed(screen) -> None:  # noqa: ANN001
 
 def painted(app) -> bool:  # noqa: ANN001
     screen = app.screen
-    if getattr(screen, "id", None) != "queue" or screen.loading or not screen.is_mounted:
+    if getattr(screen, "id", None) != "queue" or screen.reading_page or not screen.is_mounted:
         return False
     key = screen.table.current_key
     if key is None:
@@ -233,7 +232,7 @@ def main() -> int:
         figures,
         budgets={"first_paint_s": "<= 1.5", "approve_next_row_ready_p95_ms": "<= 100"},
         notes=(
-            "Pilot, 120x40, real encrypted SQLite store seeded through ingest; "
+            "Pilot, 120x40, real encrypted SQLite store seeded through admit_many; "
             "first paint includes open_store(schema='never'). "
             + ("--quick run. " if args.quick else "")
         ),

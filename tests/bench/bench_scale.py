@@ -7,10 +7,14 @@ documented Store API `admit_many` (`seed_pending`), run by the venv's own interp
 The scale benchmark (issue 15): whole processes from a non-editable install, each against that
 venv's own `python -c pass`, interleaved round by round (paired medians; ratios travel between
 machines, milliseconds do not). `--quick`: 1k and 10k memories; `--large`: also 100k memories
-(recall, both prompt hooks and the session-start hook at that size; one seeded home, copied for
-the no-daemon rows); full: 100k memories and 500k pending candidates. `--homes DIR` keeps the
-seeded homes (and the project folder they are scoped to) in DIR, and later runs reuse them:
-seeding 100k memories through `memvet memories import` takes minutes.
+and 500k pending candidates (recall, both prompt hooks and the session-start hook at 100k; one
+seeded home, copied for the no-daemon rows; `queue list` and `status` at 500k pending), written
+to scale_large.json; full (neither flag): the same sizes, 21 rounds, into scale.json. `--homes
+DIR` keeps the seeded homes (and the project folder they are scoped to) in DIR, and later runs
+reuse them, brought to the current schema and redaction rules first. Seeding goes through the
+store's write path in bulk: memories through `memvet memories import`, one command (and one
+transaction) per 5,000 lines; pending candidates through `Store.admit_many`, one transaction
+per 5,000.
 
 Rows: `memvet recall` per size; the prompt hook with the daemon up and down per size >= 10k, and
 the first prompt hook after an approval (daemon up); the session-start hook at the largest size,
@@ -42,6 +46,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -52,6 +57,7 @@ from wheel_venv import Command, WheelVenv, paired, run  # noqa: E402
 QUERY = "which tool do we use for module m42"
 PROMPT = "set up celery with redis for module m42"
 PENDING_FOR_LIST = 1000
+BIG_QUEUE = 500_000
 
 
 def statement(i: int) -> str:
@@ -93,25 +99,32 @@ def base_env(home: Path, tmp: Path) -> dict[str, str]:
     }
 
 
+SEED_SLICE = 5000  # lines per `memvet memories import`: one transaction each, bounded memory
+
+
 def seed_memories(
     venv: WheelVenv, env: dict[str, str], workspace: Path, n: int, tmp: Path
 ) -> float:
     """n active memories visible in `workspace` (70 % in it, 30 % user-global), through
-    `memvet memories import`. Returns the seconds the imports took."""
-    files = {"ws": tmp / "seed-ws.jsonl", "global": tmp / "seed-global.jsonl"}
-    with open(files["ws"], "w") as ws, open(files["global"], "w") as glob:
-        for i in range(n):
-            line = (
-                json.dumps({"statement": statement(i), "kind": KINDS[i % 5], "importance": i % 3})
-                + "\n"
-            )
-            (ws if i % 10 < 7 else glob).write(line)
+    `memvet memories import` (the store's write path: AES-GCM, blind index, postings), one
+    command per slice of SEED_SLICE lines. Returns the seconds the imports took."""
     took = 0.0
-    for flag, path in ((["--cwd", str(workspace)], files["ws"]), (["--global"], files["global"])):
-        start = time.perf_counter()
-        done = run(venv.command("memories", "import", str(path), *flag, "--json", env=env))[1]
-        took += time.perf_counter() - start
-        assert not json.loads(done.stdout)["bad_lines"]
+    for first in range(0, n, SEED_SLICE):
+        files = {"ws": tmp / "seed-ws.jsonl", "global": tmp / "seed-global.jsonl"}
+        with open(files["ws"], "w") as ws, open(files["global"], "w") as glob:
+            for i in range(first, min(n, first + SEED_SLICE)):
+                line = {"statement": statement(i), "kind": KINDS[i % 5], "importance": i % 3}
+                (ws if i % 10 < 7 else glob).write(json.dumps(line) + "\n")
+        for flag, path in (
+            (["--cwd", str(workspace)], files["ws"]),
+            (["--global"], files["global"]),
+        ):
+            start = time.perf_counter()
+            done = run(venv.command("memories", "import", str(path), *flag, "--json", env=env))[1]
+            took += time.perf_counter() - start
+            assert not json.loads(done.stdout)["bad_lines"]
+        print(f"\rseeded {min(n, first + SEED_SLICE):,}/{n:,} memories", end="", file=sys.stderr)
+    print(file=sys.stderr)
     return took
 
 
@@ -121,11 +134,24 @@ from memvet.store import CandidateDraft, Scope, open_store
 n, workspace, tag = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 store = open_store()
 scope = Scope(user=store.user, workspace=workspace)
-for first in range(0, n, 5000):
+for first in range(0, n, 5000):  # one transaction per 5,000 (Store.admit_many)
     store.admit_many([CandidateDraft(statement=f"job{tag}x{i} runs with tool{i % 97} on weekdays",
                                      kind="preference", source_type="explicit_user", scope=scope,
                                      host="claude-code", confidence=0.7)
                       for i in range(first, min(n, first + 5000))], actor="bench")
+    if n > 5000:
+        print(f"\\rseeded {min(n, first + 5000):,}/{n:,} pending", end="", file=sys.stderr)
+store.close()
+"""
+
+# A reused home was seeded by an older build: bring it to this build's schema and redaction
+# rules before anything is timed (else the daemon's re-redaction sweep runs over the whole
+# store while the rows are measured, and holds the write lock meanwhile).
+CURRENT = """
+from memvet.store import open_store
+from memvet.store.redaction_sweep import reredact_stored
+store = open_store()
+print(reredact_stored(store, store.now()) is not None)
 store.close()
 """
 
@@ -136,6 +162,29 @@ def seed_pending(
     subprocess.run(
         [str(venv.python), "-c", SEED_PENDING, str(n), str(workspace), tag], env=env, check=True
     )
+    if n > 5000:
+        print(file=sys.stderr)
+
+
+def seeded_home(
+    home: Path, kept: Path | None, venv: WheelVenv, env: dict[str, str], seed: Callable[[], object]
+) -> bool:
+    """`home` seeded by `seed()`, or copied from `kept` (seeded by an earlier run) and brought
+    up to date; a fresh seed is kept there for later runs. True when it was seeded now."""
+    if kept is not None and (kept / "memvet.db").exists():
+        copy_home(kept, home)
+        run(venv.command("migrate", "--json", env=env))  # a newer schema since then
+        swept = subprocess.run(
+            [str(venv.python), "-c", CURRENT], env=env, check=True, capture_output=True, text=True
+        )
+        if swept.stdout.strip() == "True":  # re-redacted: keep the current rows for next time
+            shutil.rmtree(kept)
+            copy_home(home, kept)
+        return False
+    seed()
+    if kept is not None:
+        copy_home(home, kept)
+    return True
 
 
 def pending_ids(venv: WheelVenv, env: dict[str, str]) -> list[str]:
@@ -267,8 +316,12 @@ def main() -> None:
     parser.add_argument("--homes", type=Path, help="keep seeded homes here, reuse them later")
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    parser.add_argument(
+        "--big-queue", type=int, default=BIG_QUEUE, help="pending candidates of the big queue"
+    )
     args = parser.parse_args()
     quick = args.quick or args.large  # --large: the quick run's rows, and the 100k ones
+    big_queue = args.large or not args.quick  # the 500k-pending rows
     sizes = [1_000, 10_000, 100_000] if args.large or not args.quick else [1_000, 10_000]
     rounds = args.rounds or (11 if quick else 21)
     tmp = Path(tempfile.mkdtemp(prefix="memvet-bench-scale-"))
@@ -288,23 +341,31 @@ def main() -> None:
         homes[n] = tmp / f"home-{n}"
         envs[n] = {**base_env(homes[n], tmp), "PWD": str(workspace)}
         kept = args.homes / f"home-{n}" if args.homes else None
-        if kept is not None and (kept / "memvet.db").exists():  # seeded by an earlier run
-            copy_home(kept, homes[n])
-            run(venv.command("migrate", "--json", env=envs[n]))  # a newer schema since then
-        else:
+
+        def seed(n: int = n) -> None:
             seed_s[n] = seed_memories(venv, envs[n], workspace, n, tmp)
-            if kept is not None:
-                copy_home(homes[n], kept)
+
+        seeded_home(homes[n], kept, venv, envs[n], seed)
         seed_pending(venv, envs[n], workspace, 3 * rounds + 6, tag=f"a{n}")  # for approvals
     figures["import_memories_per_s"] = {str(n): round(n / t) for n, t in seed_s.items()}
     queue_home = tmp / "home-queue"
     queue_env = {**base_env(queue_home, tmp), "PWD": str(workspace)}
     seed_pending(venv, queue_env, workspace, PENDING_FOR_LIST)
     largest = sizes[-1]
-    if not quick:  # 500k pending: the queue's first page and status at that size
-        big_home = tmp / "home-500k-pending"
+    if big_queue:  # 500k pending: the queue's first page and status at that size
+        big = f"{args.big_queue // 1000}k"
+        figures["big_queue_pending"] = args.big_queue
+        big_home = tmp / f"home-{big}-pending"
         big_env = {**base_env(big_home, tmp), "PWD": str(workspace)}
-        seed_pending(venv, big_env, workspace, 500_000)
+        started = time.perf_counter()
+        if seeded_home(
+            big_home,
+            args.homes / f"home-{big}-pending" if args.homes else None,
+            venv,
+            big_env,
+            lambda: seed_pending(venv, big_env, workspace, args.big_queue),
+        ):
+            figures["seed_pending_per_s"] = round(args.big_queue / (time.perf_counter() - started))
 
     base = venv.baseline(envs[largest])
     commands: dict[str, Command] = {"python_c_pass": base}
@@ -320,9 +381,9 @@ def main() -> None:
     commands["extract_one_file"] = venv.command(
         "extract", "--host", "claude-code", str(TRANSCRIPT), "--json", env=envs[largest]
     )
-    if not quick:
-        commands["queue_list_500k_pending"] = venv.command("queue", "list", "--json", env=big_env)
-        commands["status_500k_pending"] = venv.command(
+    if big_queue:
+        commands[f"queue_list_{big}_pending"] = venv.command("queue", "list", "--json", env=big_env)
+        commands[f"status_{big}_pending"] = venv.command(
             "status", "--json", env=big_env, ok_codes=(0, 1)
         )
     direct = {}
@@ -399,7 +460,7 @@ def main() -> None:
     }
     load = os.getloadavg()
     write_result(
-        "scale",
+        "scale_large" if args.large else "scale",
         figures,
         budgets={k: f"<= {v}x python -c pass" for k, v in BUDGETS.items()},
         notes=f"whole processes from a non-editable wheel install; load average "

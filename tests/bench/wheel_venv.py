@@ -123,9 +123,11 @@ def run(cmd: Command) -> tuple[float, subprocess.CompletedProcess[bytes]]:
     )
     took = time.perf_counter() - start
     if done.returncode not in cmd.ok_codes:
+        # `--json` puts the error on stdout, so say both
         raise RuntimeError(
             f"{cmd.argv[1:4]} exited {done.returncode}: "
-            f"{done.stderr.decode(errors='replace')[-800:]}"
+            f"stderr {done.stderr.decode(errors='replace')[-800:]!r}, "
+            f"stdout {done.stdout.decode(errors='replace')[-800:]!r}"
         )
     return took, done
 

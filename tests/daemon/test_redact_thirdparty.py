@@ -39,10 +39,10 @@ def adjudicated(tally):  # noqa: ARG001 - computed with it
 
 def test_adjudicated_recall_and_false_positives(adjudicated) -> None:
     """Against the written policy (tests/corpus/secrets/adjudicated.tsv); the issue's targets
-    (0.99, 0.03) are not met, these guard the measured 0.945 / 0.068 against regressions, and
-    0.938 / 0.120 on the text split's half 1, which the last tuning round did not look at."""
+    (0.99, 0.03) are not met, these guard the measured 0.964 / 0.065 against regressions, and
+    0.953 / 0.117 on the text split's half 1, which the tuning rounds did not look at."""
     overall = adjudicated.figures("all")
-    assert overall["recall"] >= 0.935 and overall["fp_rate"] <= 0.08, overall
+    assert overall["recall"] >= 0.955 and overall["fp_rate"] <= 0.075, overall
     unseen = adjudicated.figures("split:text:1")
     assert unseen["recall"] >= 0.93 and unseen["fp_rate"] <= 0.13, unseen
 

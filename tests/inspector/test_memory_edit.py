@@ -71,3 +71,48 @@ async def test_an_inactive_memory_is_not_edited(history, store, clock):
         await settle(pilot)
         assert any("Only an active memory is edited" in m for m in messages(app))
         assert not app.decisions
+
+
+async def test_an_edit_into_a_rival_opens_the_supersede_dialog_and_u_puts_it_back(
+    history, store, clock
+):
+    pinned, old = history["pinned"], history["old"]
+    before = store.get_memory(pinned)
+    rival = "We deploy shop-api to Render."
+
+    async def edit_into_rival(pilot) -> None:
+        await to_memory(pilot, pinned)
+        await pilot.press("e")
+        await pilot.pause()
+        pilot.app.screen.query_one("#edit-statement").value = rival
+        pilot.app.screen.query_one("#edit-kind").value = "decision"
+        await pilot.press("ctrl+s")
+        await settle(pilot, rounds=5)
+
+    app = app_for(store, clock)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await edit_into_rival(pilot)
+        dialog = app.screen
+        assert dialog.__class__.__name__ == "EditSupersedeDialog"
+        assert old in {m.id for m in dialog.memories()}
+        assert dialog.selected() == (old,)  # the slot's rival, pre-selected
+        await pilot.press("escape")  # not now: nothing is written
+        await settle(pilot)
+        assert store.get_memory(pinned).statement == before.statement
+        assert store.get_memory(old).status == "active"
+        await edit_into_rival(pilot)
+        await pilot.press("enter")  # supersede the selected memories
+        await settle(pilot, rounds=5)
+        assert store.get_memory(pinned).statement == rival
+        assert store.get_memory(old).status == "superseded"
+        assert store.get_memory(old).superseded_by_id == pinned
+        assert any(m.startswith("Edit: We deploy shop-api to Render") for m in messages(app))
+        await pilot.press("u")
+        await settle(pilot, rounds=5)
+        assert store.get_memory(pinned).statement == before.statement
+        assert store.get_memory(old).status == "active"
+        assert any(
+            m.startswith("Edit undone: it says again:") and "1 superseded memory put back" in m
+            for m in messages(app)
+        )
+    assert store.verify_audit().ok

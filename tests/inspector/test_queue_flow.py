@@ -3,6 +3,7 @@ from other writers, and lazy paging."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 from memvet.inspector.widgets.queue_table import QueueTable
@@ -226,16 +227,80 @@ async def test_pages_load_as_the_cursor_nears_the_end(store, clock):
         await pilot.press("G")
         await settle_until(pilot, lambda: t.row_count == 100)
         assert t.row_count == 100
-        # Known defect, not what this test checks: on a loaded machine Textual can hide the table
-        # for a frame during layout, and a hidden widget gives its focus to the next one (the
-        # detail pane), so a second key press would miss the table. Paging is what is tested here.
-        t.focus()
         await pilot.press("G")
         await settle_until(pilot, lambda: t.row_count == 120 and app.screen.exhausted)
         assert t.row_count == 120 and app.screen.exhausted
         await pilot.press("g", "a")
         await settle(pilot)
         assert t.row_count == 119 and app.screen.generation == 1  # removed in place
+
+
+async def test_the_table_keeps_its_focus_and_its_keys_while_a_page_is_loading(
+    store, clock, monkeypatch
+):
+    """A slow page read (a loaded machine) must not cover the screen: the queue's own "a page is
+    being read" flag once was Textual's `loading`, which put a loading indicator over the whole
+    screen, hid the table (its focus went to the detail pane) and ignored keys meanwhile."""
+    seed(store, clock, [draft(f"Statement number {i} about widgets.") for i in range(120)])
+    reading, release = threading.Event(), threading.Event()
+    real_list = store.list_candidates
+
+    def slow_list(*args, **kwargs):
+        if kwargs.get("after") is not None:  # the later pages: read while the user keeps going
+            reading.set()
+            assert release.wait(10)
+        return real_list(*args, **kwargs)
+
+    monkeypatch.setattr(store, "list_candidates", slow_list)
+    app = app_for(store, clock, page_size=50)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        t = queue(app)
+        await pilot.press("G")  # near the end: the next page is being read
+        assert await asyncio.to_thread(reading.wait, 10)
+        for _ in range(3):
+            await pilot.pause(0.05)  # frames drawn while the read is slow
+        covered = app.screen._cover_widget is not None
+        focused = app.focused
+        await pilot.press("k")
+        moved = t.cursor_row
+        release.set()
+        await settle_until(pilot, lambda: t.row_count == 100)
+        assert not covered and focused is t
+        assert moved == 48  # the key reached the table while the page was read
+        await pilot.press("G")
+        await settle_until(pilot, lambda: t.row_count == 120 and app.screen.exhausted)
+        assert app.focused is t and t.cursor_row == 99
+
+
+async def test_our_own_decisions_do_not_recount_the_queue_but_other_writers_do(
+    seeded, clock, monkeypatch
+):
+    """Counting the queue reads every pending row (seconds at 500k): after our own approval the
+    total is known without it (one less); a change by another writer still recounts."""
+    counted: list[int] = []
+    real_count = seeded.count_candidates
+
+    def counting(*args, **kwargs):
+        counted.append(1)
+        return real_count(*args, **kwargs)
+
+    monkeypatch.setattr(seeded, "count_candidates", counting)
+    app = app_for(seeded, clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        status = app.screen.query_one(".screen-status")
+        assert "6 queued" in str(status.render()) and len(counted) == 1
+        await pilot.press("a", "r", "enter")
+        await settle(pilot)
+        app.check_store()  # the feed sees our decisions' events
+        await settle(pilot)
+        assert len(counted) == 1 and "4 queued" in str(status.render())
+        assert seeded.get_candidate("c_0001").status == "committed"
+        seeded.admit(draft("Pin the Node version in .nvmrc."), actor="someone else")
+        app.check_store()
+        await settle(pilot)
+        assert len(counted) == 2 and "5 queued" in str(status.render())
 
 
 async def test_a_conflict_is_never_approved_unasked_even_before_its_detail_loaded(

@@ -10,17 +10,20 @@ import sys
 from pathlib import Path
 
 import pytest
-from memvet.install import setup_common
+from memvet.install import memvet_entries
+from memvet.install.memvet_entries import (
+    hook_command,
+    is_memvet_hook,
+    looks_like_memvet_command,
+    memvet_argv,
+)
 from memvet.install.setup_common import (
     FileEdit,
     Planned,
     apply,
     atomic_write,
-    hook_command,
-    is_memvet_hook,
-    looks_like_memvet_command,
     make_backup,
-    memvet_argv,
+    read_text,
 )
 
 
@@ -29,7 +32,7 @@ def test_memvet_argv_is_the_console_script_beside_the_interpreter():
 
 
 def test_module_form_when_no_script_exists(monkeypatch):
-    monkeypatch.setattr(setup_common.shutil, "which", lambda *a, **k: None)
+    monkeypatch.setattr(memvet_entries.shutil, "which", lambda *a, **k: None)
     argv = memvet_argv()
     assert argv == [os.path.abspath(sys.executable), "-m", "memvet.install.launcher"]
     command = hook_command("codex", "session-start")
@@ -37,7 +40,7 @@ def test_module_form_when_no_script_exists(monkeypatch):
 
 
 def test_hook_command_quotes_paths_with_spaces(monkeypatch):
-    monkeypatch.setattr(setup_common, "memvet_argv", lambda: ["/Users/Dana Q/venv/bin/memvet"])
+    monkeypatch.setattr(memvet_entries, "memvet_argv", lambda: ["/Users/Dana Q/venv/bin/memvet"])
     monkeypatch.setenv("MEMVET_HOME", "/Users/Dana Q/memvet home")
     command = hook_command("claude-code", "user-prompt-submit")
     assert command == (
@@ -130,4 +133,4 @@ def test_a_file_changed_between_plan_and_write_is_edited_again(tmp_path):
 def test_crlf_is_kept(tmp_path):
     target = tmp_path / "f.json"
     target.write_bytes(b'{\r\n  "a": 1\r\n}\r\n')
-    assert setup_common.read_text(target) == '{\r\n  "a": 1\r\n}\r\n'
+    assert read_text(target) == '{\r\n  "a": 1\r\n}\r\n'

@@ -130,3 +130,26 @@ def test_status_exits_non_zero_when_it_prints_a_fail_line(memvet, claude_dir):
     (claude_dir / "settings.json").write_text("{}")
     healthy = memvet("status")
     assert "fail:" not in healthy.stdout and healthy.returncode == 0
+
+
+STATUS_PROBE = """
+import contextlib, io, sys
+from memvet.install.launcher import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(["status", "--json"])
+setup = ("setup_common", "hook_settings", "host_setup", "json_edit", "codex", "claude_code")
+print(code, *sorted(n for n in sys.modules if n.rpartition(".")[2] in setup or n == "dataclasses"))
+"""
+
+
+def test_status_reads_host_files_without_the_setup_machinery(isolated_env):
+    """status needs how memvet names itself in host files (memvet_entries.py) and where they
+    are (host_files.py), not the code that edits them (a third of its import was that)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", STATUS_PROBE], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0"]  # the exit code, and none of the setup modules

@@ -4,6 +4,7 @@ text, respects tombstones and the slot, re-indexes it, and keeps the version it 
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -131,6 +132,39 @@ def test_an_edit_into_a_rival_value_asks_or_follows_the_decision(store):
     assert store.get_memory(old).status == "superseded"
     got = answer(store, "what port does staging postgres listen on?")
     assert got["state"] == "VERIFIED" and ids(got)[0] == mid
+
+
+def test_undoing_an_edit_that_superseded_others_puts_them_back_and_says_so(store):
+    old = approve(store, "The staging postgres listens on port 5432")
+    mid = approve(store, "Staging uses the postgres database")
+    rival = MemoryEdits(
+        statement="The staging postgres listens on port 5433", subject="staging postgres port"
+    )
+    preview = store.edit_conflicts(mid, rival)  # what the inspector's dialog shows; writes nothing
+    assert [m.id for m, _ in preview.rivals] == [old] and preview.preselect == (old,)
+    assert store.get_memory(mid).statement == "Staging uses the postgres database"
+    assert store.edit_memory(mid, replace(rival, conflict="supersede"), actor="dana").restored == ()
+    assert store.get_memory(old).status == "superseded"  # no ids given: the preselected ones
+    back = store.undo_edit(mid, actor="dana")
+    assert back.restored == (old,) and back.memory.statement == "Staging uses the postgres database"
+    again = store.get_memory(old)
+    assert again.status == "active" and again.valid_to is None and again.superseded_by_id is None
+    got = answer(store, "what port does staging postgres listen on?")
+    assert got["state"] == "VERIFIED" and ids(got)[0] == old
+    # An edit that superseded nothing puts nothing back.
+    store.edit_memory(mid, MemoryEdits(statement="Staging runs postgres 16"), actor="dana")
+    assert store.undo_edit(mid, actor="dana").restored == ()
+    assert store.verify_audit().ok
+
+
+def test_a_preview_of_an_edit_into_its_own_slot_finds_no_rival(store):
+    approve(store, "The staging postgres listens on port 5432")
+    mid = approve(store, "The worker listens on port 9000")
+    found = store.edit_conflicts(mid, MemoryEdits(statement="The worker listens on port 9001"))
+    assert found.rivals == ()
+    with pytest.raises(MemvetError) as err:
+        store.edit_conflicts("m_nope", MemoryEdits(statement="x"))
+    assert err.value.code == "not_found"
 
 
 def test_two_editors_from_one_version_cannot_both_win(store, tmp_path, clock):
@@ -270,9 +304,9 @@ def test_memories_edit_on_the_command_line(tmp_path):
     bad = run("memories", "edit", other, "--valid-until", "2000-01-01", code=2)
     assert bad["error"]["code"] == "usage" and "valid until" in bad["error"]["message"]
     assert run("memories", "edit", other, code=2)["error"]["code"] == "usage"
-    assert (
-        run("memories", "edit", other, "--undo")["statement"] == "The worker listens on port 9000"
-    )
+    undone = run("memories", "edit", other, "--undo")
+    assert undone["statement"] == "The worker listens on port 9000"
+    assert undone["restored"] == [port]  # what the undone edit had superseded is active again
     back = {m["id"] for m in run("memories", "list", "--cwd", str(ws))["memories"]}
     assert back == {port, other}  # the memory the edit superseded is active again
     assert run("memories", "edit", other, "--undo", code=1)["error"]["code"] == "illegal_transition"

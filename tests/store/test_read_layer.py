@@ -25,7 +25,9 @@ ORM = ("sqlalchemy", "sqlmodel", "pydantic")
 # The read commands' import budget: besides the ORM, none of these loads in a read command
 # (importlib.metadata: the command frame reads entry points itself; tomlkit: only setup edits).
 HEAVY = (*ORM, "tomlkit", "msgspec", "importlib.metadata")
-NOT_IN_LISTS = ("memvet.store.records", "dataclasses")  # list records are dicts built from rows
+# List records are dicts built from rows; argparse's help width without shutil (console.py); the
+# scope rule without the hook's pack rules (read_layer.py).
+NOT_IN_LISTS = ("memvet.store.records", "dataclasses", "shutil", "memvet.store.context_pack")
 
 
 @pytest.fixture
@@ -105,6 +107,33 @@ def test_both_paths_give_the_same_records(filled, monkeypatch):
             workspaces = {m["scope"]["workspace"] for m in fast["memories"]}
             assert where == ["--all-scopes"] or OTHER not in workspaces
             assert fast["memories"] or (where, statuses) == (["--global"], ["retired", "disputed"])
+
+
+def test_json_batches_make_the_same_document(filled, dana, monkeypatch):
+    """write_list encodes BATCH records per json.dumps: batches of one or two records give the
+    bytes of one batch, on both paths, for a full page (`next_after`) and for the last one."""
+    from memvet.store import cli_lists
+
+    queue = (
+        "queue",
+        "list",
+        *[f for s in ("pending", "reserved", "stale") for f in ("--status", s)],
+    )
+    commands = [
+        (*queue, "--json"),
+        (*queue, "--limit", "2", "--json"),
+        ("memories", "list", "--all-scopes", "--status", "active", "--status", "retired", "--json"),
+    ]
+    whole = [run(*argv) for argv in commands]
+    for code, out, _ in whole:
+        assert code == 0 and out.count('"id"') >= 2
+    assert json.loads(whole[1][1])["next_after"]
+    for size in (1, 2):
+        monkeypatch.setattr(cli_lists, "BATCH", size)
+        assert [run(*argv) for argv in commands] == whole, size
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("memvet.store.read_layer.open_reader", lambda: None)
+            assert [run(*argv) for argv in commands] == whole, size
 
 
 def test_pages_chain_without_gaps_or_repeats(filled, dana):
@@ -228,6 +257,24 @@ def test_status_reports_the_same_store_facts(filled, dana):
     slow = status._store("quick")
     slow.pop("integrity")
     assert fast == slow and fast["queue"]["stale"] == 1 and fast["memories"]["retired"] == 1
+
+
+def test_status_counts_only_this_users_queue(filled, store, dana):
+    """The queue counts come from the status index alone while every candidate is this user's;
+    with another user's rows in the file they are filtered, and both equal the Store's."""
+    from memvet.install import status
+
+    def both() -> dict:
+        fast, slow = status._store(), status._store("quick")
+        slow.pop("integrity")
+        assert fast == slow
+        return fast["queue"]
+
+    mine = both()
+    assert mine == {"pending": 3, "reserved": 1, "stale": 1, "rejected": 1, "committed": 5}
+    for n in range(3):
+        assert store.admit(draft(f"erin's rule {n}: use tabs", user="erin")).outcome == "queued"
+    assert both() == mine
 
 
 def test_read_commands_do_not_import_the_orm(dana, monkeypatch, tmp_path):

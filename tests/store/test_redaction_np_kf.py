@@ -38,6 +38,21 @@ def test_a_typed_body_is_a_secret_only_behind_a_provider_prefix_or_a_secret_word
     _kept("the wandb run is 1234567890abcdef1234567890abcdef12345678")  # no prefix, no word
 
 
+@pytest.mark.parametrize(
+    ("text", "body"),
+    [
+        ("timezoneapi access token: mnoPQRSTuvwxyzABCDEF", "mnoPQRSTuvwxyzABCDEF"),
+        ("requestfinance api key HIJKLMN-OPQRSTU-VWXYZAB-CDEFGHI", "HIJKLMN-OPQRSTU"),
+    ],
+)
+def test_a_typed_body_named_a_secret_in_a_providers_rule_is_masked(text: str, body: str) -> None:
+    """Policy: next to a secret word a typed sequence may be a weak real secret, and is masked —
+    also where its alphabet runs read as words or as a name (they were let through as such)."""
+    assert NP_KF_ONLY(text).changed, NP_KF_ONLY(text).text
+    _masked(text, body)
+    _kept("the requestfinance docs list HIJKLMN-OPQRSTU-VWXYZAB-CDEFGHI as the format")
+
+
 def test_a_credential_pair_with_a_reference_in_it_is_no_credential() -> None:
     _kept("PsExec.exe \\\\build01 -u deploy -p %DEPLOY_PASSWORD% cmd /c whoami")
     _masked("PsExec.exe \\\\build01 -u deploy -p Zx9pQ2wLm7 cmd /c whoami", "Zx9pQ2wLm7")

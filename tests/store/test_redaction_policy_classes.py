@@ -138,6 +138,30 @@ def test_adjudication_criteria_follow_the_policy() -> None:
     assert live("https://indieweb.org/images/2018-250-xoxo-indieweb-1.jpg") is None
 
 
+def test_adjudication_keeps_a_typed_body_behind_a_glued_provider_prefix() -> None:
+    """A rule often captures only the body (`sbp_` + 40 characters): the prefix before it in the
+    text still makes it a token (policy), where a provider's name apart from it does not."""
+    typed = _adjudicator().typed_without_context
+    body = "1234567890abcdefghij1234567890klmnopqrst"
+    assert not typed(body, f"sbp_{body}") and not typed(body, f"NF-{body}")
+    assert typed(body, f"cloudsmith {body}")
+
+
+def test_a_short_value_of_two_letter_chunks_is_no_camel_case_name() -> None:
+    """Policy: any literal assigned to a key name is the secret, however weak; `XyPqRS749` was
+    read as a camelCase identifier (Xy-Pq-RS-749), which is made of words, and kept."""
+    _masked("DEPLOY_ACCESS_KEY: XyPqRS749", "XyPqRS749")
+    _kept("api_key: apiKeyFromEnv")  # a name: code, not a literal
+
+
+def test_an_ip_address_is_a_hosts_and_kept() -> None:
+    """Policy: hosts are public identifiers; an address grants nothing when pasted."""
+    name = _adjudicator()._IDENTIFIER_NAME
+    assert name.search("ip_public") and not name.search("Ripple Secret")
+    _kept("the build host is 203.0.113.7, the cache 198.51.100.23:6379")
+    _masked("redis://cache:Zx9pQ2wLm7@198.51.100.23:6379", "Zx9pQ2wLm7")
+
+
 def test_an_aws_key_id_with_a_typed_body_is_not_a_key() -> None:
     _kept("AKIAABCDEFGHIJKLMNOP")  # policy: a typed sequence with no secret word near it
     _masked("AKIAQ7ZK3MW5RT2YX4NB", "AKIAQ7ZK3MW5RT2YX4NB")

@@ -70,3 +70,51 @@ def test_the_sweep_redacts_what_was_stored_before_the_rule(tmp_path, monkeypatch
     for name in ("memvet.db", "memvet.db-wal"):
         path = store.path.parent / name
         assert not path.exists() or TOKEN.encode() not in path.read_bytes()
+
+
+def test_other_writers_get_in_while_the_sweep_runs(tmp_path, monkeypatch) -> None:
+    """At 100k memories the sweep takes minutes. It once ran in one write transaction, so every
+    approval and ingest meanwhile failed as "store busy" (what broke `queue approve` in the
+    scale benchmark). Now it works in slices, and a writer waiting for the store gets in
+    between two of them; the result is the same as in one go."""
+    import threading
+    import time
+
+    import memvet.store.redaction_sweep as sweep
+
+    workspace = str(tmp_path / "repo")
+    store = open_store()
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr(redaction, "redact", lambda text: redaction.RedactionResult(text, 0, ()))
+            for i in range(6):
+                store.admit(_draft(f"Step {i}: post the report with {TOKEN} here.", workspace))
+        real_redact, started = sweep.redact, threading.Event()
+
+        def slow_redact(text: str):  # a large store: every row takes a while
+            started.set()
+            time.sleep(0.1)
+            return real_redact(text)
+
+        monkeypatch.setattr(sweep, "redact", slow_redact)
+        monkeypatch.setattr(sweep, "SLICE", 2, raising=False)
+        got_in: list[float] = []
+
+        def writer() -> None:
+            assert started.wait(10)
+            store.admit(_draft("We review pull requests within a day.", workspace))
+            got_in.append(time.monotonic())
+
+        thread = threading.Thread(target=writer)
+        thread.start()
+        counts = reredact_stored(store, datetime.now(UTC), force=True)
+        swept = time.monotonic()
+        thread.join(10)
+        assert got_in and got_in[0] < swept  # committed while the sweep was still going
+        assert counts["candidates"] == 6 and counts["evidence"] == 6
+        shown = store.list_candidates(store.reader_for(None, all_scopes=True), QueueFilter())
+        assert len(shown) == 7 and all(TOKEN not in c.statement for c in shown)
+        assert store.verify_audit().ok
+        assert reredact_stored(store, datetime.now(UTC)) is None
+    finally:
+        store.close()

@@ -89,3 +89,49 @@ def test_one_of_is_not_a_spelled_count():
         "One of the workers handles uploads", "fact"
     )
     assert "1" not in derive_subject("One of the workers handles uploads", "fact")
+
+
+# One thing said in other words, and the families whose members are rival values (h39): the
+# sentences differ from the benchmark's pairs, so these check the rule, not the pairs.
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (("The admin UI listens on port 3000", "fact", "assert"), ("The admin UI serves on :3001", "fact", "assert")),
+        (("Our servers are on Azure", "fact", "assert"), ("We deploy the whole stack to Google Cloud", "fact", "assert")),
+        (("We track bugs in Jira", "fact", "assert"), ("Bugs are tracked in YouTrack", "fact", "assert")),
+        (("We are on Rails 7.0", "fact", "assert"), ("We upgraded Rails to 7.1", "decision", "assert")),
+        (("Sort imports with isort", "procedure", "assert"), ("ruff replaced isort for import sorting", "decision", "assert")),
+        (("It is fine to merge on Sundays", "constraint", "assert"), ("Don't merge on Sundays", "constraint", "deny")),
+        (("We are on MongoDB 6", "fact", "assert"), ("The database is PostgreSQL 15", "fact", "assert")),
+        (("Keep 14 days of logs", "constraint", "assert"), ("Logs are kept for 90 days", "constraint", "assert")),
+        (("The marketing site is deployed to Vercel", "fact", "assert"), ("We host the marketing site on Cloudflare Pages", "fact", "assert")),
+        (("The default branch is trunk", "fact", "assert"), ("The main branch is called main", "fact", "assert")),
+        (("Sessions expire after 15 minutes", "fact", "assert"), ("The session timeout is 2 hours", "fact", "assert")),
+        (("Prod runs in ap-south-1", "fact", "assert"), ("Production is deployed to eu-central-1", "fact", "assert")),
+    ],
+)  # fmt: skip
+def test_paraphrased_rivals_share_a_slot_and_clash(a, b):
+    assert verdict(a, b) in ("different_value", "negation")
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (("The admin UI serves on :3000", "fact", "assert"), ("The admin UI port is 3000", "fact", "assert")),
+        (("We run everything on Amazon Web Services", "fact", "assert"), ("Our cloud provider is AWS", "fact", "assert")),
+        (("The package manager for the mobile app is yarn", "fact", "assert"), ("The package manager for the server is uv", "fact", "assert")),
+        (("The tests use an in-memory SQLite database", "fact", "assert"), ("The app uses MySQL", "fact", "assert")),
+        (("Podman replaced Docker on our laptops", "decision", "assert"), ("Docker still runs in production", "fact", "assert")),
+        (("Keep 7 days of logs", "constraint", "assert"), ("Keep 30 days of metrics", "constraint", "assert")),
+    ],
+)  # fmt: skip
+def test_one_value_reworded_or_two_parts_are_not_conflicts(a, b):
+    assert verdict(a, b) in (None, "other slot")
+
+
+def test_a_family_member_that_qualifies_another_noun_does_not_name_the_slot():
+    # "every AWS resource must be tagged" is about tagging, not about the cloud provider.
+    assert derive_subject("Every AWS resource must be tagged with an owner", "constraint") != (
+        "cloud provider"
+    )
+    assert derive_subject("Our cloud provider is AWS", "fact") == "cloud provider"

@@ -143,13 +143,21 @@ def test_a_rule_that_denies_exactly_what_another_memory_asserts_is_a_rival():
 
 
 def test_word_values_are_compared_only_under_one_relation():
-    # "hosted on X" against "hosted on Y" is a rival; "kept for 30 days" against "shipped to Loki"
-    # says two things about logs.
+    # "hosted on X" against "hosted on Y" is a rival; "kept for 30 days" against "shipped to S3"
+    # says two things about backups.
     assert (
         _clash("The docs are hosted on GitHub Pages", "The docs are hosted on Netlify")
         == "different_value"
     )
-    assert _clash("Logs are kept for 30 days", "Logs are shipped to Loki") is None
+    assert _clash("Backups are kept for 30 days", "Backups are shipped to S3") is None
+    # Logs: how long they are kept is a slot of its own ("log retention"), apart from where
+    # they go, however either is phrased.
+    kept, shipped = (
+        derive_subject(s, "fact") for s in ("Logs are kept for 30 days", "Logs are shipped to Loki")
+    )
+    assert kept == "log retention" and kept != shipped
+    assert _clash("Keep 7 days of logs", "Logs are retained for 30 days") == "different_value"
+    assert _clash("Logs go to Datadog", "We ship our logs to Loki") == "different_value"
     assert _clash("The app is deployed to fly.io", "The app is deployed to render") is not None
 
 

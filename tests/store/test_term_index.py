@@ -303,7 +303,7 @@ def test_a_wrong_key_finds_nothing_and_altered_postings_never_crash(filled):
     out = recall(filled, "how do deploys work?", workspace=APP)
     assert out["state"] in ("VERIFIED", "UNKNOWN", "VERIFIED_WITH_NEGATIVE_BOUNDARY")
     assert all(m["id"] != "m_nosuch" for m in out["memories"])
-    from memvet.store.recall_index import index_all
+    from memvet.store.term_reindex import index_all
 
     with filled.engine.begin() as conn:  # the module's store, whole again for the next test
         conn.exec_driver_sql("DELETE FROM term_postings")

@@ -3,14 +3,17 @@ policy (docs/threat-model.md, "What counts as a secret"), once, into a committed
 
     tests/corpus/secrets/adjudicated.tsv   row id <TAB> policy label <TAB> one-line reason
 
-Only rows whose policy label differs from the corpus' `text_label` are listed. The criteria look
+Rows whose policy label differs from the corpus' `text_label` are listed, and the rows of a
+category once adjudicated wrongly (typed bodies behind a glued provider prefix), label kept,
+so the decision is on record either way. The criteria look
 at the row (its text, its rule's name and categories), never at what memvet's redactor does with
 it, so the adjudicated figures do not grade the detector by its own answers:
 
 - secret → not_secret
   * identifier: the row's rule finds a public identifier (rule categories identifier / domain /
     infrastructure without "secret", or a rule named "… ID", "… Domain", "… URL", "… Username",
-    "… Bucket", "… Hostname", "ARN"; never a rule whose name says key, token, secret, password)
+    "… Bucket", "… Hostname", "ARN", an IP address; never a rule whose name says key, token,
+    secret, password)
     and the text has no secret word (secret, passw, token, pwd, private, webhook) besides;
   * placeholder: the credential (detect-secrets' expected secret, else what the row's own rule
     captures, last group) is a documentation placeholder — mostly one character (aaaa…), a run of x, *****,
@@ -20,7 +23,8 @@ it, so the adjudicated figures do not grade the detector by its own answers:
     one as a real, weak secret ("when unsure, redact");
   * typed, no context: a typed sequence (abcdef…, 123456…, xyzxyzxyz, a1b2c3…) in a text with
     no secret word at all (secret, passw, pwd, token, key, private, access, auth, credential,
-    bearer) and no provider prefix on the value (sk_…, sbp_…, NF-… stay secrets) — a provider
+    bearer) and no provider prefix on the value or glued right before it in the text (sk_…,
+    sbp_…, NF-… stay secrets, also where the rule captures only the body) — a provider
     name alone does not make "cloudsmith 1234567890abcdef…" a credential;
   * empty: the row has no text (a path-only rule).
   An identifier rule's row whose text also holds a live literal (below: a URL's password) stays
@@ -62,7 +66,8 @@ ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "tests" / "corpus" / "secrets" / "adjudicated.tsv"
 _IDENTIFIER_NAME = re.compile(
     r"(?i)\b(?:id|domain|url|uri|username|user name|bucket|hostname|host|"
-    r"arn|account name|storage name|org(?:anization)? id|endpoint)\b"
+    r"arn|account name|storage name|org(?:anization)? id|endpoint)\b|"
+    r"(?<![a-z])ip(?![a-z])"  # an IP address is a host's (detect-secrets' ip_public)
 )
 _SECRETISH_NAME = re.compile(r"(?i)secret|token|key|password|credential|private")
 _PLACEHOLDER = re.compile(
@@ -90,6 +95,9 @@ _TYPED = re.compile(
 )
 # sk_…, gsk_…, sbp_…, NF-…: a provider's prefix says what it is, typed body or not ("when unsure").
 _PROVIDER_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9]{1,11}[_\-.]")
+# The same prefix glued right before the value in the text: a rule often captures only the body
+# (`sbp_` + the 40 characters it captures), and the prefix still says what the token is.
+_GLUED_PREFIX = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]{1,11}[_\-.]\Z")
 _CONTEXT_WORD = re.compile(r"(?i)secret|passw|pwd|token|key|private|access|auth|credential|bearer")
 
 
@@ -100,6 +108,14 @@ def typed_without_context(value: str, text: str) -> bool:
         _TYPED.search(value) is not None
         and _CONTEXT_WORD.search(text) is None
         and _PROVIDER_PREFIX.match(value) is None
+        and not glued_prefix(value, text)
+    )
+
+
+def glued_prefix(value: str, text: str) -> bool:
+    """A provider-style prefix (`sbp_`, `NF-`) sits right before `value` somewhere in `text`."""
+    return any(
+        _GLUED_PREFIX.search(text, 0, m.start()) for m in re.finditer(re.escape(value), text)
     )
 
 
@@ -251,6 +267,15 @@ def adjudicate(rows: list[dict], rules: list[dict], oracles: dict) -> list[tuple
                 out.append(
                     (row["id"], "not_secret", "typed sequence and no secret word in the text")
                 )
+            elif (
+                value is not None
+                and _TYPED.search(value)
+                and _CONTEXT_WORD.search(text) is None
+                and glued_prefix(value, text)
+            ):  # listed though the label stays: these rows were once adjudicated the other way
+                out.append(
+                    (row["id"], "secret", "typed body behind a provider prefix: a token by policy")
+                )
         else:
             if rule == "gcp-api-key" and _GOOGLE_KEY.search(text) and not _PLACEHOLDER.search(text):
                 out.append(
@@ -292,9 +317,12 @@ def main(argv: list[str] | None = None) -> int:
     ]
     lines += ["\t".join(entry) for entry in decided]
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    flips = sum(label == "secret" for _, label, _ in decided)
+    labels = {row["id"]: row["text_label"] for row in rows}
+    kept = sum(labels[row_id] == label for row_id, label, _ in decided)
+    flips = sum(label == "secret" and labels[row_id] != label for row_id, label, _ in decided)
     print(
-        f"{len(decided)} rows adjudicated ({len(decided) - flips} secret→not_secret, {flips} not_secret→secret)"
+        f"{len(decided)} rows adjudicated ({len(decided) - flips - kept} secret→not_secret, "
+        f"{flips} not_secret→secret, {kept} listed with their label kept)"
     )
     return 0
 

@@ -91,6 +91,19 @@ def _switch_off_speedups() -> None:
     from memvet.daemon.extraction.extract import Extractor
 
     Extractor.worth_scoring = lambda self, sentence: True  # type: ignore[method-assign]
+    Extractor.reject_first = True  # every sized sentence through the reject rules first
+    import importlib
+
+    from memvet.store.redaction.rule_engine import ruleset
+
+    redact = importlib.import_module("memvet.store.redaction.redact")
+    redact._GATES._built, redact._GATES._automaton = True, None  # each gate asked on its own
+    ruleset()._woken = _Unremembered()  # woken rules found again for every text
+
+
+class _Unremembered(dict):
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
 
 
 def main() -> int:
@@ -103,7 +116,8 @@ def main() -> int:
         "--without-speedups",
         action="store_true",
         help="the same code with the speed work switched off (the second look's early "
-        "stop): record with it and compare without it, right after each "
+        "stop, rejects asked first, redaction gates one by one, no woken-rule memo): "
+        "record with it and compare without it, right after each "
         "other, and the rule and weight files others edit are the same on both sides",
     )
     args = parser.parse_args()

@@ -253,6 +253,8 @@ def build() -> list[dict]:
     # Written later, in new voices, for training only: appended so no earlier message (and no test
     # message) changes; split "train" by construction, never dealt.
     messages += [{**m, "split": "train"} for m in read_handwritten(HERE / "handwritten_train.txt")]
+    # Written with them, for a fair dev figure per kind: "dev" by construction, appended last.
+    messages += [{**m, "split": "dev"} for m in read_handwritten(HERE / "handwritten_dev.txt")]
     return messages
 
 

@@ -47,14 +47,16 @@ def _labelled() -> list[dict]:
 
 
 def build() -> list[dict]:
-    rng = random.Random(SEED)
     by_scope: dict[tuple, list[dict]] = defaultdict(list)
     for row in _labelled():
         by_scope[(row["split"], row["workspace"])].append(row)
     pairs: list[dict] = []
-    for (split, _), rows in sorted(
+    for (split, workspace), rows in sorted(
         by_scope.items(), key=lambda item: (item[0][0], item[0][1] or "")
     ):
+        # one generator per split and workspace: messages added to train or dev never reshuffle
+        # the test split's pairs
+        rng = random.Random(f"{SEED}:{split}:{workspace}")
         families: dict[str, list[dict]] = defaultdict(list)
         for row in rows:
             families[row["group"]].append(row)

@@ -10,6 +10,7 @@ from labelled_corpus import match
 from memvet.daemon.extraction.extract import Extractor
 from memvet.daemon.extraction.features import Context
 from memvet.daemon.extraction.learned import worth_a_second_look
+from memvet.daemon.extraction.third_look import has_statement_shape, untouched_by_rules
 from memvet.store.redaction import redact
 
 
@@ -21,6 +22,7 @@ class Sample:
     label: dict | None  # the corpus label it holds, None for a negative
     proposed: bool = False  # a rule (or adoption) candidate, not a sentence only the scorer reads
     rule_kind: str | None = None  # the kind the rules gave it (proposed candidates only)
+    third: bool = False  # no rule judged it: the runtime's third look (third_look.py)
 
 
 def message_samples(extractor: Extractor, message: dict) -> list[Sample]:
@@ -33,7 +35,7 @@ def message_samples(extractor: Extractor, message: dict) -> list[Sample]:
     prev = message.get("previous_assistant", "")
     out: list[Sample] = []
     covered: set[int] = set()
-    candidates: list[tuple[str, int, bool, float, str | None]] = []
+    candidates: list[tuple[str, int, bool, float, str | None, bool]] = []
     for item in extractor.extract(text):
         inside = [i for i, s in enumerate(sentences) if s.casefold() in item.statement.casefold()]
         covered.update(inside)
@@ -44,17 +46,21 @@ def message_samples(extractor: Extractor, message: dict) -> list[Sample]:
                 "adopted" in item.reasons,
                 item.confidence,
                 item.kind,
+                False,
             )
         )
-    # the sentences the runtime gives a second look (learned.worth_a_second_look), nothing else
-    candidates += [
-        (s, i, False, 0.0, None)
-        for i, s in enumerate(sentences)
-        if i not in covered
-        and extractor.sized(s)
-        and worth_a_second_look(s, extractor.rule_hits(s))
-    ]
-    for statement, index, adopted, strength, rule_kind in candidates:
+    # the sentences the runtime gives a second look (learned.worth_a_second_look) or a third
+    # (third_look.py: no rule judged it, a statement's shape), nothing else
+    for i, s in enumerate(sentences):
+        if i in covered or not extractor.sized(s):
+            continue
+        hits = extractor.rule_hits(s)
+        if extractor.worth_scoring(s):
+            if worth_a_second_look(s, hits):
+                candidates.append((s, i, False, 0.0, None, False))
+        elif has_statement_shape(s) and untouched_by_rules(hits):
+            candidates.append((s, i, False, 0.0, None, True))
+    for statement, index, adopted, strength, rule_kind, third in candidates:
         hits = extractor.rule_hits(statement)
         proposed = strength > 0
         context = Context(
@@ -66,6 +72,7 @@ def message_samples(extractor: Extractor, message: dict) -> list[Sample]:
             adopted=adopted,
             host=message["host"],
             strength=strength,
+            third_look=third,
         )
         label = next(
             (
@@ -75,7 +82,7 @@ def message_samples(extractor: Extractor, message: dict) -> list[Sample]:
             ),
             None,
         )
-        out.append(Sample(message["id"], statement, context, label, proposed, rule_kind))
+        out.append(Sample(message["id"], statement, context, label, proposed, rule_kind, third))
     # An adopted rule is built from the assistant's proposal (issue 12, adoption): score that too.
     for lab in message["labels"]:
         if lab["adopted"]:

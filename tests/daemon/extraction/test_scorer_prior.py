@@ -1,6 +1,6 @@
 """The learned scorer's guard rails: a strong explicit rule is never scored out (the rule-strength
-prior), a sentence no rule touched is never read (the second look), and the reviewer's offsets
-move the keep decision itself, not only the score shown."""
+prior), a sentence no rule touched is read only by the third look, what a reject rule judged never,
+and the reviewer's offsets move the keep decision itself, not only the score shown."""
 
 from __future__ import annotations
 
@@ -49,13 +49,22 @@ def test_a_strong_explicit_rule_is_never_scored_below_the_line(extractor: Extrac
     )
 
 
-def test_a_sentence_no_rule_touched_is_never_a_candidate(extractor: Extractor) -> None:
-    keeping = _biased(40.0)  # a model that would keep anything it reads
+def test_a_sentence_no_rule_touched_is_read_only_by_the_third_look(extractor: Extractor) -> None:
+    keeping = _biased(
+        40.0, third_look=True, threshold_third=0.5
+    )  # a model that would keep anything it reads
     text = "At TECHNO, we believe in celebrating our employees' achievements."
-    assert extractor.rule_hits(text) == [] or all(
-        r.section == "reject" for r, _ in extractor.rule_hits(text)
-    )
-    assert LearnedExtractor(extractor, keeping).extract(text) == []
+    assert extractor.rule_hits(text) == []
+    # the third look (third_look.py) reads it, against its own line; weights without one never
+    [taken] = LearnedExtractor(extractor, keeping).extract(text)
+    assert "scorer.third-look" in taken.reasons
+    old = {k: v for k, v in keeping.header.items() if k != "threshold_third"}
+    blob = keeping._indices.tobytes() + keeping._weights.tobytes()
+    assert LearnedExtractor(extractor, Scorer(old, blob)).extract(text) == []
+    # what a reject rule judged stays out, however keen the model
+    for judged in ("Dana said the queue belongs on sqs", "what port does the queue listen on"):
+        assert all(r.section == "reject" for r, _ in extractor.rule_hits(judged))
+        assert LearnedExtractor(extractor, keeping).extract(judged) == []
 
 
 def test_the_reviewers_offsets_move_the_keep_decision() -> None:

@@ -1,4 +1,4 @@
-"""The daemon's context packs follow memory changes in place (context_server.CachedSource.update):
+"""The daemon's context packs follow memory changes in place (context_cache.CachedSource.update):
 after approvals, retirements and disputes the pack is the one a rebuild would give, without the
 rebuild."""
 
@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memvet.daemon.context_server import CachedSource, ContextServer
+from memvet.daemon.context_cache import CachedSource
+from memvet.daemon.context_server import ContextServer
 from memvet.store import CandidateDraft, Edits, Scope, open_store
 from memvet.store import context_pack as cp
 from memvet.store import fast_read as fr

@@ -33,6 +33,17 @@ def test_the_fingerprint_sees_a_relabelled_pair(monkeypatch):
     assert pairs.fingerprint(frozen["test"]) != frozen["sha256"]
 
 
+def test_no_dev_pair_repeats_a_test_pair():
+    # a test pair copied into dev would be tuned on; only the count is shown, never the pair
+    def key(pair):
+        return frozenset(side[0].strip().lower() for side in pair[2:])
+
+    split = pairs.draw_split()
+    test = {key(p) for i, p in enumerate(pairs.PAIRS) if split[pairs.pair_id(i)] == "test"}
+    repeated = sum(key(p) in test for p in DEV_PAIRS)
+    assert repeated == 0, f"{repeated} dev pairs repeat a test pair"
+
+
 def test_both_labels_and_every_rival_category_are_present():
     labels = Counter(label for _, label, _, _ in pairs.PAIRS)
     assert labels["rival"] >= 35 and labels["compatible"] >= 35

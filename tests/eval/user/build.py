@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "cases"))
 import render  # noqa: E402
+from dev_questions import DEV_QUESTIONS  # noqa: E402
 from questions import QUESTIONS, Q  # noqa: E402
 from world import ASK_AT, HOME, LATER_ACTIONS, REPOS, SESSIONS, U  # noqa: E402
 
@@ -126,13 +127,21 @@ def build_case() -> dict:
 
 
 def question_ids() -> list[tuple[str, Q]]:
-    """Stable ids: the repository and the question's place among that repository's."""
+    """Stable ids: the repository and the question's place among that repository's; questions
+    added to the dev split after the freeze (dev_questions.py) are numbered apart ("repo:d01")."""
     seen: dict[str, int] = {}
     out = []
-    for question in QUESTIONS:
-        seen[question.repo] = seen.get(question.repo, 0) + 1
-        out.append((f"{question.repo}:{seen[question.repo]:02d}", question))
+    for prefix, questions in (("", QUESTIONS), ("d", DEV_QUESTIONS)):
+        for question in questions:
+            key = prefix + question.repo
+            seen[key] = seen.get(key, 0) + 1
+            out.append((f"{question.repo}:{prefix}{seen[key]:02d}", question))
     return out
+
+
+def added_to_dev(qid: str) -> bool:
+    """A question written after the split was frozen: always dev, never drawn."""
+    return qid.split(":", 1)[1].startswith("d")
 
 
 def host_of(qid: str) -> str:
@@ -141,9 +150,12 @@ def host_of(qid: str) -> str:
 
 
 def draw_split() -> dict[str, str]:
-    """qid -> "dev" | "test" (about half each), drawn by a keyed hash of the id alone."""
+    """qid -> "dev" | "test" (about half each), drawn by a keyed hash of the id alone; the
+    questions added after the freeze are dev."""
     return {
-        qid: "test" if hashlib.sha256(f"{SPLIT_KEY}:{qid}".encode()).digest()[0] % 2 else "dev"
+        qid: "test"
+        if not added_to_dev(qid) and hashlib.sha256(f"{SPLIT_KEY}:{qid}".encode()).digest()[0] % 2
+        else "dev"
         for qid, _ in question_ids()
     }
 

@@ -44,7 +44,10 @@ def run_mode(workdir: Path, mode: str) -> tuple[dict[str, Any], dict[str, str]]:
         answers = [a for a in out["answers"] if split[a["id"]] == part]
         for view in ("recall", "hook"):
             block = scorer.summarise(answers, view)
-            block["failing"] = dict(list(block["failing"].items())[:40])
+            if part == "test":  # held out: how many, never which (no one may study them)
+                block["failing"] = len(block["failing"])
+            else:
+                block["failing"] = dict(list(block["failing"].items())[:40])
             figures[f"{part}_{view}"] = block
         # In-run baseline: a recall (and a hook) that never answers.
         silent = [{**a, "served": [], "hook_prompt": [], "hook_start": []} for a in answers]

@@ -56,6 +56,23 @@ def test_the_test_split_is_frozen():
     )
 
 
+def test_questions_added_after_the_freeze_are_dev_only():
+    added = [qid for qid in QUESTIONS if build.added_to_dev(qid)]
+    assert len(added) >= 50
+    split = build.draw_split()
+    assert all(split[qid] == "dev" for qid in added)
+    assert not set(added) & set(build.frozen_split()["test"])
+
+
+def test_no_dev_question_repeats_a_test_question():
+    # the same words in the same repository would be tuned on; only the count is shown
+    questions, split = dict(build.question_ids()), build.draw_split()
+    test = {(q.repo, q.text.strip().lower()) for i, q in questions.items() if split[i] == "test"}
+    dev = [(q.repo, q.text.strip().lower()) for i, q in questions.items() if split[i] == "dev"]
+    repeated = sum(d in test for d in dev)
+    assert repeated == 0, f"{repeated} dev questions repeat a test question"
+
+
 def test_the_fingerprint_sees_a_changed_question(monkeypatch):
     frozen = build.frozen_split()
     qid = frozen["test"][0]
@@ -75,9 +92,9 @@ def test_the_fingerprint_sees_a_changed_question(monkeypatch):
 
 
 def test_the_set_is_large_and_spans_hosts_and_repositories():
-    split = build.draw_split()
+    drawn = {q: part for q, part in build.draw_split().items() if not build.added_to_dev(q)}
     assert len(QUESTIONS) >= 150
-    assert 0.35 <= sum(p == "test" for p in split.values()) / len(split) <= 0.65
+    assert 0.35 <= sum(p == "test" for p in drawn.values()) / len(drawn) <= 0.65
     assert len({q.repo for q in QUESTIONS.values()}) >= 7
     assert {s["host"] for s in CASE["sessions"]} == {"claude-code", "codex"}
     assert {build.host_of(qid) for qid in QUESTIONS} == {"claude-code", "codex"}
