@@ -16,6 +16,38 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select, Static
 
 
+def statement_field(statement: str) -> ComposeResult:
+    """The statement, first in both edit dialogs (this one and memory_edit_dialog.py)."""
+    yield Label("Statement", classes="dialog-label")
+    yield Input(clean(statement), id="edit-statement", compact=True)
+
+
+def kind_and_polarity_fields(kind: str, polarity: str) -> ComposeResult:
+    """Kind and what it says, side by side: inside a dialog row."""
+    with Vertical():
+        yield Label("Kind", classes="dialog-label")
+        yield Select(
+            [(k, k) for k in KINDS], value=kind, allow_blank=False, id="edit-kind", compact=True
+        )
+    with Vertical():
+        yield Label("Says", classes="dialog-label")
+        yield Select(
+            [("asserts", "assert"), ("denies", "deny")],
+            value=polarity,
+            allow_blank=False,
+            id="edit-polarity",
+            compact=True,
+        )
+
+
+def error_and_buttons(confirm: str) -> ComposeResult:
+    """The refusal line and the two buttons that end both edit dialogs."""
+    yield Static("", id="edit-error", classes="dialog-error")
+    with Horizontal(classes="dialog-buttons"):
+        yield Button(confirm, id="edit-approve-button", variant="primary", compact=True)
+        yield Button("Cancel", id="edit-cancel-button", compact=True)
+
+
 class EditDialog(ModalScreen[Edits | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="edit-cancel"),
@@ -31,27 +63,9 @@ class EditDialog(ModalScreen[Edits | None]):
         c = self.candidate
         with Vertical(classes="dialog dialog-wide"):
             yield Static("Edit, then approve", classes="dialog-title")
-            yield Label("Statement", classes="dialog-label")
-            yield Input(clean(c.statement), id="edit-statement", compact=True)
+            yield from statement_field(c.statement)
             with Horizontal(classes="dialog-row"):
-                with Vertical():
-                    yield Label("Kind", classes="dialog-label")
-                    yield Select(
-                        [(k, k) for k in KINDS],
-                        value=c.kind,
-                        allow_blank=False,
-                        id="edit-kind",
-                        compact=True,
-                    )
-                with Vertical():
-                    yield Label("Says", classes="dialog-label")
-                    yield Select(
-                        [("asserts", "assert"), ("denies", "deny")],
-                        value=c.polarity,
-                        allow_blank=False,
-                        id="edit-polarity",
-                        compact=True,
-                    )
+                yield from kind_and_polarity_fields(c.kind, c.polarity)
                 with Vertical():
                     yield Label("Scope", classes="dialog-label")
                     with RadioSet(id="edit-scope", compact=True):
@@ -79,10 +93,7 @@ class EditDialog(ModalScreen[Edits | None]):
                         compact=True,
                         placeholder="e.g. package manager",
                     )
-            yield Static("", id="edit-error", classes="dialog-error")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Approve", id="edit-approve-button", variant="primary", compact=True)
-                yield Button("Cancel", id="edit-cancel-button", compact=True)
+            yield from error_and_buttons("Approve")
         yield KeyFooter()
 
     def on_mount(self) -> None:
@@ -90,11 +101,7 @@ class EditDialog(ModalScreen[Edits | None]):
 
     def _edits(self) -> Edits:
         c = self.candidate
-        statement = self.query_one("#edit-statement", Input).value.strip()
-        if not statement:
-            raise ValueError("the statement is empty")
-        kind = str(self.query_one("#edit-kind", Select).value)
-        polarity = str(self.query_one("#edit-polarity", Select).value)
+        statement, kind, polarity = self._typed()
         make_global = self.query_one("#edit-global", RadioButton).value
         start = self._time("#edit-from")
         end = self._time("#edit-to")
@@ -114,6 +121,14 @@ class EditDialog(ModalScreen[Edits | None]):
             valid_to=end,
             subject=self._subject(),
         )
+
+    def _typed(self) -> tuple[str, str, str]:
+        """Statement, kind and polarity as typed; an empty statement is refused."""
+        statement = self.query_one("#edit-statement", Input).value.strip()
+        if not statement:
+            raise ValueError("the statement is empty")
+        kind = str(self.query_one("#edit-kind", Select).value)
+        return statement, kind, str(self.query_one("#edit-polarity", Select).value)
 
     def _subject(self) -> str | None:
         """None keeps the derived subject (re-derived for an edited statement)."""

@@ -8,14 +8,19 @@ from __future__ import annotations
 from datetime import datetime
 
 from memvet.inspector.formatting import aware, clean
-from memvet.inspector.screens.edit_dialog import EditDialog
+from memvet.inspector.screens.edit_dialog import (
+    EditDialog,
+    error_and_buttons,
+    kind_and_polarity_fields,
+    statement_field,
+)
 from memvet.inspector.widgets.key_footer import KeyFooter
-from memvet.store import KINDS, Memory, MemoryEdits
+from memvet.store import Memory, MemoryEdits
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Input, Label, Static
 
 SHOWN = "%Y-%m-%dT%H:%MZ"
 
@@ -42,27 +47,9 @@ class MemoryEditDialog(EditDialog):
         m = self.memory
         with Vertical(classes="dialog dialog-wide"):
             yield Static("Edit the memory", classes="dialog-title")
-            yield Label("Statement", classes="dialog-label")
-            yield Input(clean(m.statement), id="edit-statement", compact=True)
+            yield from statement_field(m.statement)
             with Horizontal(classes="dialog-row"):
-                with Vertical():
-                    yield Label("Kind", classes="dialog-label")
-                    yield Select(
-                        [(k, k) for k in KINDS],
-                        value=m.kind,
-                        allow_blank=False,
-                        id="edit-kind",
-                        compact=True,
-                    )
-                with Vertical():
-                    yield Label("Says", classes="dialog-label")
-                    yield Select(
-                        [("asserts", "assert"), ("denies", "deny")],
-                        value=m.polarity,
-                        allow_blank=False,
-                        id="edit-polarity",
-                        compact=True,
-                    )
+                yield from kind_and_polarity_fields(m.kind, m.polarity)
                 with Vertical():
                     yield Label("Subject (its slot)", classes="dialog-label")
                     yield Input(clean(m.subject), id="edit-subject", compact=True)
@@ -73,10 +60,7 @@ class MemoryEditDialog(EditDialog):
                 with Vertical():
                     yield Label("Valid until (blank: open)", classes="dialog-label")
                     yield Input(self._shown(m.valid_to), id="edit-to", compact=True)
-            yield Static("", id="edit-error", classes="dialog-error")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Save", id="edit-approve-button", variant="primary", compact=True)
-                yield Button("Cancel", id="edit-cancel-button", compact=True)
+            yield from error_and_buttons("Save")
         yield KeyFooter()
 
     def _shown(self, value: datetime | None) -> str:
@@ -84,11 +68,7 @@ class MemoryEditDialog(EditDialog):
 
     def _edits(self) -> MemoryEdits:  # type: ignore[override]
         m = self.memory
-        statement = self.query_one("#edit-statement", Input).value.strip()
-        if not statement:
-            raise ValueError("the statement is empty")
-        kind = str(self.query_one("#edit-kind", Select).value)
-        polarity = str(self.query_one("#edit-polarity", Select).value)
+        statement, kind, polarity = self._typed()
         start = self._time("#edit-from")
         end = self._time("#edit-to")
         if start is None:
