@@ -121,7 +121,6 @@ def status(args: argparse.Namespace) -> int:
 
 
 def collect_status(home: Path) -> dict[str, Any]:
-    from memvet.daemon.ingestor import file_id
     from memvet.daemon.lock import running_pid
     from memvet.daemon.roots import all_roots
     from memvet.daemon.service import STATS_FILE
@@ -162,7 +161,7 @@ def collect_status(home: Path) -> dict[str, Any]:
         return doc
     try:
         for root in roots:  # the stats name watched roots by keyed id only
-            root["watched"] = file_id(store, root["path"]) in watched
+            root["watched"] = store.log_tag(root["path"]) in watched
         checkpoints = store.all_checkpoints()
         doc["files_tracked"] = len(checkpoints)
         last = max((cp.updated_at for cp in checkpoints if cp.updated_at), default=None)

@@ -1,14 +1,21 @@
 """A scope's context pack as the daemon keeps it between hook requests (context_server.py):
 its memories decrypted once, best first, with their terms, updated in place when memories
 change. It offers the same reads as the no-daemon path's SQL source (context_pack.py), so
-hook_reply's `answer` runs unchanged over either."""
+hook_reply's `answer` runs unchanged over either.
+
+No read walks the whole scope (issue 15, 100k memories): the session-start footer's count is
+kept as memories change (only those with an end date are tested against `now`), a prompt is
+scored among the holders of its weightier words (prompt_corpus.py), and a change moves only
+the items it touches."""
 
 from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator
 
+from memvet.daemon import prompt_corpus as pc
 from memvet.store import context_pack as cp
+from memvet.store.vocabulary import MemoryStatus
 
 
 class CachedSource:
@@ -18,22 +25,71 @@ class CachedSource:
     def __init__(self, items: list[cp.PackItem]) -> None:
         self.items = items
         self._index = cp.TermIndex(items)  # terms computed once here, not on every prompt
+        self._terms = pc.PackTerms(self._index)
+        self._steady = 0  # active items without an end: in force once their valid_from is past
+        self._steady_from: str | None = None  # the latest of their valid_from (or later)
+        self._tested: dict[str, cp.PackItem] = {}  # active items tested against `now` each time
+        for item in items:
+            self._count(item, 1)
 
     def update(self, changed: set[str], items: list[cp.PackItem]) -> None:
         """`changed`: ids of memories that changed (any scope); `items`: the new state of those
         this pack holds now (in its scope, active or disputed)."""
+        with self._terms.lock:
+            self._update(changed, items)
+
+    def _update(self, changed: set[str], items: list[cp.PackItem]) -> None:
         held = changed & self._index.held()  # a new memory is in no pack yet: nothing to drop
-        kept = [i for i in self.items if i.id not in held] if held else self.items
+        moves = len(held) + len(items)
+        kept = list(self.items)  # a copy (in C): a request reading the old list keeps it whole
+        for mid in held:  # each old state found where its rank puts it, not by a scan
+            old: cp.PackItem = self._index.items[self._index.position(mid)]  # type: ignore[assignment,index]
+            at = bisect.bisect_left(kept, _later(old), key=_later)
+            if at < len(kept) and kept[at].id == mid:
+                del kept[at]
+            else:  # not where its rank says (never expected): found the long way
+                kept = [i for i in kept if i.id != mid]
+            self._count(old, -1)
+        self._terms.drop(held, moves)
         for item in items:  # best first: each new state goes where its rank puts it
             kept.insert(bisect.bisect_left(kept, _later(item), key=_later), item)
+            self._count(item, 1)
         self.items = kept
         self._index.replace(changed, items)
+        self._terms.add((item.id for item in items), moves)
+
+    def _count(self, item: cp.PackItem, step: int) -> None:
+        """The footer's count: an active item without an end date stays in force."""
+        if item.status != MemoryStatus.ACTIVE:
+            return
+        if step < 0 and self._tested.pop(item.id, None) is not None:
+            return
+        if item.valid_to is not None or item.expires_at is not None or item.valid_from is None:
+            if step > 0:
+                self._tested[item.id] = item
+            return
+        self._steady += step
+        if step > 0 and (self._steady_from is None or item.valid_from > self._steady_from):
+            self._steady_from = item.valid_from  # a removal keeps it: still an upper bound
 
     def ranked(self) -> Iterator[cp.PackItem]:
         return iter(self.items)
 
     def count_active(self, now: str) -> int:
-        return cp.count_active(self.items, now)
+        if self._steady_from is not None and now < self._steady_from:  # one not yet in force
+            self._retest(now)
+        return self._steady + cp.count_active(self._tested.values(), now)
+
+    def _retest(self, now: str) -> None:
+        """Items in force only later than `now` join those tested each time (once)."""
+        self._steady, self._steady_from = 0, None
+        for item in self.items:
+            if item.id in self._tested:
+                continue
+            if item.status == MemoryStatus.ACTIVE and item.valid_from > now:  # type: ignore[operator]
+                self._tested[item.id] = item
+            else:
+                self._count(item, 1)
 
     def fill(self, items: list[cp.PackItem]) -> None:
         pass  # already decrypted
@@ -42,7 +98,11 @@ class CachedSource:
         return self._index
 
     def relevant(self, prompt: str, given: set[str], now: str) -> Iterator[cp.PackItem]:
-        return cp.relevant(self._index, prompt, given, now)
+        corpus = pc.prompt_corpus(self._terms, prompt)
+        if corpus is None:  # a value type named: the whole corpus answers
+            return cp.relevant(self._index, prompt, given, now)
+        view = pc.PromptView(self._index.items, corpus)
+        return cp.relevant(view, prompt, given, now)  # type: ignore[arg-type]
 
 
 class _Later:

@@ -11,7 +11,8 @@ fingerprint check. `invalidate()` wakes a refresher thread that builds scopes no
 
 The answer itself is memvet.store.hook_reply's `answer`, the same function the no-daemon path
 runs, over the cached (already decrypted) items instead of SQL. `MVA1` requests are
-`memvet queue approve` run here on the command's behalf (approve_requests.py).
+`memvet queue approve` run here on the command's behalf (approve_requests.py); `MVR1` requests
+are `memvet recall` (store/recall_route.py).
 """
 
 from __future__ import annotations
@@ -29,10 +30,9 @@ from pathlib import Path
 
 from memvet.daemon import approve_requests
 from memvet.daemon.context_cache import CachedSource
-from memvet.store import Store, hook_reply
+from memvet.store import Store, hook_reply, recall_route
 from memvet.store import context_pack as cp
 from memvet.store import fast_keys as fk
-from memvet.store import fast_read as fr
 from memvet.store.redaction.served import recheck
 
 log = logging.getLogger("memvet.context_server")
@@ -43,7 +43,12 @@ CLIENT_DEADLINE_S = 0.5
 APPROVAL_SEND_S = 5.0  # an approval's answer may be long (ids from stdin); the command waits
 MAX_CLIENTS = 16  # concurrent requests; more are refused (the hook then reads the store itself)
 MAX_SCOPES = 8  # packs kept (least recently used dropped): memory stays bounded
-FINGERPRINT_SQL = "SELECT count(*), max(updated_at), max(recorded_at) FROM memories"
+# Scalar subqueries: each max() is one index lookup and the count walks the smallest index; as
+# one SELECT of three aggregates SQLite scans the table (issue 15: 200 ms at 100k memories).
+FINGERPRINT_SQL = (
+    "SELECT (SELECT count(*) FROM memories), (SELECT max(updated_at) FROM memories), "
+    "(SELECT max(recorded_at) FROM memories)"
+)
 CHANGED_SQL = "SELECT id FROM memories WHERE updated_at >= ? OR recorded_at >= ?"
 MAX_INCREMENTAL = 2000  # more changed memories than this at once: rebuild the packs instead
 
@@ -150,7 +155,7 @@ class ContextServer:
         if len(changed) > MAX_INCREMENTAL or now[0] - before[0] > len(changed):
             return False
         for workspace, pack in self._packs.items():
-            direct = fr.DirectSource(self._conn, self.store.cipher, self.store.user, workspace)
+            direct = self.store.direct_source(self._conn, workspace)
             pack.update(changed, direct.scoped_items(changed))
         return True
 
@@ -169,7 +174,7 @@ class ContextServer:
 
     def _build(self, workspace: str | None) -> CachedSource:
         assert self._conn is not None
-        direct = fr.DirectSource(self._conn, self.store.cipher, self.store.user, workspace)
+        direct = self.store.direct_source(self._conn, workspace)
         pack = CachedSource(direct.all_items())
         self._packs[workspace] = pack
         while len(self._packs) > MAX_SCOPES:
@@ -222,6 +227,9 @@ class ContextServer:
                     if approve_requests.is_approval(request):
                         self._approve(client, request)
                         return
+                    if recall_route.is_recall(request):
+                        self._recall(client, request)
+                        return
                     client.settimeout(max(0.05, deadline - time.monotonic()))
                     client.sendall(self._reply(request))
         except Exception as exc:  # noqa: BLE001 - one bad request never stops the server
@@ -240,6 +248,13 @@ class ContextServer:
         client.sendall(reply)
         if reply.startswith(b"OK\n"):
             self.invalidate()
+
+    def _recall(self, client: socket.socket, request: bytes) -> None:
+        """`memvet recall` on the command's behalf (store/recall_route.py): the recall modules
+        and cryptography are loaded here once, not in every command's process."""
+        reply = recall_route.answer(request, self.home, self.store.user)
+        client.settimeout(APPROVAL_SEND_S)
+        client.sendall(reply)
 
     def _reply(self, request: bytes) -> bytes:
         """b"MVH1 <host> <event>\n<the hook's cwd>\n<its stdin>" -> b"OK\n<its stdout>"."""

@@ -138,7 +138,8 @@ class Ingestor:
         return self._checkpoints.get(path)
 
     def file_id(self, path: str) -> str:
-        return file_id(self.store, path)
+        """A file or folder named in logs and stats without its path (Store.log_tag)."""
+        return self.store.log_tag(path)
 
     def forget(self, path: str) -> bool:
         if path not in self._checkpoints:
@@ -381,11 +382,6 @@ class Ingestor:
     def _skip(self, path: str, reason: str) -> None:
         self.stats.skipped[reason.split(":")[0]] += 1
         log.warning("skipped %s: %s", self.file_id(path), reason)
-
-
-def file_id(store: Store, path: str) -> str:
-    """A keyed hash naming a file or folder in logs and stats without revealing its path."""
-    return (store.cipher.blind_index("log", path) or "")[:12]
 
 
 def _state_of(cp: Checkpoint) -> dict[str, Any] | None:

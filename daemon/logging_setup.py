@@ -2,7 +2,7 @@
 when stderr is systemd's journal.
 
 What goes in: counts, keyed file ids, candidate ids, reasons. Never transcript text or paths:
-every log call in the daemon passes only those (see ingestor.file_id).
+every log call in the daemon passes only those (see Store.log_tag).
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from memvet.daemon.workspace import resolve_workspace
 from memvet.store.errors import MemvetError, NotFoundError, UsageError
 from memvet.store.records import EXCERPT_LIMIT, CandidateDraft, Evidence, Scope
 from memvet.store.redaction import redact
+from memvet.store.vocabulary import SourceType
 
 log = logging.getLogger(__name__)
 
@@ -126,10 +127,12 @@ class FilePipeline:
         for turn in turns:
             self._stats.turns += 1
             if turn.role == "user":
-                drafts.extend(self._drafts(turn, "explicit_user", 1.0))
+                drafts.extend(self._drafts(turn, SourceType.EXPLICIT_USER, 1.0))
             elif turn.text and policy.assistant_inference:
                 drafts.extend(
-                    self._drafts(turn, "model_inference", policy.assistant_confidence_factor)
+                    self._drafts(
+                        turn, SourceType.MODEL_INFERENCE, policy.assistant_confidence_factor
+                    )
                 )
         return drafts
 
@@ -145,10 +148,10 @@ class FilePipeline:
         redacted = redact(filtered.text).text  # before anything leaves: statement, excerpt, hints
         found = self._extractor.extract(redacted)
         proposal = None
-        if source_type == "explicit_user" and adoption.may_adopt(redacted):
+        if source_type == SourceType.EXPLICIT_USER and adoption.may_adopt(redacted):
             found, proposal = self._adoption(redacted, found)
         if (
-            self._learned is not None and source_type == "explicit_user"
+            self._learned is not None and source_type == SourceType.EXPLICIT_USER
         ):  # rules propose, the scorer decides
             found = self._learned.decide(
                 redacted, found, previous_assistant=proposal[1] if proposal else "", host=self.host
@@ -166,7 +169,10 @@ class FilePipeline:
             confidence = round(item.confidence * factor, 3)
             if proposal is not None:  # the wording is the model's: below the user's own words
                 confidence = min(confidence, adoption.ADOPTED_CONFIDENCE)
-            if source_type == "model_inference" and confidence < self.rules.policy.min_confidence:
+            if (
+                source_type == SourceType.MODEL_INFERENCE
+                and confidence < self.rules.policy.min_confidence
+            ):
                 continue
             scope = Scope(
                 user=self.user,
@@ -232,7 +238,11 @@ def _proposal_of(message: str) -> str | None:
 
 
 def _reasons(item: Extracted, source_type: str) -> tuple[str, ...]:
-    return item.reasons if source_type == "explicit_user" else ("assistant_text", *item.reasons)
+    return (
+        item.reasons
+        if source_type == SourceType.EXPLICIT_USER
+        else ("assistant_text", *item.reasons)
+    )
 
 
 def _parse_time(value: str | None) -> datetime | None:

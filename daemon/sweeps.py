@@ -99,6 +99,18 @@ def sweep_reredact(store: Store, now: datetime) -> SweepResult:
     )
 
 
+def sweep_reindex_terms(store: Store, now: datetime) -> SweepResult:
+    """Every memory re-indexed when the vocabulary that shapes recall's index terms changed
+    (store/term_reindex.py, in slices); audited, counts only. Cheap when nothing changed: one
+    store_meta lookup."""
+    from memvet.store.term_reindex import reindex_for_vocabulary
+
+    done = reindex_for_vocabulary(store)
+    if done is None:
+        return SweepResult(0, detail="vocabulary unchanged")
+    return SweepResult(done, detail=f"memories re-indexed {done}")
+
+
 def sweep_rescan(store: Store, now: datetime, *, scan: Callable[[], int]) -> SweepResult:
     """Walk every root for anything a file event missed; `scan` returns files with new data."""
     return SweepResult(scan())
@@ -119,6 +131,7 @@ def store_sweeps(settings: DaemonSettings) -> dict[str, Sweep]:
         "sweep.optimize_store": sweep_optimize_store,
         "sweep.review_flags": sweep_review_flags,
         "sweep.reredact": sweep_reredact,
+        "sweep.reindex_terms": sweep_reindex_terms,
     }
 
 

@@ -132,11 +132,11 @@ class ReviewApp(App[int]):
             self.push_screen(StoreErrorScreen(error))
             return
         self._signal = self.store.change_signal()
-        self._start_feed()
+        self._start_feed(self.store)
 
     @work(thread=True, group="feed", exit_on_error=False)
-    def _start_feed(self) -> None:
-        outcome = attempt(self.store.audit_head)  # type: ignore[union-attr]
+    def _start_feed(self, store: Store) -> None:
+        outcome = attempt(store.audit_head)
         changes = Changes(outcome.value) if outcome.ok else None
         self.post_message(FeedRead(None, changes, outcome.error))
 
@@ -152,16 +152,16 @@ class ReviewApp(App[int]):
         if self._feed_busy or self.feed_seq is None or self.store is None:
             return
         self._feed_busy = True
-        self._read_feed(self.feed_seq, self._feed_version)
+        self._read_feed(self.store, self.feed_seq, self._feed_version)
 
     @work(thread=True, group="feed", exit_on_error=False)
-    def _read_feed(self, seq: int, seen_version: int | None) -> None:
+    def _read_feed(self, store: Store, seq: int, seen_version: int | None) -> None:
         try:
             with self._signal_lock:
                 if self._signal is None:
                     return
                 version = self._signal.version()
-            changes = None if version == seen_version else read_changes(self.store, seq)
+            changes = None if version == seen_version else read_changes(store, seq)
             self.post_message(FeedRead(version, changes))
         except Exception as exc:  # the feed must never take the app down
             self.post_message(FeedRead(seen_version, None, f"{type(exc).__name__}: {exc}"))
@@ -213,11 +213,12 @@ class ReviewApp(App[int]):
         if not mine:
             self.notify(f"Nothing to undo on the {screen.capitalize()} screen.")
             return
-        self._undo(self.decisions.pop(mine[-1]))
+        assert self.store is not None  # check_action offers undo only with a store
+        self._undo(self.store, self.decisions.pop(mine[-1]))
 
     @work(thread=True, group="store", exit_on_error=False)
-    def _undo(self, decision: Decision) -> None:
-        self.post_message(UndoFinished(decision, undo(self.store, decision, actor=self.owner)))
+    def _undo(self, store: Store, decision: Decision) -> None:
+        self.post_message(UndoFinished(decision, undo(store, decision, actor=self.owner)))
 
     @on(UndoFinished)
     def _undone(self, message: UndoFinished) -> None:

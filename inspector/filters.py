@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memvet.store import KINDS, Candidate, QueueFilter
+from memvet.store.vocabulary import OPEN_STATUSES, Kind
 
-QUEUE_STATUSES = ("pending", "stale", "reserved")  # reserved: held by someone, shown as such
+QUEUE_STATUSES = OPEN_STATUSES  # reserved: held by someone, shown as such
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ def parse_query(line: str) -> QuerySpec:
 
 
 def _example(key: str) -> str:
-    return {"host": "codex", "kind": "fact"}.get(key, "/home/dana/src/app")
+    return {"host": "codex", "kind": Kind.FACT}.get(key, "/home/dana/src/app")
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,10 @@ from memvet.store import (
     Store,
     Tombstone,
 )
+from memvet.store.vocabulary import RetireReason
 
 FEED_BATCH = 2000
+TOMBSTONING = (RetireReason.FALSE_WRITE, RetireReason.FORGET)  # retirements that tombstone
 
 
 @dataclass(frozen=True)
@@ -201,9 +203,11 @@ def undo(store: Store, decision: Decision, *, actor: str) -> Outcome:
         return attempt(store.resolve_dispute, mid, actor=actor)
     if action == "resolve":
         return attempt(store.dispute, mid, actor=actor)
-    if decision.reason in ("false_write", "forget"):
-        return attempt(getattr(store, decision.reason), mid, actor=actor)
-    return attempt(store.retire, mid, actor=actor, reason=decision.reason or "operator")
+    if decision.reason == RetireReason.FALSE_WRITE:  # these two have their own store methods
+        return attempt(store.false_write, mid, actor=actor)
+    if decision.reason == RetireReason.FORGET:
+        return attempt(store.forget, mid, actor=actor)
+    return attempt(store.retire, mid, actor=actor, reason=decision.reason or RetireReason.OPERATOR)
 
 
 def change_memory(
@@ -217,7 +221,7 @@ def change_memory(
         return attempt(store.dispute, memory_id, actor=actor)
     if action == "restore":  # a forget or false write also lifts its tombstone (undo.py)
         memory = attempt(store.get_memory, memory_id)
-        if memory.ok and memory.value.retired_reason in ("false_write", "forget"):
+        if memory.ok and memory.value.retired_reason in TOMBSTONING:
             return attempt(store.undo_retirement, memory_id, actor=actor)
         return attempt(store.restore, memory_id, actor=actor)
     return attempt(store.resolve_dispute, memory_id, actor=actor)

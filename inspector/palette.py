@@ -19,6 +19,7 @@ SEARCH_LIMIT = 500
 def _records(app) -> list[tuple[str, str, str]]:  # noqa: ANN001
     """(screen, id, statement) of what the palette can find."""
     from memvet.store.candidates import QueueFilter
+    from memvet.store.vocabulary import MEMORY_STATUSES, REVIEWABLE_STATUSES
 
     store, reader = app.store, app.reader
     if store is None:
@@ -26,14 +27,12 @@ def _records(app) -> list[tuple[str, str, str]]:  # noqa: ANN001
     found = [
         ("queue", c.id, c.statement)
         for c in store.list_candidates(
-            reader, QueueFilter(statuses=("pending", "stale")), limit=SEARCH_LIMIT
+            reader, QueueFilter(statuses=REVIEWABLE_STATUSES), limit=SEARCH_LIMIT
         )
     ]
     found += [
         ("memories", m.id, m.statement)
-        for m in store.list_memories(
-            reader, statuses=("active", "disputed", "superseded", "retired"), limit=SEARCH_LIMIT
-        )
+        for m in store.list_memories(reader, statuses=MEMORY_STATUSES, limit=SEARCH_LIMIT)
     ]
     return found
 

@@ -19,8 +19,7 @@ from memvet.install.host_setup import (
     SetupOptions,
     context_hooks,
     finished_text,
-    hooks_and_mcp_edits,
-    remove_hooks,
+    remove_json_hooks,
 )
 from memvet.install.memvet_entries import (
     hook_command,
@@ -55,21 +54,8 @@ def mcp_entry() -> dict[str, Any]:
     return entry
 
 
-def edits(uninstall: bool, options: SetupOptions) -> list[FileEdit]:
-    settings, state = settings_path(), user_state_path()  # .claude.json also holds OAuth state
-    return hooks_and_mcp_edits(
-        uninstall,
-        settings,
-        state,
-        add=(
-            lambda text: _add_hooks(text, settings, options.native_memory),
-            lambda text: _add_mcp(text, state),
-        ),
-        remove=(
-            lambda text: remove_hooks(text, settings, HOST, nms.restore),
-            lambda text: _remove_mcp(text, state),
-        ),
-    )
+def files() -> tuple[Path, Path]:
+    return settings_path(), user_state_path()  # .claude.json also holds OAuth state
 
 
 def after_setup(options: SetupOptions, edits: list[FileEdit]) -> None:
@@ -95,7 +81,8 @@ def messages(uninstall: bool, files: list[dict[str, Any]]) -> list[str]:
     ]
 
 
-def _add_hooks(text: str | None, path: Path, native_memory: str) -> Planned:
+def add_hooks(text: str | None, path: Path, options: SetupOptions) -> Planned:
+    native_memory = options.native_memory
     doc = load_json(text or "{}\n", path)
     created = install_hooks(doc, HOST, wanted_hooks(native_memory), str(path))
     notes = []
@@ -117,7 +104,7 @@ def _add_hooks(text: str | None, path: Path, native_memory: str) -> Planned:
     return Planned(doc.result(), notes, created)
 
 
-def _add_mcp(text: str | None, path: Path) -> Planned:
+def add_mcp(text: str | None, path: Path) -> Planned:
     doc = load_json(text or "{}\n", path)
     created = []
     servers = doc.get(("mcpServers",))
@@ -135,7 +122,12 @@ def _add_mcp(text: str | None, path: Path) -> Planned:
     return Planned(doc.result(), notes, created)
 
 
-def _remove_mcp(text: str | None, path: Path) -> Planned:
+def remove_hooks(text: str | None, path: Path) -> Planned:
+    """memvet's hooks out, and Claude Code's auto memory setting as it was before setup."""
+    return remove_json_hooks(text, path, HOST, nms.restore)
+
+
+def remove_mcp(text: str | None, path: Path) -> Planned:
     if text is None:
         return Planned(None)
     doc = load_json(text, path)

@@ -11,7 +11,7 @@ from memvet.install import setup_record
 from memvet.install.codex_trust import TRUST_MESSAGE
 from memvet.install.hook_settings import WantedHook, install_hooks
 from memvet.install.host_files import codex_config_path, codex_hooks_path, codex_rejected_root_keys
-from memvet.install.host_setup import SetupOptions, context_hooks, hooks_and_mcp_edits, remove_hooks
+from memvet.install.host_setup import SetupOptions, context_hooks, remove_json_hooks
 from memvet.install.memvet_entries import memvet_argv, pinned_env
 from memvet.install.setup_common import ConfigFileError, FileEdit, Planned, load_json
 from memvet.store import hosts
@@ -39,22 +39,8 @@ def mcp_entry() -> dict[str, Any]:
     return entry
 
 
-def edits(uninstall: bool, options: SetupOptions) -> list[FileEdit]:
-    """`options.fix`: move root keys Codex rejects out of hooks.json (the backup keeps them)."""
-    hooks, config = codex_hooks_path(), codex_config_path()
-    return hooks_and_mcp_edits(
-        uninstall,
-        hooks,
-        config,
-        add=(
-            lambda text: _add_hooks(text, hooks, options.fix),
-            lambda text: _add_config(text, config),
-        ),
-        remove=(
-            lambda text: remove_hooks(text, hooks, HOST),
-            lambda text: _remove_config(text, config),
-        ),
-    )
+def files() -> tuple[Path, Path]:
+    return codex_hooks_path(), codex_config_path()  # config.toml: MCP servers and [features]
 
 
 def after_setup(options: SetupOptions, edits: list[FileEdit]) -> None:
@@ -73,10 +59,11 @@ def messages(uninstall: bool, files: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def _add_hooks(text: str | None, path: Path, fix: bool) -> Planned:
+def add_hooks(text: str | None, path: Path, options: SetupOptions) -> Planned:
+    """`options.fix`: move root keys Codex rejects out of hooks.json (the backup keeps them)."""
     doc = load_json(text or "{}\n", path)
     extra = codex_rejected_root_keys(doc.data)
-    if extra and not fix:
+    if extra and not options.fix:
         raise ConfigFileError(
             f'{path}: Codex refuses a hooks.json with root keys other than "hooks" and '
             f'"description" and then runs none of its hooks; this one has {", ".join(extra)}. '
@@ -98,7 +85,9 @@ def _add_hooks(text: str | None, path: Path, fix: bool) -> Planned:
     return Planned(doc.result(), notes, created)
 
 
-def _add_config(text: str | None, path: Path) -> Planned:
+def add_mcp(text: str | None, path: Path) -> Planned:
+    """config.toml: memvet's MCP server, and hooks switched on where a `[features]` switch
+    keeps them off (codex_toml.add)."""
     from memvet.install import codex_toml  # tomlkit: only for an edit, never for `status`
 
     new, notes = codex_toml.add(text or "", path, mcp_entry())
@@ -110,7 +99,11 @@ def _add_config(text: str | None, path: Path) -> Planned:
     return Planned(new, notes)
 
 
-def _remove_config(text: str | None, path: Path) -> Planned:
+def remove_hooks(text: str | None, path: Path) -> Planned:
+    return remove_json_hooks(text, path, HOST)
+
+
+def remove_mcp(text: str | None, path: Path) -> Planned:
     if text is None:
         return Planned(None)
     from memvet.install import codex_toml

@@ -9,10 +9,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import tomlkit
-from tomlkit.items import Table
+from tomlkit.items import Item, Table, Trivia
 
 OFF_MARK = "# memvet: Codex's memories go through memvet's review (uninstall removes this)"
 FLIP_MARK = "# memvet set this to false (was true)"
+
+
+def line_trivia(table: Table, key: str) -> Trivia:
+    """The comment and spacing on the line of `key`, a switch (true/false) in `table`: a value
+    is an Item; only a table whose parts lie apart in the file is a proxy, with no trivia."""
+    item = table.item(key)
+    assert isinstance(item, Item), key
+    return item.trivia
 
 
 def memories_on(doc: tomlkit.TOMLDocument) -> bool:
@@ -36,7 +44,7 @@ def gate(doc: tomlkit.TOMLDocument, path: Path) -> list[str]:
     if current is False:
         return []
     table["use_memories"] = False
-    trivia = table.item("use_memories").trivia
+    trivia = line_trivia(table, "use_memories")
     if current is True:
         original = trivia.comment
         trivia.comment = FLIP_MARK + (" " + original if original else "")
@@ -53,11 +61,11 @@ def ungate(doc: tomlkit.TOMLDocument) -> list[str]:
     table = doc.get("memories")
     if not isinstance(table, Table) or "use_memories" not in table:
         return []
-    trivia = table.item("use_memories").trivia
+    trivia = line_trivia(table, "use_memories")
     if trivia.comment.startswith(FLIP_MARK):
         original = trivia.comment[len(FLIP_MARK) :].lstrip(" ")
         table["use_memories"] = True
-        restored = table.item("use_memories").trivia
+        restored = line_trivia(table, "use_memories")
         restored.comment = original
         if not original:
             restored.comment_ws = ""

@@ -103,7 +103,7 @@ def _enable_hooks(doc: tomlkit.TOMLDocument, path: Path) -> list[str]:
             continue
         features[key] = True
         if isinstance(features, Table):
-            trivia = features.item(key).trivia
+            trivia = codex_memories.line_trivia(features, key)
             original = trivia.comment
             trivia.comment = FLIP_MARK + (" " + original if original else "")
             trivia.comment_ws = trivia.comment_ws or "  "
@@ -125,11 +125,13 @@ def _restore_features(doc: tomlkit.TOMLDocument) -> list[str]:
         return []
     notes = []
     for key in FEATURE_KEYS:
-        if key not in features or not features.item(key).trivia.comment.startswith(FLIP_MARK):
+        if key not in features or not codex_memories.line_trivia(features, key).comment.startswith(
+            FLIP_MARK
+        ):
             continue
-        original = features.item(key).trivia.comment[len(FLIP_MARK) :].lstrip(" ")
+        original = codex_memories.line_trivia(features, key).comment[len(FLIP_MARK) :].lstrip(" ")
         features[key] = False
-        trivia = features.item(key).trivia
+        trivia = codex_memories.line_trivia(features, key)
         trivia.comment = original
         if not original:
             trivia.comment_ws = ""

@@ -32,6 +32,7 @@ from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
 
+from memvet.store import hosts as host_registry
 from memvet.store.errors import MemvetError
 from memvet.store.redaction import MARKER_PREFIX as REDACTED
 
@@ -48,11 +49,18 @@ def demo_env(folder: Path) -> dict[str, str]:
     """Everything memvet reads to find a store, a key and transcripts, pointed into `folder`."""
     return {
         "MEMVET_HOME": str(folder / "memvet-home"),
-        "CLAUDE_CONFIG_DIR": str(folder / "claude"),
-        "CODEX_HOME": str(folder / "codex"),
+        **{
+            h.folder_variable: str(host_folder(folder, h.name))
+            for h in host_registry.REGISTRY.values()
+        },
         "MEMVET_KEY_PROVIDER": "file",
         "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
     }
+
+
+def host_folder(folder: Path, host: str) -> Path:
+    """The demo's stand-in for a host's config folder (CLAUDE_CONFIG_DIR, CODEX_HOME)."""
+    return folder / host_registry.host(host).short
 
 
 @contextmanager
@@ -82,7 +90,7 @@ def place(folder: Path, phase: str) -> int:
         if s["phase"] != phase:
             continue
         host_dir, rest = s["file"].split("/", 1)
-        target = folder / ("claude" if host_dir == "claude-code" else "codex") / rest
+        target = host_folder(folder, host_dir) / rest
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(source.joinpath(*s["file"].split("/")).read_bytes())
         count += 1
@@ -107,11 +115,14 @@ def ingest_once(env: dict[str, str]) -> None:
 def approve_all(home: Path) -> int:
     """Last week's review: approve what the earlier sessions queued."""
     from memvet.store import QueueFilter, open_store
+    from memvet.store.vocabulary import CandidateStatus
 
     store = open_store(home)
     try:
         pending = store.list_candidates(
-            store.reader_for(None, all_scopes=True), QueueFilter(statuses=("pending",)), limit=None
+            store.reader_for(None, all_scopes=True),
+            QueueFilter(statuses=(CandidateStatus.PENDING,)),
+            limit=None,
         )
         # One ingest shares a creation time; ids break that tie at random, the text does not.
         for c in sorted(pending, key=lambda c: (c.created_at, c.statement)):

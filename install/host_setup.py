@@ -25,7 +25,6 @@ SESSION_START_MATCHER = "startup|resume|clear|compact"
 # memvet answers in well under one, and a stuck hook must not hold the session for long.
 HOOK_TIMEOUT = 10
 
-Plan = Callable[[str | None], Planned]
 Restore = Callable[[JsonText, SetupRecord | None], bool]
 
 
@@ -39,9 +38,21 @@ class SetupOptions:
 
 
 class HostSetup(Protocol):
+    """Each plan gets the file's text (None: no such file) and its path."""
+
     HOST: str
 
-    def edits(self, uninstall: bool, options: SetupOptions) -> list[FileEdit]: ...
+    def files(self) -> tuple[Path, Path]:
+        """The hooks file, then the MCP registration file."""
+        ...
+
+    def add_hooks(self, text: str | None, path: Path, options: SetupOptions) -> Planned: ...
+
+    def add_mcp(self, text: str | None, path: Path) -> Planned: ...
+
+    def remove_hooks(self, text: str | None, path: Path) -> Planned: ...
+
+    def remove_mcp(self, text: str | None, path: Path) -> Planned: ...
 
     def messages(self, uninstall: bool, files: list[dict[str, Any]]) -> list[str]: ...
 
@@ -65,21 +76,22 @@ def context_hooks(host: str) -> list[WantedHook]:
     ]
 
 
-def hooks_and_mcp_edits(
-    uninstall: bool,
-    hooks_file: Path,
-    mcp_file: Path,
-    add: tuple[Plan, Plan],
-    remove: tuple[Plan, Plan],
-) -> list[FileEdit]:
+def edits_for(setup: HostSetup, uninstall: bool, options: SetupOptions) -> list[FileEdit]:
     """The hooks file first (messages read files[0] to tell whether the hooks changed), then the
     MCP file, created private: it may hold other tools' tokens."""
+    hooks_file, mcp_file = setup.files()
     if uninstall:
-        return [FileEdit(hooks_file, remove[0]), FileEdit(mcp_file, remove[1])]
-    return [FileEdit(hooks_file, add[0]), FileEdit(mcp_file, add[1], new_mode=0o600)]
+        return [
+            FileEdit(hooks_file, lambda text: setup.remove_hooks(text, hooks_file)),
+            FileEdit(mcp_file, lambda text: setup.remove_mcp(text, mcp_file)),
+        ]
+    return [
+        FileEdit(hooks_file, lambda text: setup.add_hooks(text, hooks_file, options)),
+        FileEdit(mcp_file, lambda text: setup.add_mcp(text, mcp_file), new_mode=0o600),
+    ]
 
 
-def remove_hooks(
+def remove_json_hooks(
     text: str | None, path: Path, host: str, restore: Restore | None = None
 ) -> Planned:
     """Uninstall from a host's JSON hooks file: memvet's hooks out, and what `restore` puts

@@ -52,7 +52,7 @@ class JsonText:
         return node
 
     def _locate(self, path: Path) -> tuple[int, int]:
-        start = _WS.match(self.text, 0).end()
+        start = _skip_ws(self.text, 0)
         end = _DECODER.raw_decode(self.text, start)[1]
         for key in path:
             matches = [c for c in self._children(start) if c.key == key]
@@ -64,21 +64,21 @@ class JsonText:
     def _children(self, start: int) -> list[Child]:
         text = self.text
         is_object = text[start] == "{"
-        pos = _WS.match(text, start + 1).end()
+        pos = _skip_ws(text, start + 1)
         children: list[Child] = []
         index = 0
         while text[pos] not in "}]":
             item_start = pos
             key: str | int = index
             if is_object:
-                key, pos = json.decoder.scanstring(text, pos + 1)
-                pos = _WS.match(text, pos).end() + 1  # the colon
-                pos = _WS.match(text, pos).end()
+                key, pos = _DECODER.raw_decode(text, pos)  # the member name, a JSON string
+                pos = _skip_ws(text, pos) + 1  # the colon
+                pos = _skip_ws(text, pos)
             value_end = _DECODER.raw_decode(text, pos)[1]
             children.append(Child(key, item_start, pos, value_end))
-            pos = _WS.match(text, value_end).end()
+            pos = _skip_ws(text, value_end)
             if text[pos] == ",":
-                pos = _WS.match(text, pos + 1).end()
+                pos = _skip_ws(text, pos + 1)
             index += 1
         return children
 
@@ -117,7 +117,7 @@ class JsonText:
         matches = [i for i, c in enumerate(children) if c.key == path[-1]]
         i = matches[-1]
         if len(children) == 1:
-            close = _close_of(self.text, children[0].value_end)
+            close = _skip_ws(self.text, children[0].value_end)
             cut = (start + 1, close)
         elif i == len(children) - 1:
             cut = (children[i - 1].value_end, children[i].value_end)
@@ -182,8 +182,10 @@ class JsonText:
         return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def _close_of(text: str, pos: int) -> int:
-    return _WS.match(text, pos).end()
+def _skip_ws(text: str, pos: int) -> int:
+    """Where the whitespace at `pos` ends (`_WS` matches the empty string too: always a match)."""
+    found = _WS.match(text, pos)
+    return found.end() if found else pos
 
 
 def _is_full(fragment: str) -> bool:

@@ -21,6 +21,7 @@ from typing import Any
 from mcp.server.mcpserver import Context  # module level: the SDK resolves tool hints here
 from memvet.store import KINDS
 from memvet.store.paths import config_path
+from memvet.store.vocabulary import AdmissionOutcome, CandidateStatus, Kind, SourceType
 
 INSTRUCTIONS = (
     "memvet holds memories the user approved (preferences, constraints, decisions, facts, "
@@ -142,12 +143,12 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
         cwd: a folder inside this workspace (never outside it)."""
         from memvet.store.cli_handlers import parse_time
         from memvet.store.recall import recall
-        from memvet.store.redaction.served import rechecked  # at the first call: not start-up
+        from memvet.store.redaction.served import recall_document  # at the first call
 
         workspace = await scope.workspace(ctx, cwd)
         try:
             answer = recall(scope.store(), query, workspace=workspace, as_of=parse_time(as_of))
-            return rechecked(answer)  # today's redaction rules, whatever they were at approval
+            return recall_document(answer)  # today's redaction rules, not those at approval
         except MemvetError as exc:
             raise _tool_error(exc) from None
 
@@ -214,7 +215,7 @@ def build_server(cwd: str | None = None, *, writeback: bool | None = None) -> An
         async def memory_propose(
             statement: str,
             ctx: Context,
-            kind: str = "fact",
+            kind: str = Kind.FACT,
             cwd: str | None = None,
             global_scope: bool = False,
         ) -> dict[str, Any]:
@@ -236,7 +237,7 @@ def _propose(scope: _Scope, statement: str, kind: str, workspace: str | None) ->
         draft = CandidateDraft(
             statement=statement.strip(),
             kind=kind,
-            source_type="model_inference",
+            source_type=SourceType.MODEL_INFERENCE,
             scope=Scope(user=store.user, workspace=workspace),
             host="mcp",
             confidence=0.5,
@@ -245,7 +246,8 @@ def _propose(scope: _Scope, statement: str, kind: str, workspace: str | None) ->
         result = store.admit(draft, actor="mcp")
     except MemvetError as exc:
         raise _tool_error(exc) from None
-    status = {"queued": "pending", "merged": "pending"}.get(result.outcome, result.outcome)
+    queued = (AdmissionOutcome.QUEUED, AdmissionOutcome.MERGED)  # both wait in the queue
+    status = CandidateStatus.PENDING if result.outcome in queued else result.outcome
     return {
         "id": result.candidate_id or result.memory_id,
         "status": status,

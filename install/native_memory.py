@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from memvet.store.hosts import CLAUDE_CODE
+from memvet.store.vocabulary import Kind, SourceType
 
 SOURCE = "Claude Code auto memory"
 DENY_REASON = "queued in memvet for review; approved memories return at session start"
@@ -36,10 +37,10 @@ _SHELL_WRITES = re.compile(
 _FRONT_MATTER = re.compile(r"\A---\s*\n(?P<head>.*?)\n---\s*\n?", re.S)
 # Claude Code's memory types -> memvet kinds.
 KIND_OF_TYPE = {
-    "user": "preference",
-    "feedback": "preference",
-    "project": "fact",
-    "reference": "fact",
+    "user": Kind.PREFERENCE,
+    "feedback": Kind.PREFERENCE,
+    "project": Kind.FACT,
+    "reference": Kind.FACT,
 }
 MAX_STATEMENT = 1000
 
@@ -129,13 +130,13 @@ def entries(tool: str, tool_input: dict[str, Any]) -> Iterator[str]:
 def parse_entry(text: str) -> tuple[str, str] | None:
     """(statement, kind) of one memory entry: front matter gives the type (and a description
     when the body is empty); None when nothing is left to review."""
-    kind, description = "fact", ""
+    kind, description = Kind.FACT, ""
     match = _FRONT_MATTER.match(text)
     if match:
         for line in match.group("head").splitlines():
             key, _, value = line.partition(":")
             if key.strip() == "type":
-                kind = KIND_OF_TYPE.get(value.strip().lower(), "fact")
+                kind = KIND_OF_TYPE.get(value.strip().lower(), Kind.FACT)
             elif key.strip() == "description":
                 description = value.strip()
         text = text[match.end() :]
@@ -183,7 +184,7 @@ def queue(
             CandidateDraft(
                 statement=statement,
                 kind=kind,
-                source_type="model_inference",
+                source_type=SourceType.MODEL_INFERENCE,
                 scope=scope,
                 host=CLAUDE_CODE,
                 confidence=0.5,

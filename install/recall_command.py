@@ -7,21 +7,37 @@ import argparse
 import os
 from datetime import datetime
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memvet.store.recall_decision import RecallDecision
+
 
 def run(args: argparse.Namespace) -> int:
     from memvet.store.cli_conventions import parse_time
     from memvet.store.console import emit
-    from memvet.store.recall_read import recall_direct
+    from memvet.store.recall_route import via_daemon
     from memvet.store.workspace import resolve_workspace
 
     workspace = resolve_workspace(args.cwd or os.getcwd())
     as_of = parse_time(args.as_of)
     recorded_as_of = parse_time(getattr(args, "recorded_as_of", None))
-    # sqlite3 and the term index, without the ORM (store/recall_read.py); the Store's path for
-    # history as recorded earlier, and for a store that path cannot open (it reports why).
-    result = None if recorded_as_of else recall_direct(args.query, workspace=workspace, as_of=as_of)
+    # The running daemon, which has the recall modules loaded (store/recall_route.py); else
+    # sqlite3 and the term index in this process, without the ORM (store/recall_read.py); the
+    # Store's path for history as recorded earlier, and for a store neither can open (it
+    # reports why). Every route prints the decision's JSON document redacted with today's
+    # rules (redaction/served.py; the daemon does that on its side): issue 14.
+    result = None if recorded_as_of else via_daemon(args.query, workspace, as_of)
     if result is None:
-        result = _recall_through_store(args.query, workspace, as_of, recorded_as_of)
+        from memvet.store.redaction.served import recall_document
+
+        decision = None
+        if not recorded_as_of:
+            from memvet.store.recall_read import recall_direct
+
+            decision = recall_direct(args.query, workspace=workspace, as_of=as_of)
+        if decision is None:
+            decision = _recall_through_store(args.query, workspace, as_of, recorded_as_of)
+        result = recall_document(decision)
 
     def human() -> None:
         reason = f" ({result['reason_code']})" if result["reason_code"] else ""
@@ -40,16 +56,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _recall_through_store(
     query: str, workspace: str | None, as_of: datetime | None, recorded_as_of: datetime | None
-) -> dict:
-    from memvet.store.integrity import with_unreadable
+) -> RecallDecision:
+    from memvet.store.read_layer import unreadable_seen
     from memvet.store.recall import recall
     from memvet.store.store import open_store
 
     store = open_store(create=False)  # a question never creates a store
     try:
-        result = recall(
+        decision = recall(
             store, query, workspace=workspace, as_of=as_of, recorded_as_of=recorded_as_of
         )
-        return with_unreadable(store, result)  # records that failed authentication: ids
+        return decision.with_unreadable(unreadable_seen(store))  # failed authentication: ids
     finally:
         store.close()

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from memvet.install import setup_record
-from memvet.install.host_setup import SetupOptions, setup_module
+from memvet.install.host_setup import SetupOptions, edits_for, setup_module
 from memvet.install.setup_common import apply
 from memvet.store import hosts
 from memvet.store.console import emit
@@ -17,7 +17,7 @@ def run_setup(
 ) -> dict[str, Any]:
     module = setup_module(host)
     options = SetupOptions(fix=fix, native_memory=native_memory)
-    edits = module.edits(uninstall, options)
+    edits = edits_for(module, uninstall, options)
     files = apply(edits, dry_run)
     if not dry_run:
         setup_record.update(edits, uninstall)

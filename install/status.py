@@ -142,14 +142,11 @@ def _store_read_only(path: Path) -> dict[str, Any] | None:
 
 def _shell_root_ids(store: Any) -> dict[str, str]:
     """The keyed ids of the transcript roots this shell's CLAUDE_CONFIG_DIR and CODEX_HOME
-    resolve to, the way the daemon names its roots (daemon/ingestor.py file_id)."""
+    resolve to, named as the daemon names its roots (Store.log_tag)."""
     from memvet.store.paths import host_folder
 
     roots = {name: host_folder(name) / entry.roots[0][0] for name, entry in REGISTRY.items()}
-    return {
-        host: (store.cipher.blind_index("log", str(path)) or "")[:12]
-        for host, path in roots.items()
-    }
+    return {host: store.log_tag(str(path)) for host, path in roots.items()}
 
 
 def _hook_log() -> dict[str, Any]:

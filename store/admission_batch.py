@@ -12,18 +12,14 @@ from datetime import datetime
 import sqlalchemy as sa
 from memvet.store.audit import append_events
 from memvet.store.context import StoreContext
-from memvet.store.core import CAND
+from memvet.store.core import CAND, EVID, TOMB
 from memvet.store.evidence_identity import identity_key
-from memvet.store.models import EvidenceRow, TombstoneRow
 from memvet.store.records import EXCERPT_LIMIT, CandidateDraft, Evidence
 from memvet.store.rows import RowCodec
 from memvet.store.sealing import seal
 from memvet.store.slots import derive_subject
 from memvet.store.vocabulary import CandidateStatus
 from sqlalchemy import Connection
-
-EVID = EvidenceRow.__table__
-TOMB = TombstoneRow.__table__
 
 TOMB_COUNT = (
     TOMB.update()

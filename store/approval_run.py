@@ -51,7 +51,7 @@ def approve_all(
             results.append(
                 {
                     "id": cid,
-                    "status": "committed",
+                    "status": CandidateStatus.COMMITTED,
                     "memory_id": memory.id,
                     "subject": memory.subject,
                     **({"note": note} if note else {}),
@@ -78,4 +78,9 @@ def _committed_by(store, cid: str, actor: str) -> dict | None:  # noqa: ANN001
     if cand.status != CandidateStatus.COMMITTED or cand.decided_by != actor[:200]:
         return None
     memory = store.get_memory(cand.memory_id, store.reader_for(None, all_scopes=True))
-    return {"id": cid, "status": "committed", "memory_id": memory.id, "subject": memory.subject}
+    return {
+        "id": cid,
+        "status": CandidateStatus.COMMITTED,
+        "memory_id": memory.id,
+        "subject": memory.subject,
+    }

@@ -14,11 +14,10 @@ import sqlalchemy as sa
 from memvet.store.admission import Admission, admissible
 from memvet.store.audit import append_events
 from memvet.store.context import StoreContext
-from memvet.store.core import CAND, MEM
+from memvet.store.core import CAND, MEM, TRANS
 from memvet.store.errors import UsageError
 from memvet.store.lifecycle import check_candidate, check_memory
 from memvet.store.memory_creation import memory_id_for
-from memvet.store.models import MemoryTransitionRow
 from memvet.store.records import CandidateDraft
 from memvet.store.rows import RowCodec
 from memvet.store.sealing import resealed_many, seal
@@ -26,7 +25,6 @@ from memvet.store.slots import derive_subject
 from memvet.store.term_reindex import reindex_stale
 from memvet.store.vocabulary import AdmissionOutcome, CandidateStatus, ImportFate, MemoryStatus
 
-TRANS = MemoryTransitionRow.__table__
 CHUNK = 5000  # drafts admitted and written per slice of one import's transaction
 IMPORT_CACHE_KIB = (
     65536  # SQLite page cache while importing: a dozen indexes per row miss the 2 MB default

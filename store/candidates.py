@@ -8,18 +8,14 @@ from datetime import datetime
 
 import sqlalchemy as sa
 from memvet.store.context import StoreContext
-from memvet.store.core import CAND, MEM
+from memvet.store.core import CAND, EVID, MEM, TOMB
 from memvet.store.errors import IntegrityError, NotFoundError
 from memvet.store.leases import expired_clause, shown_counts, status_clause
-from memvet.store.models import EvidenceRow, TombstoneRow
 from memvet.store.records import Candidate, CandidateDetail, Evidence, Reader
 from memvet.store.rows import RowCodec
 from memvet.store.slot_decisions import Slots
 from memvet.store.tombstones import Tombstones
 from memvet.store.vocabulary import CandidateStatus
-
-EVID = EvidenceRow.__table__
-TOMB = TombstoneRow.__table__
 
 
 @dataclass(frozen=True)

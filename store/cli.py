@@ -8,7 +8,7 @@ import argparse
 from memvet.store.cli_conflicts import add_conflict_flags
 from memvet.store.console import add_json_flag
 from memvet.store.team.cli import add_share, add_team_flag, register_team
-from memvet.store.vocabulary import CANDIDATE_STATUSES, KINDS, MEMORY_STATUSES
+from memvet.store.vocabulary import CANDIDATE_STATUSES, KINDS, MEMORY_STATUSES, Kind
 
 
 class _Lazy:
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("propose", help="put an operator-typed candidate into the review queue")
     p.add_argument("statement")
-    p.add_argument("--kind", choices=KINDS, default="fact")
+    p.add_argument("--kind", choices=KINDS, default=Kind.FACT)
     _scope_flags(p)
     add_json_flag(p)
     p.set_defaults(handler=h.propose)

@@ -25,6 +25,7 @@ import os
 import sys
 
 from memvet.store.console import emit
+from memvet.store.daemon_ask import NO_ANSWER, NOT_SENT, exchange, installed_version
 from memvet.store.errors import MemvetError, UsageError
 from memvet.store.leases import default_owner
 
@@ -43,11 +44,9 @@ OPTION_KEYS = (
     "dispute",
     "subject",
 )
-CONNECT_TIMEOUT_S = 0.5
 # The daemon answers when every id is done; each waits for the store's write lock at worst.
 REPLY_TIMEOUT_S = 30.0
 REPLY_PER_ID_S = 0.5
-NOT_SENT, NO_ANSWER = "not sent", "no answer"  # the two ways the daemon route gives up
 
 
 def ids_of(args: argparse.Namespace) -> list[str]:
@@ -107,53 +106,16 @@ def queue_approve(args: argparse.Namespace) -> int:
     return print_results(args, results, "approved")
 
 
-def installed_version() -> str:
-    """memvet's version from its dist-info folder on sys.path (importlib.metadata would cost
-    more than the rest of this command); both ends of the socket use this."""
-    for entry in sys.path:
-        try:
-            names = os.listdir(entry or ".")
-        except OSError:
-            continue
-        for name in names:
-            if name.startswith("memvet-") and name.endswith(".dist-info"):
-                return name[len("memvet-") : -len(".dist-info")]
-    from importlib.metadata import version
-
-    return version("memvet")
-
-
 def via_daemon(ids: list[str], options: dict, actor: str) -> dict | str:
     """The daemon's answer (`{"results": […]}` or `{"error": …}`), or NOT_SENT / NO_ANSWER."""
-    import _socket
     import getpass  # the store's own rule for whose memories these are (open_store)
-
-    from memvet.store.paths import socket_path
 
     request = {"ids": ids, "options": options, "actor": actor, "user": getpass.getuser()}
     body = b"%s %s\n%s" % (PROTOCOL, installed_version().encode(), json.dumps(request).encode())
-    try:
-        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    except (AttributeError, OSError):  # no Unix sockets here
-        return NOT_SENT
-    try:
-        sock.settimeout(CONNECT_TIMEOUT_S)
-        try:
-            sock.connect(str(socket_path()))
-        except OSError:  # no daemon, or it died and left its socket behind
-            return NOT_SENT
-        try:
-            sock.sendall(body)
-            sock.shutdown(_socket.SHUT_WR)
-            sock.settimeout(REPLY_TIMEOUT_S + REPLY_PER_ID_S * len(ids))
-            chunks = []
-            while chunk := sock.recv(65536):
-                chunks.append(chunk)
-        except OSError:  # timed out or cut off: it may have committed some ids
-            return NO_ANSWER
-    finally:
-        sock.close()
-    head, _, rest = b"".join(chunks).partition(b"\n")
+    reply = exchange(body, REPLY_TIMEOUT_S + REPLY_PER_ID_S * len(ids))
+    if isinstance(reply, str):  # NOT_SENT, or NO_ANSWER: it may have committed some ids
+        return reply
+    head, _, rest = reply.partition(b"\n")
     if head == b"OK":
         try:
             return json.loads(rest)

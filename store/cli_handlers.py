@@ -12,6 +12,7 @@ from memvet.store.errors import MemvetError, TombstonedError
 from memvet.store.records import CandidateDraft, Scope, iso
 from memvet.store.reservation import default_owner
 from memvet.store.store import Store, open_store
+from memvet.store.vocabulary import CandidateStatus, MemoryStatus, SourceType
 from memvet.store.workspace import resolve_workspace
 
 
@@ -33,7 +34,7 @@ def propose(args: argparse.Namespace) -> int:
     draft = CandidateDraft(
         statement=args.statement.strip(),
         kind=args.kind,
-        source_type="operator",
+        source_type=SourceType.OPERATOR,
         scope=scope,
         host="memvet",
         confidence=1.0,
@@ -43,7 +44,7 @@ def propose(args: argparse.Namespace) -> int:
     if result.outcome == "queued":
         emit(
             args,
-            {"id": result.candidate_id, "status": "pending"},
+            {"id": result.candidate_id, "status": CandidateStatus.PENDING},
             lambda: print(f"queued {result.candidate_id}"),
         )
         return 0
@@ -127,7 +128,7 @@ def queue_reject(args: argparse.Namespace) -> int:
     for cid in args.ids:
         try:
             store.reject(cid, actor=default_owner("cli"), reason=args.reason)
-            results.append({"id": cid, "status": "rejected"})
+            results.append({"id": cid, "status": CandidateStatus.REJECTED})
         except MemvetError as exc:
             results.append(
                 {
@@ -146,7 +147,11 @@ def queue_recover(args: argparse.Namespace) -> int:
     try:
         out = store.recover(args.id, args.action, actor=default_owner("cli"))
         memory_id = getattr(out, "candidate_id", None) and out.id
-        status = {"commit": "committed", "release": "pending", "reject": "rejected"}[args.action]
+        status = {
+            "commit": CandidateStatus.COMMITTED,
+            "release": CandidateStatus.PENDING,
+            "reject": CandidateStatus.REJECTED,
+        }[args.action]
         result = {"id": args.id, "status": status, "memory_id": memory_id}
     except MemvetError as exc:
         result = {"id": args.id, "status": "failed", "error": exc.message, "code": exc.code}
@@ -215,9 +220,9 @@ def memories_action(args: argparse.Namespace) -> int:
         change = store.dispute(args.id, actor=actor, txn_id=txn)
     else:
         current = store.get_memory(args.id)
-        change = (store.resolve_dispute if current.status == "disputed" else store.restore)(
-            args.id, actor=actor, txn_id=txn
-        )
+        change = (
+            store.resolve_dispute if current.status == MemoryStatus.DISPUTED else store.restore
+        )(args.id, actor=actor, txn_id=txn)
     m = change.memory
     emit(
         args,

@@ -93,6 +93,7 @@ def memories_import(args: argparse.Namespace) -> int:
     from memvet.store.records import CandidateDraft, Scope
     from memvet.store.reservation import default_owner
     from memvet.store.store import open_store
+    from memvet.store.vocabulary import SourceType
     from memvet.store.workspace import resolve_workspace
 
     good, bad = read_lines(args.file)
@@ -105,7 +106,7 @@ def memories_import(args: argparse.Namespace) -> int:
         CandidateDraft(
             statement=f["statement"].strip(),
             kind=f["kind"],
-            source_type="import",
+            source_type=SourceType.IMPORT,
             scope=scope,
             host="memvet",
             confidence=float(f.get("confidence", 1.0)),

@@ -14,6 +14,7 @@ import os
 import sys
 
 from memvet.store.errors import UsageError
+from memvet.store.vocabulary import REVIEWABLE_STATUSES, MemoryStatus
 
 DEFAULT_PAGE = 1000  # records per page unless --limit or --all
 BATCH = 256  # records per json.dumps (write_list)
@@ -75,7 +76,7 @@ def _short(text: str, width: int = 60) -> str:
 def queue_list(args: argparse.Namespace) -> int:
     from memvet.store.read_layer import open_reader
 
-    statuses = tuple(args.status or ("pending", "stale"))
+    statuses = tuple(args.status or REVIEWABLE_STATUSES)
     limit = page_size(args)
     reader = open_reader()
     if reader is None:
@@ -101,7 +102,7 @@ def queue_list(args: argparse.Namespace) -> int:
 
 
 def memories_list(args: argparse.Namespace) -> int:
-    statuses = tuple(args.status or ("active",))
+    statuses = tuple(args.status or (MemoryStatus.ACTIVE,))
     limit = page_size(args)
     reader = None
     if not (getattr(args, "review", False) or args.as_of or args.recorded_as_of):

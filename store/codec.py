@@ -105,3 +105,7 @@ class FieldReader:
         if value is None:
             return None
         return hmac.new(self._bidx_key, f"{field}{SEP}{value}".encode(), hashlib.sha256).hexdigest()
+
+    def log_tag(self, path: str) -> str:
+        """A keyed hash naming a file or folder in logs and stats without revealing its path."""
+        return (self.blind_index("log", path) or "")[:12]

@@ -21,14 +21,14 @@ from memvet.store.config_file import (
     unknown_key_error,
     validated,
 )
-from memvet.store.vocabulary import SOURCE_TYPES
+from memvet.store.vocabulary import SOURCE_TYPES, SourceType
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 MODES = ("off", "observe", "review", "selective")
 ACTIONS = ("queue", "auto_commit", "drop")
 OPERATIONS = ("add", "deny", "supersede")
-AUTO_SOURCES = ("explicit_user",)  # invariant 1: only what the user typed may skip review
+AUTO_SOURCES = (SourceType.EXPLICIT_USER,)  # invariant 1: only what the user typed may skip review
 BUNDLED = "the bundled policy.toml"
 POLICY_KEYS = ("version", "mode", "selective_threshold", "actions")
 
@@ -65,6 +65,7 @@ class DaemonSettings(BaseModel):
     optimize_interval: PositiveInt = 86400  # refresh the query planner's statistics
     review_interval: PositiveInt = 86400  # count memories due for a "still true?" look
     reredact_interval: PositiveInt = 3600  # re-redact stored text if the rules changed (issue 14)
+    reindex_interval: PositiveInt = 3600  # re-index memories if the term vocabulary changed
     log_level: str = "INFO"
     unknown_keys: tuple[str, ...] = Field((), exclude=True)  # other components share the file
 
@@ -93,6 +94,7 @@ class DaemonSettings(BaseModel):
             "sweep.optimize_store": self.optimize_interval,
             "sweep.review_flags": self.review_interval,
             "sweep.reredact": self.reredact_interval,
+            "sweep.reindex_terms": self.reindex_interval,
         }[job_id]
 
 

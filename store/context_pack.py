@@ -3,8 +3,8 @@ token budget, rendered as the host's `additionalContext`.
 
 Pure functions over light items, shared by the daemon's context server and the no-daemon hook
 path, so both give byte-for-byte the same context. This module imports only the standard library,
-`memvet.store.subjects` and `memvet.store.lexicon` (and, for a prompt, `relevance`/`synonyms`):
-the hook loads it without the rest of the store.
+`memvet.store.subjects`, `memvet.store.lexicon` and `memvet.store.vocabulary` (and, for a prompt,
+`relevance`/`synonyms`): the hook loads it without the rest of the store.
 
 Order: operator-typed over the user's explicit words over imports over model inferences, then
 importance, then recency (`rank_key`; fast_read.py's SQL `ORDER BY` is its twin). The budget is
@@ -21,6 +21,7 @@ import re
 from memvet.store import scope as scope_rule
 from memvet.store.lexicon import compile_concepts
 from memvet.store.subjects import STOPWORDS, WORD
+from memvet.store.vocabulary import MemoryStatus, SourceType
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~4 ms
 if TYPE_CHECKING:
@@ -34,7 +35,12 @@ PROMPT_TOKENS = 512
 MAX_TOKENS = 2400  # Claude Code cuts additionalContext at 10,000 characters
 MIN_ROOM_BYTES = 32  # less room than this left: stop looking for a line that still fits
 MAX_SKIPS = 64  # this many lines in a row too long for the room left: stop looking
-SOURCE_TIER = {"operator": 0, "explicit_user": 1, "import": 2, "model_inference": 3}
+SOURCE_TIER: dict[str, int] = {  # keyed by the stored strings: a member is one
+    SourceType.OPERATOR: 0,
+    SourceType.EXPLICIT_USER: 1,
+    SourceType.IMPORT: 2,
+    SourceType.MODEL_INFERENCE: 3,
+}
 LAST_TIER = 4
 
 EVENT_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
@@ -138,14 +144,16 @@ in_force = scope_rule.in_force  # valid now (store/scope.py; fast_read counts wi
 
 
 def count_active(items: Iterable[PackItem], now: str) -> int:
-    return sum(1 for item in items if item.status == "active" and in_force(item, now))
+    return sum(1 for item in items if item.status == MemoryStatus.ACTIVE and in_force(item, now))
 
 
 # --- budget ------------------------------------------------------------------------------------
 def contested(item: PackItem) -> bool:
     """One of two answers of a slot: the pack names the slot instead of either answer. (A row
     from before subjects existed has no subject: it keeps the older disputed line.)"""
-    return (item.status == "disputed" or item.conflict == "unsettled") and item.subject_len > 0
+    return (
+        item.status == MemoryStatus.DISPUTED or item.conflict == "unsettled"
+    ) and item.subject_len > 0
 
 
 def _prefix(item: PackItem) -> str:
@@ -153,7 +161,7 @@ def _prefix(item: PackItem) -> str:
         return f"- [{item.kind}] " + CONTESTED
     return (
         f"- [{item.kind}] "
-        + (DISPUTED if item.status == "disputed" else "")
+        + (DISPUTED if item.status == MemoryStatus.DISPUTED else "")
         + (AUTO if item.auto else "")
     )
 
@@ -201,7 +209,7 @@ def choose(items: Iterable[PackItem], budget_tokens: int, event: str, now: str) 
 
 def left_out(total_active: int, chosen: list[PackItem]) -> int:
     """For the footer: in-force active memories in scope that were not shown."""
-    return total_active - sum(item.status == "active" for item in chosen)
+    return total_active - sum(item.status == MemoryStatus.ACTIVE for item in chosen)
 
 
 def render(event: str, chosen: list[PackItem], left_out: int) -> str:
@@ -232,6 +240,19 @@ def stem(word: str) -> str:
     """A light suffix stripper (a small part of Porter's steps 1a/1b, plus -ly and a final -e),
     so "tests", "testing" and "tested" meet "test", "logging" meets "logs", "locally" "local".
     Only ever compared with itself: its stems need not be words."""
+    found = _STEMS.get(word)
+    if found is None:
+        found = _stripped(word)
+        if len(_STEMS) < _TERMS_MAX:
+            _STEMS[word] = found
+    return found
+
+
+# word -> its stem: recall's claims stem the same words for every pair they compare (issue 15)
+_STEMS: dict[str, str] = {}
+
+
+def _stripped(word: str) -> str:
     if len(word) > 4 and word.endswith("sses"):
         word = word[:-2]
     elif len(word) > 4 and word.endswith("ies"):
@@ -316,6 +337,9 @@ class TermIndex:
 
     def held(self) -> set[str]:
         return self._at.keys()  # type: ignore[return-value]
+
+    def position(self, memory_id: str) -> int | None:
+        return self._at.get(memory_id)
 
     def replace(self, ids: Iterable[str], items: Iterable[PackItem]) -> None:
         """Drop the items of `ids`, then add `items` (their new state, or new memories)."""

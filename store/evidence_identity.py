@@ -7,12 +7,11 @@ else its path. The key is a blind index: it reveals none of its parts."""
 from __future__ import annotations
 
 import sqlalchemy as sa
+from memvet.store.core import EVID
 from memvet.store.crypto import SEP, FieldCipher
-from memvet.store.models import EvidenceRow
 from memvet.store.records import Evidence
 from sqlalchemy import Connection
 
-EVID = EvidenceRow.__table__
 CHUNK = 500  # keys per IN query
 
 

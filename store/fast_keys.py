@@ -12,6 +12,7 @@ import sqlite3
 import stat
 
 from memvet.store import codec
+from memvet.store.login import current_user as current_user  # its callers' name for it
 
 SCHEMA_VERSION = 11  # the store schema this SQL was written for; a test pins it to migrations'
 BUSY_TIMEOUT_S = 0.5
@@ -82,14 +83,3 @@ def open_direct(home: str) -> tuple[sqlite3.Connection, FastCipher]:
     except BaseException:
         conn.close()
         raise
-
-
-def current_user() -> str:
-    """getpass.getuser() without importing getpass: the store keys its user the same way."""
-    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
-        user = os.environ.get(name)
-        if user:
-            return user
-    import pwd
-
-    return pwd.getpwuid(os.getuid())[0]

@@ -15,6 +15,7 @@ from memvet.store import context_pack as cp
 from memvet.store import row_mac
 from memvet.store import scope as scope_rule
 from memvet.store import term_index as ti
+from memvet.store.vocabulary import LIVE_STATUSES, MemoryStatus
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~4 ms
 if TYPE_CHECKING:
@@ -52,7 +53,9 @@ SCOPE_SQL = scope_rule.SCOPE_SQL  # params: the user and workspace blind indexes
 # that names its rows (an index on the scope would scan it whole).
 ID_SCOPE_SQL = scope_rule.sql(scope_rule.SCOPE, "+{}_bidx")[0]
 RANK_SQL = f"ORDER BY {TIER_SQL}, importance DESC, recorded_at DESC, id DESC"  # cp.rank_key
-SCOPED_SQL = f"FROM memories WHERE {SCOPE_SQL} AND status IN ('active', 'disputed') {RANK_SQL}"
+# the live statuses as an SQL list, from the one definition: "('active', 'disputed')"
+LIVE_IN = "({})".format(", ".join(f"'{s}'" for s in LIVE_STATUSES))
+SCOPED_SQL = f"FROM memories WHERE {SCOPE_SQL} AND status IN {LIVE_IN} {RANK_SQL}"
 IN_FORCE_SQL = scope_rule.IN_FORCE_SQL  # params: now, now, now
 FIRST_PAGE = 256  # rows sorted with a LIMIT (a cheap top-N sort); rarely does a pack read more
 
@@ -127,8 +130,8 @@ class DirectSource:
     def count_active(self, now: str) -> int:
         """In-force active memories in scope (the footer's count), counted by SQLite."""
         return self.conn.execute(
-            f"SELECT count(*) FROM memories WHERE {SCOPE_SQL} AND status = 'active' "
-            f"AND {IN_FORCE_SQL}",
+            f"SELECT count(*) FROM memories WHERE {SCOPE_SQL} "
+            f"AND status = '{MemoryStatus.ACTIVE}' AND {IN_FORCE_SQL}",
             (*self.params, now, now, now),
         ).fetchone()[0]
 
@@ -186,7 +189,7 @@ class DirectSource:
         re-index (term_stale) are read whole, as `all_items` reads every one."""
         from memvet.store.relevance import lookup_terms, noise_of
 
-        scope = f"{SCOPE_SQL} AND status IN ('active', 'disputed')"
+        scope = f"{SCOPE_SQL} AND status IN {LIVE_IN}"
         stale = self._rows_of(
             [
                 r[0]
@@ -277,7 +280,7 @@ class DirectSource:
         members, params = plan.member_sql(int(key[1:]))
         rows = self.conn.execute(
             f"SELECT {COLUMNS} FROM memories WHERE id IN ({members}) AND {SCOPE_SQL} "
-            "AND status IN ('active', 'disputed') AND id NOT IN (SELECT memory_id FROM term_stale) "
+            f"AND status IN {LIVE_IN} AND id NOT IN (SELECT memory_id FROM term_stale) "
             f"AND id NOT IN (SELECT value FROM json_each(?)) {RANK_SQL}",
             (*params, *self.params, _json_list(sorted(plan.listed))),
         )
@@ -310,7 +313,7 @@ class DirectSource:
         if not ids:
             return []
         extra = ", statement_ct, usage_boundary_ct, subject_ct" if texts else ""
-        scope = f" AND {ID_SCOPE_SQL} AND +status IN ('active', 'disputed')" if scoped else ""
+        scope = f" AND {ID_SCOPE_SQL} AND +status IN {LIVE_IN}" if scoped else ""
         rows = self.conn.execute(
             f"SELECT {COLUMNS}{extra} FROM memories WHERE id IN "
             f"(SELECT value FROM json_each(?)){scope}",

@@ -10,7 +10,10 @@ user's own rule files are still compiled at load, so a bad regex is reported the
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # every command's output passes text_safety.py, which uses this: no typing
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class LazyPattern:

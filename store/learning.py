@@ -19,6 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 from memvet.store.core import CAND, MEM
 from memvet.store.errors import IntegrityError
+from memvet.store.vocabulary import CandidateStatus, RetireReason, SourceType
 
 FILE = Path("learning") / "reviewer.bin"
 _AAD = ("learning", "weights", "reviewer")  # table, column, row: what the ciphertext is bound to
@@ -64,7 +65,7 @@ def load_learning(store: Any) -> Learning:
         blob = path.read_bytes()
     except FileNotFoundError:
         return Learning()
-    text = store.cipher.decrypt(*_AAD, blob)
+    text = store.ctx.cipher.decrypt(*_AAD, blob)
     doc = json.loads(text or "{}")
     if doc.get("format") != FORMAT:
         raise IntegrityError(f"{path}: unknown learning format; run `memvet rules reset-learning`")
@@ -79,7 +80,7 @@ def load_learning(store: Any) -> Learning:
 def save_learning(store: Any, learning: Learning) -> None:
     path = learning_path(store)
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    blob = store.cipher.encrypt(*_AAD, json.dumps(learning.to_json(), separators=(",", ":")))
+    blob = store.ctx.cipher.encrypt(*_AAD, json.dumps(learning.to_json(), separators=(",", ":")))
     temporary = path.with_suffix(".tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as handle:
@@ -120,9 +121,9 @@ def decisions_since(store: Any, cursor: tuple[str, str], limit: int = 1000) -> l
         CAND.c.decided_at,
         CAND.c.memory_id,
     ).where(
-        CAND.c.status.in_(("committed", "rejected")),
+        CAND.c.status.in_((CandidateStatus.COMMITTED, CandidateStatus.REJECTED)),
         CAND.c.decided_at.is_not(None),
-        CAND.c.source_type == "explicit_user",
+        CAND.c.source_type == SourceType.EXPLICIT_USER,
     )
     if after_time is not None:
         query = query.where(
@@ -144,7 +145,9 @@ def decisions_since(store: Any, cursor: tuple[str, str], limit: int = 1000) -> l
             except (IntegrityError, ValueError):
                 continue
             memory = memories.get(row.memory_id or "")
-            kept = row.status == "committed" and (memory is None or memory[1] != "false_write")
+            kept = row.status == CandidateStatus.COMMITTED and (
+                memory is None or memory[1] != RetireReason.FALSE_WRITE
+            )
             edited = memory is not None and memory[0] != statement
             found.append(Decision(row.id, statement, tuple(reasons), kept, edited, row.decided_at))
     return found

@@ -6,11 +6,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from memvet.store.vocabulary import CandidateStatus
+
 TYPE_CHECKING = False  # read_layer.py imports this module without SQLAlchemy or typing
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     import sqlalchemy as sa
+
+RESERVED, STALE = CandidateStatus.RESERVED, CandidateStatus.STALE
+LEASED = frozenset((RESERVED, STALE))  # held, live or run out: the lease time tells which
 
 
 def default_owner(tool: str) -> str:
@@ -30,13 +35,13 @@ def lease_expired(expires_at: datetime | None, now: datetime) -> bool:
 
 
 def shown_status(status: str, expires_at: datetime | None, now: datetime) -> str:
-    return "stale" if status == "reserved" and lease_expired(expires_at, now) else status
+    return STALE if status == RESERVED and lease_expired(expires_at, now) else status
 
 
 def expired_clause(table: sa.Table, now: datetime) -> sa.ColumnElement[bool]:
     import sqlalchemy as sa
 
-    return sa.and_(table.c.status == "reserved", table.c.lease_expires_at < now)
+    return sa.and_(table.c.status == RESERVED, table.c.lease_expires_at < now)
 
 
 def status_clause(
@@ -47,15 +52,15 @@ def status_clause(
     import sqlalchemy as sa
 
     wanted = set(statuses)
-    if {"reserved", "stale"} <= wanted or not wanted & {"reserved", "stale"}:
+    if LEASED <= wanted or not wanted & LEASED:
         return table.c.status.in_(sorted(wanted))
-    plain = sorted(wanted - {"reserved"})
-    if "stale" in wanted:
+    plain = sorted(wanted - {RESERVED})
+    if STALE in wanted:
         return sa.or_(table.c.status.in_(plain), expired_clause(table, now))
     return sa.or_(
         table.c.status.in_(plain),
         sa.and_(
-            table.c.status == "reserved",
+            table.c.status == RESERVED,
             sa.or_(table.c.lease_expires_at.is_(None), table.c.lease_expires_at >= now),
         ),
     )
@@ -70,13 +75,14 @@ def status_sql(statuses: Iterable[str], now: str) -> tuple[str, list[str]]:
         names = sorted(names)
         return f"status IN ({','.join('?' * len(names))})" if names else "0", names
 
-    if {"reserved", "stale"} <= wanted or not wanted & {"reserved", "stale"}:
+    if LEASED <= wanted or not wanted & LEASED:
         return among(wanted)
-    plain, params = among(wanted - {"reserved"})
-    if "stale" in wanted:
-        return (f"{plain} OR (status = 'reserved' AND lease_expires_at < ?)", [*params, now])
+    plain, params = among(wanted - {RESERVED})
+    if STALE in wanted:
+        return (f"{plain} OR (status = '{RESERVED}' AND lease_expires_at < ?)", [*params, now])
     return (
-        f"{plain} OR (status = 'reserved' AND (lease_expires_at IS NULL OR lease_expires_at >= ?))",
+        f"{plain} OR (status = '{RESERVED}' "
+        "AND (lease_expires_at IS NULL OR lease_expires_at >= ?))",
         [*params, now],
     )
 

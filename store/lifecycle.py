@@ -7,32 +7,34 @@ IllegalTransitionError with the stable code `illegal_transition`.
 from __future__ import annotations
 
 from memvet.store.errors import IllegalTransitionError
+from memvet.store.vocabulary import CandidateStatus as Cand
+from memvet.store.vocabulary import MemoryStatus as Mem
 
 # (from, to) -> what may cause it
 CANDIDATE_TRANSITIONS: dict[tuple[str, str], str] = {
-    ("pending", "reserved"): "approve: compare-and-set, lease taken",
-    ("reserved", "committed"): "durable write, same transaction as the memory row",
-    ("reserved", "pending"): "the write failed: reservation released, error kept",
-    ("reserved", "stale"): "sweep: the lease expired",
-    ("stale", "committed"): "operator recovery: commit (idempotent)",
-    ("stale", "pending"): "operator recovery: release",
-    ("stale", "rejected"): "operator recovery: reject",
-    ("pending", "rejected"): "reject: compare-and-set, tombstone written",
-    ("pending", "expired"): "sweep: older than the configured age",
-    ("rejected", "pending"): "operator undo of a reject: tombstone lifted",
-    ("committed", "pending"): "operator undo of an approval (undo.py)",
+    (Cand.PENDING, Cand.RESERVED): "approve: compare-and-set, lease taken",
+    (Cand.RESERVED, Cand.COMMITTED): "durable write, same transaction as the memory row",
+    (Cand.RESERVED, Cand.PENDING): "the write failed: reservation released, error kept",
+    (Cand.RESERVED, Cand.STALE): "sweep: the lease expired",
+    (Cand.STALE, Cand.COMMITTED): "operator recovery: commit (idempotent)",
+    (Cand.STALE, Cand.PENDING): "operator recovery: release",
+    (Cand.STALE, Cand.REJECTED): "operator recovery: reject",
+    (Cand.PENDING, Cand.REJECTED): "reject: compare-and-set, tombstone written",
+    (Cand.PENDING, Cand.EXPIRED): "sweep: older than the configured age",
+    (Cand.REJECTED, Cand.PENDING): "operator undo of a reject: tombstone lifted",
+    (Cand.COMMITTED, Cand.PENDING): "operator undo of an approval (undo.py)",
 }
 
 MEMORY_TRANSITIONS: dict[tuple[str | None, str], str] = {
-    (None, "active"): "commit of an approved candidate",
-    ("active", "superseded"): "a newer memory replaces it",
-    ("active", "retired"): "false write, forget, operator, expiry or TTL",
-    ("active", "disputed"): "an unresolved conflict",
-    ("disputed", "active"): "the dispute was resolved",
-    ("disputed", "retired"): "false write or forget while disputed",
-    ("disputed", "superseded"): "a newer memory settles the dispute",
-    ("retired", "active"): "operator restore",
-    ("superseded", "active"): "the approval that superseded it was undone (undo.py)",
+    (None, Mem.ACTIVE): "commit of an approved candidate",
+    (Mem.ACTIVE, Mem.SUPERSEDED): "a newer memory replaces it",
+    (Mem.ACTIVE, Mem.RETIRED): "false write, forget, operator, expiry or TTL",
+    (Mem.ACTIVE, Mem.DISPUTED): "an unresolved conflict",
+    (Mem.DISPUTED, Mem.ACTIVE): "the dispute was resolved",
+    (Mem.DISPUTED, Mem.RETIRED): "false write or forget while disputed",
+    (Mem.DISPUTED, Mem.SUPERSEDED): "a newer memory settles the dispute",
+    (Mem.RETIRED, Mem.ACTIVE): "operator restore",
+    (Mem.SUPERSEDED, Mem.ACTIVE): "the approval that superseded it was undone (undo.py)",
 }
 
 

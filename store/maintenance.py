@@ -11,13 +11,13 @@ import sqlalchemy as sa
 from memvet.store.audit import T as AUDIT
 from memvet.store.audit import events_after, recent_events, verify_chain
 from memvet.store.context import StoreContext
-from memvet.store.core import CAND, MEM
+from memvet.store.core import CAND, MEM, TOMB
 from memvet.store.errors import IntegrityError
 from memvet.store.integrity import sqlite_check, verify_state
 from memvet.store.leases import expired_clause
 from memvet.store.lifecycle import check_candidate
 from memvet.store.memories import Memories
-from memvet.store.models import SweepRunRow, TombstoneRow
+from memvet.store.models import SweepRunRow
 from memvet.store.records import AuditEvent, AuditReport
 from memvet.store.row_mac import SEALED
 from memvet.store.rows import RowCodec
@@ -26,7 +26,6 @@ from memvet.store.tombstones import Tombstones
 from memvet.store.vocabulary import CandidateStatus, MemoryStatus, RetireReason, SourceType
 
 SWEEPS = SweepRunRow.__table__
-TOMB = TombstoneRow.__table__
 DECAY_FLOOR = 0.05
 
 

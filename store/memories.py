@@ -8,20 +8,17 @@ from datetime import datetime
 
 import sqlalchemy as sa
 from memvet.store.context import StoreContext
-from memvet.store.core import MEM
+from memvet.store.core import MEM, TRANS, VERS
 from memvet.store.errors import NotFoundError
 from memvet.store.lifecycle import check_memory
 from memvet.store.memory_lifecycle import MemoryLifecycle
-from memvet.store.memory_versions import VERS, Version
-from memvet.store.models import MemoryTransitionRow
+from memvet.store.memory_versions import Version
 from memvet.store.records import Change, Memory, Reader, Transition, valid_at
 from memvet.store.rows import RowCodec
 from memvet.store.slot_decisions import Slots
 from memvet.store.tombstones import Tombstones
 from memvet.store.vocabulary import MemoryStatus, RetireReason, TombstoneReason
 from sqlalchemy import Connection
-
-TRANS = MemoryTransitionRow.__table__
 
 
 class Memories:

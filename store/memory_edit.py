@@ -25,7 +25,7 @@ from typing import NoReturn
 
 import sqlalchemy as sa
 from memvet.store.context import StoreContext
-from memvet.store.core import MEM
+from memvet.store.core import CAND, MEM, VERS
 from memvet.store.errors import (
     ConflictError,
     DuplicateError,
@@ -36,8 +36,7 @@ from memvet.store.errors import (
 )
 from memvet.store.memory_creation import gated_statement, known_kind_and_polarity
 from memvet.store.memory_lifecycle import MemoryLifecycle
-from memvet.store.memory_versions import VERS, Version
-from memvet.store.models import CandidateRow
+from memvet.store.memory_versions import Version
 from memvet.store.records import Candidate, Change, Edits, Memory
 from memvet.store.rows import RowCodec
 from memvet.store.sealing import resealed
@@ -48,8 +47,6 @@ from memvet.store.tombstones import Tombstones
 from memvet.store.undo import Undo
 from memvet.store.vocabulary import MemoryStatus
 from sqlalchemy import Connection
-
-CAND = CandidateRow.__table__
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,11 @@ from datetime import datetime
 
 import sqlalchemy as sa
 from memvet.store.context import StoreContext
-from memvet.store.core import MEM
+from memvet.store.core import MEM, TRANS
 from memvet.store.lifecycle import check_memory
-from memvet.store.models import MemoryTransitionRow
 from memvet.store.sealing import resealed, seal
 from memvet.store.vocabulary import MemoryStatus
 from sqlalchemy import Connection
-
-TRANS = MemoryTransitionRow.__table__
 
 
 class MemoryLifecycle:

@@ -10,8 +10,7 @@ from typing import Any
 
 from memvet.store.record_common import AUTO_APPROVER_PREFIX, Scope, iso
 from memvet.store.scope import in_force
-
-NEVER_VALID = ("false_write", "forget")  # retired so: never an answer, not even in history
+from memvet.store.vocabulary import NEVER_VALID
 
 
 def valid_at(memory: Memory, at: datetime) -> bool:

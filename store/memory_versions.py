@@ -9,11 +9,8 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 
-from memvet.store.models import MemoryVersionRow
 from memvet.store.records import Memory
 from memvet.store.slots import normalise_subject
-
-VERS = MemoryVersionRow.__table__
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ def focus_terms(query: str, noise: frozenset[str]) -> frozenset[str]:
         rest = rest[0 if words[0] in ("what's", "whats") else 1 :]
         while rest and rest[0] in DETERMINERS:
             rest = rest[1:]
-    return _phrase_terms(_phrase(rest), noise)
+    return _phrase_terms(_noun_phrase(rest), noise)
 
 
 def _phrase(words: list[str]) -> list[str]:
@@ -92,6 +92,21 @@ def _phrase(words: list[str]) -> list[str]:
             break
         phrase.append(word)
     return phrase
+
+
+def _noun_phrase(words: list[str]) -> list[str]:
+    """_phrase less a verb ending it: "which static generator RENDERS these pages" (a word in
+    -s right before a determiner is the clause's verb, not part of what is asked for)."""
+    phrase = _phrase(words)
+    after = words[len(phrase) : len(phrase) + 1]
+    last = phrase[-1] if phrase else ""
+    if len(phrase) > 1 and after and after[0] in DETERMINERS and _third_person(last):
+        return phrase[:-1]
+    return phrase
+
+
+def _third_person(word: str) -> bool:
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
 def _phrase_terms(phrase: list[str], noise: frozenset[str]) -> frozenset[str]:
@@ -130,7 +145,7 @@ def qualifier_terms(query: str, noise: frozenset[str]) -> frozenset[str]:
         rest = rest[0 if words[0] in ("what's", "whats") else 1 :]
     while rest and rest[0] in DETERMINERS:
         rest = rest[1:]
-    at = len(_phrase(rest))
+    at = len(_noun_phrase(rest))
     rest = rest[at:]
     if not rest or rest[0] not in QUALIFIER_LINKS:
         return frozenset()

@@ -25,6 +25,7 @@ from memvet.store import fast_keys as fk
 from memvet.store import row_mac
 from memvet.store import scope as scope_rule  # not fast_read: its pack and term rules cost ~3 ms
 from memvet.store.leases import shown_status, status_sql
+from memvet.store.vocabulary import CandidateStatus
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -70,6 +71,10 @@ class ReadLayer:
 
     def close(self) -> None:
         self.conn.close()
+
+    def log_tag(self, path: str) -> str:
+        """As Store.log_tag: a file or folder as the daemon's logs and stats name it."""
+        return self.cipher.log_tag(path)
 
     # --- rows -----------------------------------------------------------------------------------
     def _sealed(self, table: str, row: tuple, count: int) -> bool:
@@ -293,8 +298,8 @@ class ReadLayer:
             ).fetchall()
         )
         expired = q(
-            "SELECT count(*) FROM candidates WHERE +user_bidx = ? AND status = 'reserved' "
-            "AND lease_expires_at < ?",
+            "SELECT count(*) FROM candidates WHERE +user_bidx = ? "
+            f"AND status = '{CandidateStatus.RESERVED}' AND lease_expires_at < ?",
             (self.user_bidx, stored_now()),
         ).fetchone()[0]
         memories = dict(
@@ -336,11 +341,17 @@ def open_reader() -> ReadLayer | None:
 def with_unreadable(store: object, payload: dict) -> dict:
     """A list command's payload, with the rows its reads had to skip (ids only) under
     `unreadable` and named in one line on stderr (stdout keeps its one JSON document)."""
+    skipped = unreadable_seen(store)
+    return payload if skipped is None else {**payload, "unreadable": skipped}
+
+
+def unreadable_seen(store: object) -> dict | None:
+    """The rows the store's reads had to skip ({"count", "ids"}), named on stderr; None if none."""
     skipped = store.unreadable()  # type: ignore[attr-defined]
-    if skipped["count"]:
-        warn_unreadable(skipped)
-        return {**payload, "unreadable": skipped}
-    return payload
+    if not skipped["count"]:
+        return None
+    warn_unreadable(skipped)
+    return skipped
 
 
 def warn_unreadable(skipped: dict) -> None:

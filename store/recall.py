@@ -13,6 +13,7 @@
    VERIFIED_WITH_NEGATIVE_BOUNDARY. A workspace memory overrides a global one it contradicts.
 4. Without an answer: UNKNOWN with the first reason that applies, in the fixed order
    unresolved_conflict > retired_or_expired > candidate_or_unverified > insufficient_evidence.
+   recall_assembly.py builds the verdict into recall_decision.py's records.
 
 The thresholds were set on tests/eval (176 gold cases, oracle mode: gold statements typed in), in
 the middle of the range that does well, not at its best point: see docs/host-integration.md.
@@ -25,14 +26,23 @@ from typing import Any
 
 from memvet.store import context_pack as cp
 from memvet.store import relevance
+from memvet.store.recall_assembly import DecisionAssembly
+from memvet.store.recall_decision import (
+    Contradiction,
+    Exclusion,
+    ReasonCode,
+    RecallDecision,
+    Relation,
+    Severity,
+)
 from memvet.store.recall_slots import SlotJudge, decide_which, unstated_attribute
-from memvet.store.records import MEMORY_STATUSES, NEVER_VALID, Candidate, Memory, iso, valid_at
+from memvet.store.records import MEMORY_STATUSES, NEVER_VALID, Candidate, Memory, valid_at
 from memvet.store.subjects import LINK_THRESHOLD, is_negated, overlap
+from memvet.store.vocabulary import OPEN_STATUSES, Kind, MemoryStatus, RetireReason
 
 MATCH_THRESHOLD = relevance.FLOOR  # relevance a memory needs to be an answer (relevance.py)
 RELATED = LINK_THRESHOLD  # subject overlap at which the negative pass compares two memories
-SAME_SUBJECT = 0.5  # subject overlap for two same-kind statements to be rival values
-SOFT, HARD = 0.30, 0.60  # contradiction bands (B.2's THRESHOLD_SOFT / THRESHOLD_HARD)
+HARD = 0.60  # relative match that makes another memory as much an answer (B.2's THRESHOLD_HARD)
 MAX_ANSWERS = 5  # answers, and boundaries, listed at most
 CO_ANSWER = 0.9  # another answer as good as the best (relative match) is served beside it
 MAX_CONTRADICTIONS = 10  # hard ones first; the rest of a crowded subject is left out
@@ -44,19 +54,7 @@ YES_NO = frozenset(
     "would have has had".split()
 )  # a question starting so asks yes or no
 WH = frozenset("what which how where who whom whose when why".split())
-REASONS = (
-    "unresolved_conflict",
-    "retired_or_expired",
-    "candidate_or_unverified",
-    "insufficient_evidence",
-)
-MISSING = {
-    "unresolved_conflict": "resolved_conflict",
-    "retired_or_expired": "verified_active_record",
-    "candidate_or_unverified": "operator_approval",
-    "insufficient_evidence": "verified_active_record",
-}
-LIMITING_RELATIONS = ("prohibition", "opposite_polarity")
+LIMITING_RELATIONS = (Relation.PROHIBITION, Relation.OPPOSITE_POLARITY)
 
 
 def specific(memory: Memory) -> bool:
@@ -67,7 +65,7 @@ def specific(memory: Memory) -> bool:
 def negative(memory: Memory) -> bool:
     """A denial ("X is not so"), or a rule against something ("never X")."""
     return memory.polarity == "deny" or (
-        memory.kind == "constraint" and is_negated(memory.statement)
+        memory.kind == Kind.CONSTRAINT and is_negated(memory.statement)
     )
 
 
@@ -110,14 +108,21 @@ class Recall:
         self.slots = SlotJudge()
 
     def answerable(self, m: Memory) -> bool:
-        if m.status == "disputed" or m.retired_reason in NEVER_VALID:
+        if m.status == MemoryStatus.DISPUTED or m.retired_reason in NEVER_VALID:
             return False
         if self.historical:
-            return m.status in ("active", "retired", "superseded") and in_force(m, self.at)
-        return m.status == "active" and in_force(m, self.at)
+            return m.status in (
+                MemoryStatus.ACTIVE,
+                MemoryStatus.RETIRED,
+                MemoryStatus.SUPERSEDED,
+            ) and in_force(m, self.at)
+        return m.status == MemoryStatus.ACTIVE and in_force(m, self.at)
 
-    def decide(self) -> dict[str, Any]:
+    def decide(self) -> RecallDecision:
         self.scores = scores = self.relevance.scores()
+        self.build = build = DecisionAssembly(
+            scores, self.q, as_of=self.as_of, historical=self.historical
+        )
         matches = [m for m in self.memories if scores[m.id] >= MATCH_THRESHOLD]
         answers = cp.ranked(m for m in matches if self.answerable(m))
         # Stable sorts: match first, then the workspace's own over user-global, then rank.
@@ -125,53 +130,42 @@ class Recall:
         answers.sort(key=lambda m: round(scores[m.id], 2), reverse=True)
         if not answers:
             # A disputed slot: its memories are the contradictions, none is an answer.
-            in_dispute = [m for m in matches if m.status == "disputed"]
-            out = self._unknown(
-                matches,
+            in_dispute = [m for m in matches if m.status == MemoryStatus.DISPUTED]
+            return build.unknown(
                 [
-                    {**self._item(m), "relation": "disputed", "severity": "hard"}
+                    build.against(m, Relation.DISPUTED, Severity.HARD)
                     for m in in_dispute[:MAX_CONTRADICTIONS]
                 ],
+                self._excluded(matches),
+                settle=decide_which(in_dispute[0], in_dispute[1:]) if in_dispute else None,
             )
-            if in_dispute:
-                out["missing_conditions"].append(decide_which(in_dispute[0], in_dispute[1:]))
-            return out
         best = answers[0]
         if self._outranked_by_what_is_gone(best, matches):
-            return self._unknown(matches, [], stale_answer=True)
+            return build.unknown([], self._excluded(matches), stale_answer=True)
         found = self._contradictions(best)
         better = self._override(best, found)
         if better is not None:
             best, found = better, self._contradictions(better)
         if self.wh_question and unstated_attribute(self.relevance.question.absent, best.statement):
-            return self._unknown(matches, [])  # asks for a value no memory states
+            return build.unknown([], self._excluded(matches))  # asks for a value no memory states
         if negative(best) and self._asks_for_what_is_gone(best, matches):
-            return self._unknown(matches, found[:MAX_CONTRADICTIONS], stale_answer=True)
-        hard = [c for c in found if c["severity"] == "hard"]
-        if hard:
-            contested = {
-                **self._item(best),
-                "relation": "answer",
-                "severity": "hard",
-                "contradicts": hard[0]["id"],
-            }
-            out = self._unknown(matches, [contested, *found[:MAX_CONTRADICTIONS]], conflict=True)
-            rivals = {m.id: m for m in self.memories}
-            out["missing_conditions"].append(decide_which(best, [rivals[c["id"]] for c in hard]))
-            return out
+            return build.unknown(
+                found[:MAX_CONTRADICTIONS], self._excluded(matches), stale_answer=True
+            )
         by_id = {m.id: m for m in self.memories}
+        hard = [c for c in found if c.severity is Severity.HARD]
+        if hard:
+            contested = build.against(best, Relation.ANSWER, Severity.HARD, contradicts=hard[0].id)
+            return build.unknown(
+                [contested, *found[:MAX_CONTRADICTIONS]],
+                self._excluded(matches),
+                conflict=True,
+                settle=decide_which(best, [by_id[c.id] for c in hard]),
+            )
         boundaries = [
-            c for c in found if c["relation"] in LIMITING_RELATIONS and negative(by_id[c["id"]])
+            c for c in found if c.relation in LIMITING_RELATIONS and negative(by_id[c.id])
         ][:MAX_ANSWERS]
-        if self.historical:
-            state = "VERIFIED_HISTORICAL"
-        elif best.polarity == "deny":
-            state = "VERIFIED_NEGATIVE"
-        elif boundaries or best.usage_boundary:
-            state = "VERIFIED_WITH_NEGATIVE_BOUNDARY"
-        else:
-            state = "VERIFIED"
-        related = {c["id"] for c in found}
+        related = {c.id for c in found}
         also = [
             m
             for m in answers
@@ -180,26 +174,25 @@ class Recall:
             and not negative(m)
             and self._relative(m, best) >= CO_ANSWER
         ][: MAX_ANSWERS - 1]
-        items = [{**self._item(m), "role": "answer"} for m in (best, *also)]
-        items += [{**self._item(by_id[c["id"]]), "role": "boundary"} for c in boundaries]
-        return self._result(state, None, [], items, found[:MAX_CONTRADICTIONS])
+        limits = [by_id[c.id] for c in boundaries]
+        return build.answered(best, also, limits, found[:MAX_CONTRADICTIONS])
 
-    def _override(self, best: Memory, found: list[dict[str, Any]]) -> Memory | None:
+    def _override(self, best: Memory, found: list[Contradiction]) -> Memory | None:
         """A better answer than the best match: a workspace memory that contradicts a user-global
         best (the specific rule overrides the general one); or, when the best match is a rule
         against something, the positive answer it limits ("how do I build iOS?" is answered by
         "builds go through fastlane", bounded by "never call xcodebuild directly")."""
         by_id = {m.id: m for m in self.memories}
         for c in found:
-            other = by_id[c["id"]]
-            if other.status != "active" and not self.historical:
+            other = by_id[c.id]
+            if other.status != MemoryStatus.ACTIVE and not self.historical:
                 continue
-            if specific(other) > specific(best) and c["relation"] != "prohibition":
+            if specific(other) > specific(best) and c.relation is not Relation.PROHIBITION:
                 return other
             if (
                 negative(best)
                 and not negative(other)
-                and c["relation"] == "prohibition"
+                and c.relation is Relation.PROHIBITION
                 and specific(other) >= specific(best)
                 and self._relative(other, best) >= HARD
             ):
@@ -215,8 +208,8 @@ class Recall:
         return any(
             not negative(m)
             and not self.answerable(m)
-            and m.status != "disputed"
-            and m.retired_reason != "false_write"  # never valid: nothing was lost
+            and m.status != MemoryStatus.DISPUTED
+            and m.retired_reason != RetireReason.FALSE_WRITE  # never valid: nothing was lost
             and self._relative(m, best) >= HARD
             for m in matches
         )
@@ -229,7 +222,9 @@ class Recall:
         successor answers."""
         if self.historical:
             return False
-        return any(m.status == "retired" and self._relative(best, m) < HARD for m in matches)
+        return any(
+            m.status == MemoryStatus.RETIRED and self._relative(best, m) < HARD for m in matches
+        )
 
     def _relative(self, other: Memory, best: Memory) -> float:
         return min(1.0, self.scores[other.id] / max(self.scores[best.id], 1e-9))
@@ -245,29 +240,25 @@ class Recall:
         pool = sorted([*self.memories, *more], key=lambda m: m.id)
         self.memories = sorted(pool, key=lambda m: m.recorded_at, reverse=True)  # as listed
 
-    def _contradictions(self, best: Memory) -> list[dict[str, Any]]:
+    def _contradictions(self, best: Memory) -> list[Contradiction]:
         self._read_neighbours(best)
         found = []
         for other in self.memories:
             if other.id == best.id or other.retired_reason in NEVER_VALID:
                 continue
-            if not (other.status == "disputed" or self.answerable(other)):
+            if not (other.status == MemoryStatus.DISPUTED or self.answerable(other)):
                 continue
             verdict = self._contradiction(best, other)
             if verdict is not None:
                 relation, severity, score = verdict
-                if other.status == "disputed":
-                    relation = "disputed"  # never an answer; counted as conflict evidence
+                if other.status == MemoryStatus.DISPUTED:
+                    relation = Relation.DISPUTED  # never an answer; counted as conflict evidence
                 found.append(
-                    {
-                        **self._item(other),
-                        "relation": relation,
-                        "severity": severity,
-                        "contradiction": round(score, 3),
-                        "contradicts": best.id,
-                    }
+                    self.build.against(
+                        other, relation, severity, round(score, 3), contradicts=best.id
+                    )
                 )
-        found.sort(key=lambda c: (c["severity"] != "hard", -c["contradiction"]))
+        found.sort(key=lambda c: (c.severity is not Severity.HARD, -(c.contradiction or 0.0)))
         return found
 
     def _subject(self, a: frozenset[str], b: frozenset[str]) -> float:
@@ -276,87 +267,42 @@ class Recall:
         qa, qb = a & self.q, b & self.q
         return max(overlap(a, b), overlap(qa, qb) if qa and qb else 0.0)
 
-    def _contradiction(self, best: Memory, other: Memory) -> tuple[str, str, float] | None:
+    def _contradiction(
+        self, best: Memory, other: Memory
+    ) -> tuple[Relation, Severity, float] | None:
         """Hard only within one slot, on values (recall_slots.py); a rule of another subject
         that limits the answer is a soft boundary."""
         clash = self.slots.clash(best, other)
         if clash is not None:
             if specific(best) and not specific(other):
-                return "overridden", "soft", 1.0  # the workspace's own answer wins
-            return ("opposite_polarity" if clash == "negation" else "different_value", "hard", 1.0)
+                return Relation.OVERRIDDEN, Severity.SOFT, 1.0  # the workspace's own answer wins
+            relation = (
+                Relation.OPPOSITE_POLARITY if clash == "negation" else Relation.DIFFERENT_VALUE
+            )
+            return relation, Severity.HARD, 1.0
         if negative(best) != negative(other):
             neg, pos = (best, other) if negative(best) else (other, best)
-            if neg.kind == "constraint" and pos.kind != "constraint":
+            if neg.kind == Kind.CONSTRAINT and pos.kind != Kind.CONSTRAINT:
                 # A rule limiting how: a boundary. Both answering the question relates them.
                 subject = self._subject(self.terms[best.id], self.terms[other.id])
                 both_answer = min(self.scores[best.id], self.scores[other.id]) >= MATCH_THRESHOLD
                 if subject >= RELATED or both_answer:
-                    return "prohibition", "soft", subject
+                    return Relation.PROHIBITION, Severity.SOFT, subject
         return None
 
-    def _unknown(
-        self,
-        matches: list[Memory],
-        contradictions: list[dict[str, Any]],
-        *,
-        conflict: bool = False,
-        stale_answer: bool = False,
-    ) -> dict[str, Any]:
+    def _excluded(self, matches: list[Memory]) -> list[Exclusion]:
+        """The matches recall cannot serve: a disputed memory, one not in force at the question's
+        time, a pending candidate the question matches."""
         excluded = []
-        present = {"unresolved_conflict": conflict, "retired_or_expired": stale_answer}
         for m in matches:
-            if m.status == "disputed":
-                present["unresolved_conflict"] = True
-                excluded.append({"id": m.id, "status": m.status, "reason": "unresolved_conflict"})
+            if m.status == MemoryStatus.DISPUTED:
+                excluded.append(Exclusion(m.id, m.status, ReasonCode.UNRESOLVED_CONFLICT))
             elif not self.answerable(m):
-                present["retired_or_expired"] = True
-                excluded.append({"id": m.id, "status": m.status, "reason": "retired_or_expired"})
+                excluded.append(Exclusion(m.id, m.status, ReasonCode.RETIRED_OR_EXPIRED))
         for c in self.candidates:
             if self.relevance.of_text(c.statement) >= MATCH_THRESHOLD:
-                present["candidate_or_unverified"] = True
-                excluded.append(
-                    {"id": c.id, "status": c.status, "reason": "candidate_or_unverified"}
-                )
-        reasons = [r for r in REASONS[:-1] if present.get(r)] or ["insufficient_evidence"]
-        missing = list(dict.fromkeys(MISSING[r] for r in reasons))
-        return {
-            **self._result("UNKNOWN", reasons[0], missing, [], contradictions),
-            "excluded": excluded,
-        }
-
-    def _item(self, m: Memory) -> dict[str, Any]:
-        return {
-            "id": m.id,
-            "statement": m.statement,
-            "kind": m.kind,
-            "score": round(self.scores[m.id], 3),
-            "polarity": m.polarity,
-            "source_type": m.source_type,
-            "status": m.status,
-            "usage_boundary": m.usage_boundary,
-            "valid_from": iso(m.valid_from),
-            "valid_to": iso(m.valid_to),
-        }
-
-    def _result(
-        self,
-        state: str,
-        reason: str | None,
-        missing: list[str],
-        memories: list[dict[str, Any]],
-        contradictions: list[dict[str, Any]],
-    ) -> dict:
-        return {
-            "state": state,
-            "reason_code": reason,
-            "missing_conditions": missing,
-            "memories": memories,
-            "contradictions": contradictions,
-            "as_of": iso(self.as_of),
-            "historical": self.historical,
-            "query_terms": sorted(self.q),
-            "excluded": [],
-        }
+                excluded.append(Exclusion(c.id, c.status, ReasonCode.CANDIDATE_OR_UNVERIFIED))
+        return excluded
 
 
 def recall(
@@ -366,15 +312,13 @@ def recall(
     workspace: str | None,
     as_of: datetime | None = None,
     recorded_as_of: datetime | None = None,
-) -> dict[str, Any]:
+) -> RecallDecision:
     """The decision over the memories and pending candidates the scope rule lets `workspace` see.
     recorded_as_of: decide as the store stood at that record time (rebuilt from transitions)."""
     from memvet.store.candidates import QueueFilter
 
     reader = store.reader_for(workspace)
-    candidates = store.list_candidates(
-        reader, QueueFilter(statuses=("pending", "reserved", "stale")), limit=None
-    )
+    candidates = store.list_candidates(reader, QueueFilter(statuses=OPEN_STATUSES), limit=None)
     index = None
     if recorded_as_of is None:  # the store as it is now: the term index finds what to read
         from memvet.store.recall_index import IndexedScope

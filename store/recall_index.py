@@ -62,15 +62,15 @@ class IndexedScope:
     rarity of each term, and later the best answer's neighbours."""
 
     def __init__(self, store: Any, reader: Reader, query: str, candidates: list[Candidate]) -> None:
-        self.store, self.key = store, store.cipher.term_key
+        self.store, self.key = store, store.ctx.cipher.term_key
         # The scope rule is fast_read's SQL twin of core.scope_clause (a reader of one workspace).
         self.scope_sql = f"{fr.SCOPE_SQL} AND m.status IN ({_marks(MEMORY_STATUSES)})"
         self.plain_scope_sql = f"{fr.SCOPE_SQL} AND status IN ({_marks(MEMORY_STATUSES)})"
         # The same rule kept off the scope's indexes, so a walk follows the recency index.
         self.walk_scope_sql = f"{fr.ID_SCOPE_SQL} AND +m.status IN ({_marks(MEMORY_STATUSES)})"
         self.scope_params = (
-            store.cipher.blind_index("user", reader.user),
-            store.cipher.blind_index("workspace", reader.workspace),
+            store.ctx.cipher.blind_index("user", reader.user),
+            store.ctx.cipher.blind_index("workspace", reader.workspace),
             *MEMORY_STATUSES,
         )
         with store.ctx.read() as conn:

@@ -24,15 +24,18 @@ from memvet.store import fast_keys as fk
 from memvet.store import fast_read as fr
 from memvet.store import row_mac
 from memvet.store.leases import shown_status, status_sql
-from memvet.store.read_layer import stored_now, with_unreadable
+from memvet.store.read_layer import stored_now, unreadable_seen
 from memvet.store.records import Candidate, Lease, Memory, Reader, Scope
+from memvet.store.vocabulary import OPEN_STATUSES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
-RECALLED = ("pending", "reserved", "stale")  # the candidates recall weighs (recall.py)
+    from memvet.store.recall_decision import RecallDecision
+
+RECALLED = OPEN_STATUSES  # the candidates recall weighs (recall.py)
 
 
 def stored_time(value: str | None) -> datetime | None:
@@ -199,11 +202,12 @@ class RecallSource:
             self.cipher.blind_index("workspace", reader.workspace),
             *shown_params,
         )
-        # The scope kept off its indexes: SQLite then finds the few recalled ones by status
-        # instead of walking every committed candidate in list order (issue 15).
+        # The few recalled ones found by status, never by walking every committed candidate
+        # (in list order, or all of them): after the daemon's ANALYZE (engine.optimize) SQLite
+        # chose either, whatever the scope was kept off (issue 15: ~25 ms at 10k committed).
         rows = self._rows(
-            f"SELECT * FROM candidates WHERE {fr.ID_SCOPE_SQL} AND ({shown}) "
-            "ORDER BY created_at, id",
+            f"SELECT * FROM candidates INDEXED BY ix_candidates_status WHERE {fr.ID_SCOPE_SQL} "
+            f"AND ({shown}) ORDER BY created_at, id",
             params,
         )
         found = (
@@ -211,7 +215,7 @@ class RecallSource:
         )
         return [c for c in found if c is not None]
 
-    def recall(self, query: str, workspace: str | None, as_of: datetime | None) -> dict:
+    def recall(self, query: str, workspace: str | None, as_of: datetime | None) -> RecallDecision:
         """recall.recall for the store as it is now (no recorded_as_of)."""
         from memvet.store.recall import Recall
         from memvet.store.recall_index import IndexedScope
@@ -237,17 +241,27 @@ class _Read:
         self._conn.execute("COMMIT")
 
 
-def recall_direct(query: str, *, workspace: str | None, as_of: datetime | None) -> dict | None:
-    """The recall result (with `unreadable`), or None when the Store's path must answer."""
-    from memvet.store.paths import memvet_home
+def recall_direct(
+    query: str,
+    *,
+    workspace: str | None,
+    as_of: datetime | None,
+    home: str | None = None,
+    user: str | None = None,
+) -> RecallDecision | None:
+    """The recall decision (with `unreadable`), or None when the Store's path must answer.
+    `home` and `user`: MEMVET_HOME's store and the login name unless given (the daemon,
+    answering for a command, gives its store's)."""
+    from memvet.store.paths import memvet_home_text  # text: pathlib is not needed here
 
     try:
-        conn, cipher = fk.open_direct(str(memvet_home()))
+        conn, cipher = fk.open_direct(home or memvet_home_text())
     except (fk.FastReadError, sqlite3.Error, OSError, ValueError):
         return None
     try:
-        source = RecallSource(conn, cipher, fk.current_user())
-        return with_unreadable(source, source.recall(query, workspace, as_of))
+        source = RecallSource(conn, cipher, user or fk.current_user())
+        decision = source.recall(query, workspace, as_of)
+        return decision.with_unreadable(unreadable_seen(source))
     except sqlite3.Error:  # busy or damaged: the Store's path reports it (nothing was written)
         return None
     finally:

@@ -1,5 +1,5 @@
 """Recall's negative-evidence pass on slots (issue 13): two memories contradict each other only
-when they are of one subject in one scope and slots.rivalry says their values clash — a negated
+when they are of one subject in one scope and claims.rivalry says their values clash — a negated
 value is a rival, never support ("5433, not the default 5432" against "5432"). Word overlap alone
 never makes a contradiction. Memories kept both (one compatible mark) are not rivals, unless one
 denies what the other asserts: that cannot be made compatible.
@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 
+from memvet.store.claims import Claim, claim_of, rivalry
 from memvet.store.records import Memory
 from memvet.store.relevance import ATTRIBUTE_TYPES
-from memvet.store.slots import Claim, claim_of, normalise_subject, rivalry
+from memvet.store.slots import normalise_subject
 
-# Attributes a question asks the value of, and the value type that states one (slots.Claim
+# Attributes a question asks the value of, and the value type that states one (claims.Claim
 # types, plus "host": a path or a name with a digit or a dot, "staging.tidepool.dev"): one table,
 # relevance.py's, which also lets such a value count as speaking of its attribute.
 MONTH_YEAR = re.compile(

@@ -20,7 +20,6 @@ from memvet.store.ledger_records import AuditEvent as AuditEvent
 from memvet.store.ledger_records import AuditReport as AuditReport
 from memvet.store.ledger_records import Checkpoint as Checkpoint
 from memvet.store.ledger_records import StoreStatus as StoreStatus
-from memvet.store.memory_records import NEVER_VALID as NEVER_VALID
 from memvet.store.memory_records import Change as Change
 from memvet.store.memory_records import Memory as Memory
 from memvet.store.memory_records import Tombstone as Tombstone
@@ -36,6 +35,7 @@ from memvet.store.record_common import iso as iso
 from memvet.store.vocabulary import CANDIDATE_STATUSES as CANDIDATE_STATUSES
 from memvet.store.vocabulary import KINDS as KINDS
 from memvet.store.vocabulary import MEMORY_STATUSES as MEMORY_STATUSES
+from memvet.store.vocabulary import NEVER_VALID as NEVER_VALID
 from memvet.store.vocabulary import POLARITIES as POLARITIES
 from memvet.store.vocabulary import RETIRE_REASONS as RETIRE_REASONS
 from memvet.store.vocabulary import SOURCE_TYPES as SOURCE_TYPES

@@ -231,7 +231,7 @@ def _audit(
         (at, "sweep", "tombstone.reredacted", "tombstone", key[:16], None) for key in new_keys
     ]
     if events:
-        append_events(conn, store.cipher, events)
+        append_events(conn, store.ctx.cipher, events)
 
 
 def reredact_stored(store: Any, now: datetime, *, force: bool = False) -> dict[str, int] | None:
@@ -246,19 +246,19 @@ def reredact_stored(store: Any, now: datetime, *, force: bool = False) -> dict[s
         for conn, ids in _slices(store, table, "id"):
             touched: list[tuple[str, str]] = []
             new_keys: list[str] = []
-            changed = _records(conn, store.cipher, table, ids, counts, touched)
-            _twins(conn, store.cipher, table, changed, counts, new_keys)
+            changed = _records(conn, store.ctx.cipher, table, ids, counts, touched)
+            _twins(conn, store.ctx.cipher, table, changed, counts, new_keys)
             _audit(store, conn, touched, new_keys)
     for conn, ids in _slices(store, "evidence", "id"):
-        _excerpts(conn, store.cipher, ids, counts)
+        _excerpts(conn, store.ctx.cipher, ids, counts)
     for conn, keys in _slices(store, "tombstones", "content_key"):
-        _previews(conn, store.cipher, keys, counts)
+        _previews(conn, store.ctx.cipher, keys, counts)
     with store.ctx.write() as conn:
         _record(conn, version)
         summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing changed"
         append_events(
             conn,
-            store.cipher,
+            store.ctx.cipher,
             [(store.now(), "sweep", "store.reredacted", "store", version, summary)],
         )
     return dict(counts)

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from memvet.store.context import StoreContext
-from memvet.store.core import CAND
-from memvet.store.models import TombstoneRow
+from memvet.store.core import CAND, TOMB
 from memvet.store.records import Candidate
 from memvet.store.reservation import explain_not_pending
 from memvet.store.rows import RowCodec
@@ -14,8 +13,6 @@ from memvet.store.sealing import resealed
 from memvet.store.text_safety import sanitise_optional
 from memvet.store.tombstones import Tombstones
 from memvet.store.vocabulary import CandidateStatus, TombstoneReason
-
-TOMB = TombstoneRow.__table__
 
 
 class Rejections:

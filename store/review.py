@@ -20,17 +20,14 @@ from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from memvet.store.context import StoreContext
-from memvet.store.core import MEM
+from memvet.store.core import CAND, MEM, TRANS
 from memvet.store.errors import IllegalTransitionError, NotFoundError
 from memvet.store.memories import Memories
 from memvet.store.memory_lifecycle import MemoryLifecycle
-from memvet.store.models import CandidateRow, MemoryTransitionRow
 from memvet.store.records import Memory, Reader
 from memvet.store.rows import RowCodec
 from memvet.store.vocabulary import CandidateStatus, MemoryStatus
 
-CAND = CandidateRow.__table__
-TRANS = MemoryTransitionRow.__table__
 REVIEW_AFTER_DAYS = 90
 LOOKED_AT = ("confirmed", "edited", "restore", "approval_undone", "resolved")
 

@@ -85,6 +85,15 @@ def _mark_redacted_by_current_rules(engine: Engine) -> None:
         )
 
 
+def _mark_indexed_by_current_vocabulary(engine: Engine) -> None:
+    """A new store has no postings built under an older vocabulary (store/term_vocabulary.py): an
+    upgraded one has no stamp, and its memories are re-indexed once by the daemon's sweep."""
+    from memvet.store.term_reindex import record_vocabulary
+
+    with write_transaction(engine) as conn:
+        record_vocabulary(conn)
+
+
 def ensure_schema(engine: Engine, *, mode: str, cipher=None) -> int:  # noqa: ANN001
     """mode: "create" migrates an empty database only; "upgrade" also upgrades an older one;
     "never" only checks. Any other version mismatch stops with exit 3 and says what to run."""
@@ -94,6 +103,7 @@ def ensure_schema(engine: Engine, *, mode: str, cipher=None) -> int:  # noqa: AN
     if version == 0 and mode in ("create", "upgrade"):
         migrate(engine)
         _mark_redacted_by_current_rules(engine)
+        _mark_indexed_by_current_vocabulary(engine)
         return SCHEMA_VERSION
     if version < SCHEMA_VERSION and mode == "upgrade":
         migrate(engine, cipher=cipher)

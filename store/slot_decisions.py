@@ -1,7 +1,7 @@
 """Conflicts decided at approval (issue 13): which memories a candidate competes with, and what
 approving does to them — supersede (any number), keep both as compatible, or dispute.
 
-The rival test is slots.py's; this module finds a candidate's slot in SQL by its blind index
+The rival test is claims.py's; this module finds a candidate's slot in SQL by its blind index
 (the scope is never decrypted to look), adds what a correction replaces ("moved from X to Y":
 every active memory of the scope that asserts X), and applies the operator's choice in the
 commit's own transaction. A slot left with rivals and no choice is marked `unsettled` on every
@@ -17,29 +17,20 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
+from memvet.store.claims import Claim, asserts_any, claim_of, rivalry
 from memvet.store.context import StoreContext
-from memvet.store.core import MEM
+from memvet.store.core import EVID, MEM
 from memvet.store.errors import ConflictError, IntegrityError, NotFoundError, UsageError
 from memvet.store.memory_lifecycle import MemoryLifecycle
-from memvet.store.models import EvidenceRow
 from memvet.store.records import Candidate, Edits, Memory
 from memvet.store.rows import RowCodec
-from memvet.store.slots import (
-    Claim,
-    asserts_any,
-    claim_of,
-    clean_subject,
-    derive_subject,
-    normalise_subject,
-    rivalry,
-)
+from memvet.store.slots import clean_subject, derive_subject, normalise_subject
 from memvet.store.vocabulary import CandidateStatus, MemoryStatus
 from sqlalchemy import Connection
 
 DECISIONS = ("ask", "supersede", "keep_both", "dispute")
 LIVE = (MemoryStatus.ACTIVE, MemoryStatus.DISPUTED)
 MAX_LISTED_IDS = 900  # under SQLite's oldest limit of 999 parameters a statement
-EVID = EvidenceRow.__table__
 CORRECTION_CUE = re.compile(
     r"\b(?:any ?more|no longer|instead|moved|switched|migrated|replaced|"
     r"changed|now)\b"

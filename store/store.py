@@ -10,6 +10,7 @@ ORM objects."""
 from __future__ import annotations
 
 import getpass
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from memvet.store.crypto import FieldCipher
 from memvet.store.delegate import delegate
 from memvet.store.engine import ChangeSignal, create_store_engine, damaged_store_error, optimize
 from memvet.store.errors import no_store_error
+from memvet.store.fast_read import DirectSource
 from memvet.store.keyring_setup import finish_rotation, key_info, load_cipher, rotate_kek
 from memvet.store.maintenance import Maintenance
 from memvet.store.memories import Memories
@@ -90,20 +92,22 @@ class Store:
         self.ctx.home = value
 
     @property
-    def engine(self) -> Engine:
-        return self.ctx.engine
-
-    @property
-    def cipher(self) -> FieldCipher:
-        return self.ctx.cipher
-
-    @property
     def user(self) -> str:
         return self.ctx.user
 
     @property
     def key_provider(self) -> str:
         return self.ctx.key_provider
+
+    def log_tag(self, path: str) -> str:
+        """A keyed hash naming a file or folder in logs and stats without revealing its path
+        (the daemon's file ids; `memvet status` names the shell's roots the same way)."""
+        return self.ctx.cipher.log_tag(path)
+
+    def direct_source(self, conn: sqlite3.Connection, workspace: str | None) -> DirectSource:
+        """This user's memories of one scope straight from SQL on `conn`, the hook's fast path
+        (the daemon's context server builds its cached packs from it)."""
+        return DirectSource(conn, self.ctx.cipher, self.user, workspace)
 
     now = delegate("ctx", StoreContext.now)
     reader_for = delegate("ctx", StoreContext.reader_for)
@@ -179,14 +183,14 @@ class Store:
 
     # --- keys and the file -----------------------------------------------------------------------
     def rotate_key(self) -> int:
-        version, _ = rotate_kek(self.engine, self.home, self.ctx.now())
+        version, _ = rotate_kek(self.ctx.engine, self.home, self.ctx.now())
         with self.ctx.write() as conn:
             self.ctx.audit(conn, "operator", "key.rotated", "key", f"kek-v{version}")
         return version
 
     def finish_key_rotation(self) -> list[int]:
         """Remove the keys an interrupted rotation left behind (`key rotate --finish`)."""
-        _, removed = finish_rotation(self.engine, self.home)
+        _, removed = finish_rotation(self.ctx.engine, self.home)
         if removed:
             with self.ctx.write() as conn:
                 self.ctx.audit(
@@ -199,11 +203,11 @@ class Store:
         return removed
 
     def key_status(self) -> dict[str, object]:
-        return key_info(self.engine, self.home)
+        return key_info(self.ctx.engine, self.home)
 
     def optimize(self) -> None:
         """Refresh planner statistics; the daemon runs this as a daily sweep."""
-        optimize(self.engine)
+        optimize(self.ctx.engine)
 
     def change_signal(self) -> ChangeSignal:
         """A cheap change detector for live views (the inspector polls it)."""
@@ -215,7 +219,7 @@ class Store:
             files = conn.execute(sa.select(sa.func.count()).select_from(CKPT)).scalar_one()
             last = conn.execute(sa.select(sa.func.max(CKPT.c.updated_at))).scalar()
         return StoreStatus(
-            schema_version=current_version(self.engine),
+            schema_version=current_version(self.ctx.engine),
             key_provider=self.key_provider,
             counts=self.queue.counts(reader),
             memory_counts=self.memories.count(reader),
@@ -225,7 +229,7 @@ class Store:
         )
 
     def close(self) -> None:
-        self.engine.dispose()
+        self.ctx.engine.dispose()
 
 
 def open_store(

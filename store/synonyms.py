@@ -62,7 +62,17 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "android": ("android", "play store", "play console", "google play"),
     "javascript-runtime": ("node", "nodejs", "javascript runtime", "nvmrc", "nvm"),
     "navigation": ("navigation", "router", "routing", "expo-router", "react-navigation"),
-    "push-notification": ("push", "notifications", "onesignal", "fcm", "firebase"),
+    # Not "push" alone: a git push is no notification.
+    "push-notification": (
+        "push notification",
+        "push notifications",
+        "notifications",
+        "onesignal",
+        "fcm",
+        "firebase",
+        "apns",
+    ),
+    "beta": ("beta", "betas", "tester", "testers", "testflight", "prerelease", "pre-release"),
     "iac": ("terraform", "iac", "infrastructure as code", "opentofu", "tofu"),
     "tf-state": ("tfstate", "state file", "remote backend", "backend"),
     "kubernetes": ("kubernetes", "k8s", "cluster", "manifests", "kustomize", "helm", "overlays"),

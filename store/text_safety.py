@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from memvet.store.lazy_pattern import LazyPattern
+
 TYPE_CHECKING = False  # every command's output passes here: records loads only to sanitise
 if TYPE_CHECKING:
     from memvet.store.records import CandidateDraft
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
 # ESC-introduced sequences, whole: CSI (`ESC [ … final`), OSC/DCS/SOS/PM/APC strings up to BEL or
 # ST (or the end of the text), and two-character escapes; their 8-bit forms (CSI U+009B, OSC
 # U+009D, …). Removing only the ESC would leave "[31m" in the statement.
-_ESCAPE_SEQUENCE = re.compile(
+_ESCAPE_SEQUENCE = LazyPattern(
     r"\x1b\[[0-?]*[ -/]*[@-~]?"
     r"|\x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
     r"|\x1b[ -/]*[0-~]?"
@@ -28,10 +30,11 @@ _ESCAPE_SEQUENCE = re.compile(
 )
 # Control characters (C0 but \t and \n, DEL, C1), bidi embeddings/overrides/isolates (they make a
 # line read differently from what it says) and lone surrogates. \r is handled on its own.
+# _UNSAFE checks every command's output; the others compile on first use (LazyPattern).
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_NEWLINES = re.compile(r"\r\n?")
-_SHOWN_ESCAPED = re.compile(
+_SURROGATE = LazyPattern("[\ud800-\udfff]")
+_NEWLINES = LazyPattern(r"\r\n?")
+_SHOWN_ESCAPED = LazyPattern(
     "[\r\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 

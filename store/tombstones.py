@@ -16,8 +16,8 @@ from datetime import datetime
 import sqlalchemy as sa
 from memvet.store import row_mac
 from memvet.store.context import StoreContext
+from memvet.store.core import TOMB
 from memvet.store.errors import IntegrityError, NotFoundError, TombstonedError
-from memvet.store.models import TombstoneRow
 from memvet.store.records import Scope, Tombstone
 from memvet.store.rows import RowCodec
 from memvet.store.sealing import check as check_seal
@@ -25,7 +25,6 @@ from memvet.store.sealing import resealed, seal
 from memvet.store.vocabulary import CandidateStatus
 from sqlalchemy import Connection
 
-TOMB = TombstoneRow.__table__
 CHUNK = 500  # keys per IN query
 POLICY_ACTOR = "policy:"  # the actor prefix of commits no person made (selective mode)
 

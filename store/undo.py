@@ -18,11 +18,10 @@ import secrets
 import sqlalchemy as sa
 from memvet.store.audit import append_events
 from memvet.store.context import StoreContext
-from memvet.store.core import MEM
+from memvet.store.core import CAND, MEM, TOMB, TRANS, VERS
 from memvet.store.errors import IllegalTransitionError, NotFoundError
 from memvet.store.lifecycle import check_candidate, check_memory
 from memvet.store.memory_lifecycle import MemoryLifecycle
-from memvet.store.models import CandidateRow, MemoryTransitionRow, MemoryVersionRow, TombstoneRow
 from memvet.store.records import Candidate, Change
 from memvet.store.rows import RowCodec
 from memvet.store.sealing import resealed
@@ -31,10 +30,6 @@ from memvet.store.tombstones import Tombstones
 from memvet.store.vocabulary import CandidateStatus, MemoryStatus, RetireReason
 from sqlalchemy import Connection
 
-CAND = CandidateRow.__table__
-TRANS = MemoryTransitionRow.__table__
-TOMB = TombstoneRow.__table__
-VERS = MemoryVersionRow.__table__
 UNDOABLE_RETIREMENTS = (RetireReason.FALSE_WRITE, RetireReason.FORGET)
 
 

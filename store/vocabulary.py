@@ -90,5 +90,9 @@ RETIRE_REASONS = tuple(r.value for r in RetireReason)
 POLARITIES = tuple(p.value for p in Polarity)
 # A candidate still in the queue (not decided): what admission merges into.
 OPEN_STATUSES = (CandidateStatus.PENDING, CandidateStatus.RESERVED, CandidateStatus.STALE)
+# Open and not held by a live lease: what `queue list` shows unless asked, what may be shared.
+REVIEWABLE_STATUSES = (CandidateStatus.PENDING, CandidateStatus.STALE)
 # A memory in force or in question: what a slot, a duplicate check and a supersede consider.
 LIVE_STATUSES = (MemoryStatus.ACTIVE, MemoryStatus.DISPUTED)
+# Retired so: never an answer, not even in history.
+NEVER_VALID = (RetireReason.FALSE_WRITE, RetireReason.FORGET)

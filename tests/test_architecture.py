@@ -154,3 +154,57 @@ def test_key_derivation_and_the_ciphertext_header_are_written_once():
     assert found == []
     codec = (ROOT / "store" / "codec.py").read_text()
     assert all(s in codec for s in ('b"\\0" * 32', '"memvet/field/v1', 'b"memvet/dek/v1'))
+
+
+ENGINE_CIPHER = {"engine", "cipher"}
+STORE_INTERNALS = {"ctx", "rows", *ENGINE_CIPHER}
+
+
+def _reaches_into_a_store(files: list[Path], internals: set[str]) -> list[str]:
+    """`store.cipher`, `self.store.ctx.engine`…: a Store's insides read outside store/ (a call,
+    such as a team session's `session.cipher()`, is a method of another object)."""
+    found = []
+    for path in files:
+        tree = ast.parse(path.read_text(), filename=str(path))
+        called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute) or node.attr not in internals:
+                continue
+            owner = node.value  # engine/cipher of any name; ctx/rows of a `store`
+            any_name = isinstance(owner, ast.Name) and node.attr in ENGINE_CIPHER
+            if (any_name or _names_a_store(owner)) and id(node) not in called:
+                found.append(f"{path}:{node.lineno} .{node.attr}")
+    return found
+
+
+def _names_a_store(node: ast.expr | None) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "store") or (
+        isinstance(node, ast.Attribute) and node.attr == "store"
+    )
+
+
+def test_nothing_outside_store_reaches_a_stores_engine_cipher_or_context():
+    """Callers go through named Store methods (`log_tag`, `direct_source`…); tests reach the
+    engine and the cipher only through tests/support/store_internals.py."""
+    from memvet.store import Store
+
+    assert not ENGINE_CIPHER & set(dir(Store))
+    outside = [
+        p for part in ("daemon", "inspector", "install") for p in (ROOT / part).rglob("*.py")
+    ]
+    assert _reaches_into_a_store(outside, STORE_INTERNALS) == []
+    support = ROOT / "tests" / "support"
+    not_a_store = ROOT / "tests" / "store" / "test_scope_rule.py"  # its `db`: a table and engine
+    tests = [
+        p for p in (ROOT / "tests").rglob("*.py") if support not in p.parents and p != not_a_store
+    ]
+    assert _reaches_into_a_store(tests, ENGINE_CIPHER) == []
+
+
+def test_the_store_internals_check_catches_a_reach(tmp_path):
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "m.py").write_text(
+        "fr.DirectSource(conn, self.store.cipher)\nwith db.engine.begin(): store.ctx.read()\n"
+        "session.cipher()\n"
+    )
+    assert len(_reaches_into_a_store([tmp_path / "x" / "m.py"], STORE_INTERNALS)) == 3

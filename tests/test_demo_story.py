@@ -18,7 +18,6 @@ import pytest
 from memvet.install import demo
 from memvet.store import QueueFilter, open_store
 from memvet.store import context_pack as cp
-from memvet.store import fast_read as fr
 from memvet.store import hook_reply as reply
 from memvet.store.recall import recall
 
@@ -118,7 +117,7 @@ def session_start(store) -> str:
     would decline as outside any project)."""
     conn = sqlite3.connect(str(store.path))
     try:
-        source = fr.DirectSource(conn, store.cipher, store.user, TIDEWATER)
+        source = store.direct_source(conn, TIDEWATER)
         out = reply.respond(
             source, "session-start", {"session_id": None}, str(store.home), cp.stamp(store.now())
         )
@@ -127,9 +126,9 @@ def session_start(store) -> str:
     return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
 
 
-def served(store, question: str) -> tuple[dict, list[str]]:
+def served(store, question: str):
     out = recall(store, question, workspace=TIDEWATER)
-    return out, [m["statement"] for m in out["memories"]]
+    return out, [m.statement for m in out.memories]
 
 
 @pytest.mark.slow
@@ -149,11 +148,11 @@ async def test_the_demo_story_through_cli_inspector_and_hook(story):
     rival = result["conflicts"][0]
     assert "5433" in rival["statement"] and rival["relation"] == "negation"
     assert cli("queue", "approve", port, "--keep-both")[0] == 1  # "not 5432" cannot be kept both
-    assert served(store, PORT_QUESTION)[0]["state"] == "VERIFIED"  # nothing changed yet
+    assert served(store, PORT_QUESTION)[0].state == "VERIFIED"  # nothing changed yet
     rc, out = cli("queue", "approve", port, "--dispute")
     assert rc == 0 and out["results"][0]["status"] == "committed"
     answer, _ = served(store, PORT_QUESTION)
-    assert (answer["state"], answer["reason_code"]) == ("UNKNOWN", "unresolved_conflict")
+    assert (answer.state, answer.reason_code) == ("UNKNOWN", "unresolved_conflict")
     start = session_start(store)
     assert "5432" not in start and "5433" not in start
     assert "ask the user which is current" in start and "staging postgres port" in start

@@ -15,9 +15,15 @@ off: "I'd suggest we pin every dependency" becomes "Pin every dependency".
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from memvet.store.lazy_pattern import LazyPattern
 from memvet.store.records import ADOPTED
+from memvet.store.vocabulary import Kind
+
+if TYPE_CHECKING:  # at run time adopted() imports it, on first use
+    from memvet.daemon.extraction.extract import Extracted
 
 # Patterns compile on first use (LazyPattern): most processes (`memvet extract`, the hooks) never adopt.
 MAX_REPLY_WORDS = 30  # a longer reply says something of its own
@@ -150,7 +156,9 @@ def states_own_rule(statements: list[str]) -> bool:
     )
 
 
-def adopted(reply: str, proposal: str, classify) -> object | None:  # noqa: ANN001
+def adopted(
+    reply: str, proposal: str, classify: Callable[[str], Extracted | None]
+) -> Extracted | None:
     """The candidate (an `Extracted`) the reply makes of `proposal`, or None. `classify` is the
     extractor's: it types the rule (kind, polarity) when its rules know the phrasing."""
     from memvet.daemon.extraction.extract import Extracted
@@ -160,7 +168,7 @@ def adopted(reply: str, proposal: str, classify) -> object | None:  # noqa: ANN0
     if rule is None:
         return None
     typed = classify(rule)
-    kind = typed.kind if typed is not None else "preference"
+    kind = typed.kind if typed is not None else Kind.PREFERENCE
     polarity = (
         typed.polarity
         if typed is not None

@@ -1,11 +1,9 @@
 """From a prompt (already filtered and redacted) to candidate statements, with the declarative
 rules of `assets/rules.toml`.
 
-A prompt is split into sentences after code blocks and pasted output (logs, stack traces,
-shell sessions, diffs, code lines) are set aside; each sentence is lightly normalised (bullets,
-discourse openers like "Also," and a leading "please" go; the words stay the person's) and
-scored. Questions, one-off task requests, temporary and hypothetical instructions and chit-chat
-are never candidates. Precision over recall: the operator reviews every one.
+A prompt is split into lightly normalised sentences (sentence_split.py), and each is scored.
+Questions, one-off task requests, temporary and hypothetical instructions and chit-chat are never
+candidates. Precision over recall: the operator reviews every one.
 """
 
 from __future__ import annotations
@@ -14,37 +12,14 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from memvet.daemon.extraction.casefold import folded
 from memvet.daemon.extraction.clauses import merge_clauses
-from memvet.daemon.extraction.filters import mask_protected, unmask
 from memvet.daemon.extraction.prefilter import prefilter_for
 from memvet.daemon.extraction.rules import Rule, Rules
-from memvet.daemon.extraction.run_on import cut_run_ons
 from memvet.daemon.extraction.scope_cues import with_message_scope
+from memvet.daemon.extraction.sentence_split import split_sentences
+from memvet.store.lazy_pattern import LazyPattern
 from memvet.store.redaction import MARKER_PREFIX as _MARKER
 
-_FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
-_BULLET = re.compile(r"^\s*(?:[-*•▪+]|\d{1,3}[.)]|[a-z][.)])\s+")
-_SENTENCE_END = re.compile(
-    r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Za-z0-9\ue000])|\s*;\s+|\s+[—–]\s+(?=[A-Z])"
-    r"|,\s+(?=(?:and\s+|but\s+|so\s+)?(?:dont|don't|do not|never|always|please|pls)\b)"
-    r"|,\s+(?=(?:the |our )?[\w./\-#]+(?: [\w./\-#]+)? (?:is|are|go|goes|runs?|lives?|uses?|needs?) (?!\w+ing\b))"
-    r"|,\s+(?=we (?:dont|don't|do not|never|always|only)\b)"
-    r"|,\s+(?:and\s+)?(?=[\w./\-]+ (?:has to|have to|must|needs to)\b)"
-)
-_BREAK_CHARS = re.compile("[.!?;,\u2014\u2013]")  # where a _SENTENCE_END match can begin
-_ABBREVIATION = re.compile(r"(?i)(?:\b(?:e\.g|i\.e|etc|vs|approx|incl|cf|mr|mrs|ms|dr|no|fig)\.)$")
-_OPENER = re.compile(
-    r"^(?:(?:also|and|but|so|oh|btw|by the way|additionally|plus|firstly|secondly|thirdly|lastly|"
-    r"finally|first|second|third|one more thing|another thing|last but not least|likewise|similarly|quick note|"
-    r"in addition|moreover|furthermore|fyi|heads up|note|pls|ps|sorry|oops|whoops|my bad|no wait|wait|reminder|"
-    r"yes|yep|yeah)"
-    r"\b[,:;]?\s+|"
-    r"(?:now|ok|okay|well|alright|right|anyway|great|good|perfect|excellent|cool|sure|yes|yeah|"
-    r"hey|hi|hello)\b\s*[,:;!.\-—]+\s+)+",
-    re.I,
-)
-_OPENER_STARTS = ("",)  # every text: its alternatives start too many ways to list
 # Reject rules whose clause governs the rest of its sentence ("According to the README, deploys go
 # through X", "If we ever move to gRPC, we'd rewrite the adapters"): the clause after it is no rule.
 _FRAMING = frozenset(
@@ -55,11 +30,6 @@ _FRAMING = frozenset(
         "reject.heading",
         "reject.until-event",
     }
-)
-_PLEASE = re.compile(r"^please,?\s+", re.I)
-_PLEASE_STARTS = ("please",)  # what every match starts with (test_declared_words.py checks)
-_SCOPE_PHRASE = re.compile(
-    r"^\s*(?:in|for|across|on|at|everywhere|globally|here)\b[^,.;]{0,40}$", re.I
 )
 # "moving away from SQLAlchemy for the async support": the hint is what precedes the reason.
 _TRAILING_CLAUSE = re.compile(
@@ -170,39 +140,11 @@ class Extractor:
 
     def sentences(self, text: str) -> list[str]:
         if text != self._last_text:
-            self._last_sentences, self._last_text = self._split(text), text
+            sentences = split_sentences(text[: self.policy.max_turn_chars], self._skip_line)
+            self._last_sentences, self._last_text = sentences, text
             self._masks.clear()
             self._section_hits.clear()
         return list(self._last_sentences)
-
-    def _split(self, text: str) -> list[str]:
-        text = text[: self.policy.max_turn_chars]
-        if "```" in text or "~~~" in text:
-            text = _FENCED.sub("\n", text)
-        units: list[str] = []
-        skip_line = self._skip_line
-        for line in text.splitlines():
-            if not line.strip() or skip_line(line):
-                if units and units[-1]:
-                    units.append("")  # a paragraph break
-                continue
-            bullet = _BULLET.match(line)
-            line = (line[bullet.end() :] if bullet is not None else line).strip()
-            joins = (
-                units
-                and units[-1]
-                and bullet is None
-                and line[:1].islower()
-                and units[-1][-1:] not in ".!?:;"
-            )
-            if joins:
-                units[-1] = f"{units[-1]} {line}"
-            else:
-                units.append(line)
-        sentences = []
-        for unit in filter(None, units):
-            sentences.extend(s for s in (normalise(p) for p in _split_unit(unit)) if s)
-        return sentences
 
     # --- scoring ---------------------------------------------------------------------------
 
@@ -327,7 +269,7 @@ class Extractor:
         )
 
 
-def _any_of(patterns: tuple[re.Pattern[str], ...]) -> Callable[[str], bool]:
+def _any_of(patterns: tuple[re.Pattern[str] | LazyPattern, ...]) -> Callable[[str], bool]:
     """Does any of `patterns` match? One alternation when they combine as they are (same
     flags, no groups), which asks the same question in one pass."""
     flags = {p.flags for p in patterns}
@@ -374,67 +316,3 @@ def _replaced(corrections: list[tuple[Rule, re.Match[str]]]) -> str:
             old = _TRAILING_CLAUSE.split(old, maxsplit=1)[0]
             return old.strip(" '\"`")[:120]
     return ""
-
-
-def _split_unit(unit: str) -> list[str]:
-    """Sentences of one paragraph; code spans, URLs and paths are never cut."""
-    masked, slots = mask_protected(unit)
-    pieces, start = [], 0
-    for boundary in _boundaries(masked):
-        head = masked[start : boundary.start()]
-        if _ABBREVIATION.search(head):
-            continue
-        pieces.append(head)
-        start = boundary.end()
-    pieces.append(masked[start:])
-    pieces = cut_run_ons(pieces, masked)
-    merged: list[str] = []
-    for piece in pieces:  # "In all my projects, always …": a scope phrase belongs to what follows
-        if merged and _SCOPE_PHRASE.match(merged[-1]):
-            merged[-1] = f"{merged[-1].rstrip()}, {piece.lstrip()}"
-        else:
-            merged.append(piece)
-    return [unmask(p, slots) if "\ue000" in p else p for p in merged]
-
-
-def _boundaries(masked: str) -> list[re.Match[str]]:
-    """What `_SENTENCE_END.finditer(masked)` finds, tried only where a match can begin: after
-    . ! ?, at a comma, and in the spaces before a semicolon or a dash (or at the semicolon)."""
-    starts: set[int] = set()
-    for found in _BREAK_CHARS.finditer(masked):
-        at = found.start()
-        char = masked[at]
-        if char in ".!?":
-            starts.add(at + 1)
-        elif char == ",":
-            starts.add(at)
-        else:
-            space = at
-            while space > 0 and masked[space - 1].isspace():
-                space -= 1
-            starts.update(range(space, at + 1))
-    matches, end = [], 0
-    for start in sorted(starts):
-        if start >= end and (boundary := _SENTENCE_END.match(masked, start)) is not None:
-            matches.append(boundary)
-            end = boundary.end()
-    return matches
-
-
-def normalise(sentence: str) -> str:
-    """Light clean-up only: whitespace, bullets, an opening "Also,"/"Now," or "please"."""
-    text = " ".join(sentence.split()).strip(" -—–")
-    if text.startswith("(") and text.count("(") > text.count(")"):  # "(yes api is on 9090 now"
-        text = text[1:]
-    if text.startswith("(") and text.endswith(")"):
-        text = text[1:-1]
-    if folded(text[:64]).startswith(_OPENER_STARTS):  # else the pattern cannot match
-        text = _OPENER.sub("", text)
-    if folded(text[:64]).startswith(_PLEASE_STARTS):
-        text = _PLEASE.sub("", text)
-    text = text.strip(" -—–")
-    if folded(text[:64]).startswith(_PLEASE_STARTS):
-        text = _PLEASE.sub("", text)
-    if not text:
-        return ""
-    return text[0].upper() + text[1:] if text[0].islower() else text

@@ -19,7 +19,7 @@ from memvet.daemon.extraction.casefold import folded
 from memvet.store import hosts
 
 if TYPE_CHECKING:
-    from memvet.daemon.extraction.rules import Rule
+    from memvet.daemon.extraction.rule_types import Rule
 
 EMPTIED = "[filtered: all content removed by rule {}]"
 

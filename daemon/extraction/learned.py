@@ -125,6 +125,7 @@ class LearnedExtractor:
         for index, sentence in enumerate(sentences):
             if index in covered or not extractor.sized(sentence) or sentence.casefold() in seen:
                 continue
+            key = None  # the third look's: a sentence it left out is not scored again
             if extractor.worth_scoring(sentence):
                 hits = extractor.rule_hits(sentence)
                 if not worth_a_second_look(sentence, hits):
@@ -150,7 +151,7 @@ class LearnedExtractor:
                 third_look=third,
             )
             if scorer.keep_score(sentence, context) < line:
-                if third:
+                if key is not None:
                     if len(self._left_out) >= LEFT_OUT_MAX:
                         self._left_out.clear()
                     self._left_out.add(key)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from memvet.daemon.extraction.casefold import FOLD, UNFOLDED, WORD
 
 if TYPE_CHECKING:
-    from memvet.daemon.extraction.rules import Rule, Rules
+    from memvet.daemon.extraction.rule_types import Rule, Rules
 
 
 class Prefilter:

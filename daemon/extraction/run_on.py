@@ -1,5 +1,5 @@
 """Sentences typed without their full stop: "Bug: the API returns 500 on empty carts My style
-everywhere is const over let" is two sentences. The splitter (extract.py) cuts at
+everywhere is const over let" is two sentences. The splitter (sentence_split.py) cuts at
 punctuation; this cuts such a run-on before a word that only opens a sentence, when the word
 before it cannot lead into it ("we use Postgres and The Guardian style" stays whole).
 """

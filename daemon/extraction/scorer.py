@@ -43,8 +43,9 @@ from memvet.daemon.extraction.features import (
     hashed,
     sentence_features,
 )
+from memvet.store.vocabulary import Kind
 
-KINDS = ("decision", "procedure", "constraint", "preference", "fact")
+KINDS = (Kind.DECISION, Kind.PROCEDURE, Kind.CONSTRAINT, Kind.PREFERENCE, Kind.FACT)  # output order
 __all__ = ["KINDS", "Context", "Scorer", "Verdict", "default_scorer"]
 
 

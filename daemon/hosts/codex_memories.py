@@ -20,6 +20,7 @@ from pathlib import Path
 from memvet.store import CandidateDraft, Evidence, Scope, Store
 from memvet.store.hosts import CODEX
 from memvet.store.paths import codex_home, run_dir
+from memvet.store.vocabulary import Kind, SourceType
 
 log = logging.getLogger(__name__)
 SOURCE = "Codex memories"
@@ -72,8 +73,8 @@ def import_new(store: Store) -> int:
             drafts.append(
                 CandidateDraft(
                     statement=statement,
-                    kind="fact",
-                    source_type="model_inference",
+                    kind=Kind.FACT,
+                    source_type=SourceType.MODEL_INFERENCE,
                     host=CODEX,
                     scope=Scope(user=store.user, workspace=None, agent=CODEX),
                     confidence=0.4,

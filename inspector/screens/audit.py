@@ -49,7 +49,7 @@ class AuditScreen(RecordScreen):
 
     @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
     def _load(self) -> None:
-        outcome = attempt(load_audit, self.app.store, EVENTS_SHOWN)
+        outcome = attempt(load_audit, self.store, EVENTS_SHOWN)
         self.post_message(AuditLoaded(outcome.value, outcome.error))
 
     @on(AuditLoaded)

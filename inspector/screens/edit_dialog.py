@@ -4,6 +4,7 @@ and validity. Dismisses with the Edits to approve with, or None."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TypeVar
 
 from memvet.inspector.formatting import aware, clean, parse_when, workspace_label
 from memvet.inspector.widgets.key_footer import KeyFooter
@@ -48,16 +49,67 @@ def error_and_buttons(confirm: str) -> ComposeResult:
         yield Button("Cancel", id="edit-cancel-button", compact=True)
 
 
-class EditDialog(ModalScreen[Edits | None]):
+EditsT = TypeVar("EditsT")  # what an edit dialog dismisses with: Edits, or MemoryEdits
+
+
+class BaseEditDialog(ModalScreen[EditsT | None]):
+    """What both edit dialogs share: the typed fields read back, a refusal shown in place."""
+
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="edit-cancel"),
         Binding("ctrl+s", "approve", "Approve", id="edit-approve"),
     ]
 
-    def __init__(self, candidate: Candidate, now: datetime) -> None:
+    def __init__(self, now: datetime) -> None:
         super().__init__(classes="dialog-screen")
-        self.candidate = candidate
         self.now = now
+
+    def on_mount(self) -> None:
+        self.query_one("#edit-statement", Input).focus()
+
+    def _edits(self) -> EditsT:
+        """The edits as typed; a ValueError says why they are refused."""
+        raise NotImplementedError
+
+    def _typed(self) -> tuple[str, str, str]:
+        """Statement, kind and polarity as typed; an empty statement is refused."""
+        statement = self.query_one("#edit-statement", Input).value.strip()
+        if not statement:
+            raise ValueError("the statement is empty")
+        kind = str(self.query_one("#edit-kind", Select).value)
+        return statement, kind, str(self.query_one("#edit-polarity", Select).value)
+
+    def _time(self, selector: str) -> datetime | None:
+        text = self.query_one(selector, Input).value.strip()
+        return parse_when(text, self.now) if text else None
+
+    def action_approve(self) -> None:
+        try:
+            edits = self._edits()
+        except ValueError as exc:
+            self.query_one("#edit-error", Static).update(str(exc))
+            return
+        self.dismiss(edits)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.action_approve()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "edit-approve-button":
+            self.action_approve()
+        else:
+            self.action_cancel()
+
+
+class EditDialog(BaseEditDialog[Edits]):
+    def __init__(self, candidate: Candidate, now: datetime) -> None:
+        super().__init__(now)
+        self.candidate = candidate
 
     def compose(self) -> ComposeResult:
         c = self.candidate
@@ -96,9 +148,6 @@ class EditDialog(ModalScreen[Edits | None]):
             yield from error_and_buttons("Approve")
         yield KeyFooter()
 
-    def on_mount(self) -> None:
-        self.query_one("#edit-statement", Input).focus()
-
     def _edits(self) -> Edits:
         c = self.candidate
         statement, kind, polarity = self._typed()
@@ -122,41 +171,7 @@ class EditDialog(ModalScreen[Edits | None]):
             subject=self._subject(),
         )
 
-    def _typed(self) -> tuple[str, str, str]:
-        """Statement, kind and polarity as typed; an empty statement is refused."""
-        statement = self.query_one("#edit-statement", Input).value.strip()
-        if not statement:
-            raise ValueError("the statement is empty")
-        kind = str(self.query_one("#edit-kind", Select).value)
-        return statement, kind, str(self.query_one("#edit-polarity", Select).value)
-
     def _subject(self) -> str | None:
         """None keeps the derived subject (re-derived for an edited statement)."""
         text = " ".join(self.query_one("#edit-subject", Input).value.split())
         return None if not text or text == self.candidate.subject else text
-
-    def _time(self, selector: str) -> datetime | None:
-        text = self.query_one(selector, Input).value.strip()
-        return parse_when(text, self.now) if text else None
-
-    def action_approve(self) -> None:
-        try:
-            edits = self._edits()
-        except ValueError as exc:
-            self.query_one("#edit-error", Static).update(str(exc))
-            return
-        self.dismiss(edits)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    @on(Input.Submitted)
-    def _submitted(self) -> None:
-        self.action_approve()
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "edit-approve-button":
-            self.action_approve()
-        else:
-            self.action_cancel()

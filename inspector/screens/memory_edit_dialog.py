@@ -9,7 +9,7 @@ from datetime import datetime
 
 from memvet.inspector.formatting import aware, clean
 from memvet.inspector.screens.edit_dialog import (
-    EditDialog,
+    BaseEditDialog,
     error_and_buttons,
     kind_and_polarity_fields,
     statement_field,
@@ -19,7 +19,6 @@ from memvet.store import Memory, MemoryEdits
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 SHOWN = "%Y-%m-%dT%H:%MZ"
@@ -32,16 +31,15 @@ def _minute(value: datetime | None) -> datetime | None:
     return aware(value).replace(second=0, microsecond=0)
 
 
-class MemoryEditDialog(EditDialog):
+class MemoryEditDialog(BaseEditDialog[MemoryEdits]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="memory-edit-cancel"),
         Binding("ctrl+s", "approve", "Save", id="memory-edit-save"),
     ]
 
     def __init__(self, memory: Memory, now: datetime) -> None:
-        ModalScreen.__init__(self, classes="dialog-screen")
+        super().__init__(now)
         self.memory = memory
-        self.now = now
 
     def compose(self) -> ComposeResult:
         m = self.memory
@@ -66,7 +64,7 @@ class MemoryEditDialog(EditDialog):
     def _shown(self, value: datetime | None) -> str:
         return "" if value is None else aware(value).strftime(SHOWN)
 
-    def _edits(self) -> MemoryEdits:  # type: ignore[override]
+    def _edits(self) -> MemoryEdits:
         m = self.memory
         statement, kind, polarity = self._typed()
         start = self._time("#edit-from")

@@ -18,6 +18,7 @@ from memvet.inspector.jobs import attempt, load_queue_page
 from memvet.inspector.messages import DetailLoaded, QueueCounted, QueuePageLoaded
 from memvet.inspector.screens.queue_changes import QueueChanges
 from memvet.inspector.screens.queue_team import QueueTeam
+from memvet.inspector.screens.review_screen import ReviewScreen
 from memvet.inspector.widgets.candidate_view import CandidateView, state_note
 from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.inspector.widgets.queue_table import QueueTable
@@ -27,14 +28,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
-from textual.screen import Screen
 from textual.widgets import Input, Static
 
 PREFETCH_MARGIN = 40  # rows before the end of what is loaded at which the next page is fetched
 DETAIL_CACHE = 64
 
 
-class QueueScreen(QueueChanges, QueueTeam, Screen[None]):
+class QueueScreen(QueueChanges, QueueTeam, ReviewScreen):
     BINDINGS = [
         Binding("a", "approve", "Approve", id="queue-approve"),
         Binding("e", "edit", "Edit", id="queue-edit"),
@@ -117,8 +117,8 @@ class QueueScreen(QueueChanges, QueueTeam, Screen[None]):
         app = self.app
         outcome = attempt(
             load_queue_page,
-            app.store,
-            app.reader,
+            self.store,
+            self.reader,
             flt,
             order,
             after,
@@ -130,7 +130,7 @@ class QueueScreen(QueueChanges, QueueTeam, Screen[None]):
     @work(thread=True, exclusive=True, group="queue-count", exit_on_error=False)
     def _count(self, generation: int) -> None:
         flt = self.spec.to_filter()  # immutable: safe to read here
-        outcome = attempt(self.app.store.count_candidates, self.app.reader, flt)
+        outcome = attempt(self.store.count_candidates, self.reader, flt)
         if outcome.ok:
             self.post_message(QueueCounted(generation, outcome.value))
 
@@ -198,12 +198,12 @@ class QueueScreen(QueueChanges, QueueTeam, Screen[None]):
 
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
     def _load_detail(self, key: str) -> None:
-        outcome = attempt(self.app.store.candidate_detail, key)
+        outcome = attempt(self.store.candidate_detail, key)
         self.post_message(DetailLoaded(key, outcome.value, outcome.error))
 
     @work(thread=True, exclusive=True, group="detail-prefetch", exit_on_error=False)
     def _prefetch(self, key: str) -> None:
-        outcome = attempt(self.app.store.candidate_detail, key)
+        outcome = attempt(self.store.candidate_detail, key)
         if outcome.ok:
             self.post_message(DetailLoaded(key, outcome.value))
 

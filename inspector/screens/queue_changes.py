@@ -7,6 +7,8 @@ error on it. Handlers use Textual's naming convention (on_<message>), which work
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memvet.inspector.formatting import one_line
 from memvet.inspector.jobs import Changes, Decision, attempt, decide, fetch_candidates
 from memvet.inspector.messages import CandidatesRefreshed, DecisionFinished
@@ -14,13 +16,40 @@ from memvet.inspector.screens.confirm_dialog import ConfirmDialog
 from memvet.inspector.screens.edit_dialog import EditDialog
 from memvet.inspector.screens.supersede_dialog import SupersedeDialog
 from memvet.store import Candidate, Edits
+from memvet.store.vocabulary import OPEN_STATUSES
 from textual import work
 
+if TYPE_CHECKING:
+    from memvet.inspector.filters import QuerySpec, SortOrder
+    from memvet.inspector.screens.review_screen import ReviewScreen as _Screen
+    from memvet.inspector.widgets.queue_table import QueueTable
+    from memvet.store import CandidateDetail
+else:
+    _Screen = object  # at run time a plain mixin; the type checker sees the screen it joins
+
 BUSY = ("approving", "rejecting")
-QUEUED = ("pending", "reserved", "stale")  # the statuses the queue shows
+QUEUED = OPEN_STATUSES  # the statuses the queue shows
 
 
-class QueueChanges:
+class QueueChanges(_Screen):
+    # What QueueScreen (queue.py) holds and does, declared for the type checker.
+    spec: QuerySpec
+    order: SortOrder
+    generation: int
+    page_after: tuple | None
+    exhausted: bool
+    total: int | None
+    details: dict[str, CandidateDetail]
+    settled: set[str]
+    shown_key: str | None
+    if TYPE_CHECKING:
+
+        @property
+        def table(self) -> QueueTable: ...
+        def show_current(self, force: bool = False) -> None: ...
+        def _status(self) -> None: ...
+        def _count(self, generation: int) -> object: ...
+
     # --- decisions -----------------------------------------------------------------------------
     def _targets(self) -> list[str]:
         table = self.table
@@ -122,7 +151,7 @@ class QueueChanges:
     ) -> None:
         app = self.app
         for key, statement in statements.items():
-            outcome = decide(app.store, action, key, actor=app.owner, edits=edits, reason=reason)
+            outcome = decide(self.store, action, key, actor=app.owner, edits=edits, reason=reason)
             self.post_message(DecisionFinished(action, key, statement, outcome))
 
     def on_decision_finished(self, message: DecisionFinished) -> None:
@@ -185,7 +214,7 @@ class QueueChanges:
 
     @work(thread=True, group="queue-feed", exit_on_error=False)
     def _refresh_rows(self, generation: int, keys: list[str]) -> None:
-        outcome = attempt(fetch_candidates, self.app.store, keys)
+        outcome = attempt(fetch_candidates, self.store, keys)
         if outcome.ok:
             found, missing = outcome.value
             self.post_message(CandidatesRefreshed(generation, found, missing))
@@ -196,7 +225,7 @@ class QueueChanges:
         table, now = self.table, self.app.now()
         for key in message.missing:
             table.drop(key)
-        user = self.app.store.user
+        user = self.store.user
         for c in message.candidates:
             if table.flags.get(c.id) in BUSY:
                 continue

@@ -3,11 +3,11 @@ focused on mount, refreshed when the store changes."""
 
 from __future__ import annotations
 
+from memvet.inspector.screens.review_screen import ReviewScreen
 from memvet.inspector.widgets.record_table import RecordTable
-from textual.screen import Screen
 
 
-class RecordScreen(Screen[None]):
+class RecordScreen(ReviewScreen):
     WIDE: int | None = None  # columns from which the detail sits beside the table (`-wide`)
 
     @property

@@ -15,6 +15,7 @@ from memvet.inspector.widgets.line_table import LineTable
 from memvet.inspector.widgets.record_table import RecordTable
 from memvet.inspector.widgets.screen_tabs import ScreenTabs
 from memvet.store import Candidate, QueueFilter
+from memvet.store.vocabulary import CandidateStatus
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -60,9 +61,8 @@ class RecoveryScreen(RecordScreen):
 
     @work(thread=True, exclusive=True, group="recovery", exit_on_error=False)
     def _load(self) -> None:
-        app = self.app
-        flt = QueueFilter(statuses=("stale", "reserved"))
-        outcome = attempt(app.store.list_candidates, app.reader, flt, limit=1000)
+        flt = QueueFilter(statuses=(CandidateStatus.STALE, CandidateStatus.RESERVED))
+        outcome = attempt(self.store.list_candidates, self.reader, flt, limit=1000)
         self.post_message(StaleLoaded(outcome.value if outcome.ok else []))
 
     @on(StaleLoaded)
@@ -73,7 +73,7 @@ class RecoveryScreen(RecordScreen):
         for c in message.candidates:
             holder = c.lease.owner if c.lease else "unknown"
             since = age(now, c.lease.reserved_at) if c.lease else "-"
-            state = "stale" if c.status == "stale" else "held"
+            state = "stale" if c.status == CandidateStatus.STALE else "held"
             rows.append(
                 (
                     c.id,
@@ -82,7 +82,7 @@ class RecoveryScreen(RecordScreen):
                 )
             )
         self.table.set_rows(rows)
-        stale = sum(c.status == "stale" for c in message.candidates)
+        stale = sum(c.status == CandidateStatus.STALE for c in message.candidates)
         self.query_one(ScreenTabs).set_status(
             f"{stale:,} stale · {len(message.candidates) - stale:,} held now"
         )
@@ -99,7 +99,7 @@ class RecoveryScreen(RecordScreen):
 
     @work(thread=True, exclusive=True, group="recovery-detail", exit_on_error=False)
     def _detail(self, key: str) -> None:
-        outcome = attempt(self.app.store.candidate_detail, key)
+        outcome = attempt(self.store.candidate_detail, key)
         self.post_message(DetailLoaded(key, outcome.value, outcome.error))
 
     @on(DetailLoaded)
@@ -117,7 +117,7 @@ class RecoveryScreen(RecordScreen):
         if key is None:
             return
         record = self.records[key]
-        if record.status != "stale":
+        if record.status != CandidateStatus.STALE:
             self.notify(
                 "Only a stale reservation can be settled here; this one is still held "
                 f"by {record.lease.owner if record.lease else 'someone'}.",
@@ -127,20 +127,20 @@ class RecoveryScreen(RecordScreen):
         if action != "reject":
             self._recover(key, action)
             return
-        self.app.push_screen(
+        self.ask(
             ConfirmDialog(
                 "Reject this stale candidate?",
                 one_line(record.statement, 200),
                 "Reject",
                 danger=True,
             ),
-            lambda ok: ok is not None and self._recover(key, "reject"),
+            lambda _: self._recover(key, "reject"),
         )
 
     @work(thread=True, group="store", exit_on_error=False)
     def _recover(self, key: str, action: str) -> None:
         app = self.app
-        outcome = attempt(app.store.recover, key, action, actor=app.owner)
+        outcome = attempt(self.store.recover, key, action, actor=app.owner)
         self.post_message(RecoveryFinished(key, action, outcome))
 
     @on(RecoveryFinished)

@@ -55,7 +55,7 @@ class TombstonesScreen(RecordScreen):
 
     @work(thread=True, exclusive=True, group="tombstones", exit_on_error=False)
     def _load(self, include_lifted: bool) -> None:
-        outcome = attempt(load_tombstones, self.app.store, include_lifted)
+        outcome = attempt(load_tombstones, self.store, include_lifted)
         self.post_message(TombstonesLoaded(outcome.value if outcome.ok else []))
 
     @on(TombstonesLoaded)
@@ -109,15 +109,15 @@ class TombstonesScreen(RecordScreen):
             self.notify("This tombstone was already lifted.")
             return
         body = f"{one_line(t.preview, 200)}\n\nThe statement may be proposed and queued again."
-        self.app.push_screen(
+        self.ask(
             ConfirmDialog("Lift this tombstone?", body, "Lift", danger=True),
-            lambda ok: ok is not None and self._lift(key),
+            lambda _: self._lift(key),
         )
 
     @work(thread=True, group="store", exit_on_error=False)
     def _lift(self, key: str) -> None:
         app = self.app
-        outcome = attempt(app.store.lift_tombstone, key, actor=app.owner)
+        outcome = attempt(self.store.lift_tombstone, key, actor=app.owner)
         self.post_message(TombstoneLifted(key, outcome))
 
     @on(TombstoneLifted)

@@ -11,6 +11,7 @@ from memvet.inspector.widgets.screen_tabs import SCREENS
 from memvet.store import Candidate, CandidateDetail, Memory
 from memvet.store.cli_lists import origin
 from memvet.store.records import ADOPTED
+from memvet.store.vocabulary import CandidateStatus
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -37,12 +38,12 @@ def state_note(candidate: Candidate, flag: str | None, error: str | None) -> Con
         return Content.styled(f"⋯ {flag}… (the store has not answered yet)", "$primary bold")
     if flag == "error":
         return Content.styled(f"✗ {clean(error)}", "$error bold")
-    if candidate.status == "reserved" and candidate.lease is not None:
+    if candidate.status == CandidateStatus.RESERVED and candidate.lease is not None:
         return Content.styled(
             f"⚑ held by {clean(candidate.lease.owner)} since {when(candidate.lease.reserved_at)}",
             "$warning bold",
         )
-    if candidate.status == "stale":
+    if candidate.status == CandidateStatus.STALE:
         holder = candidate.lease.owner if candidate.lease else "an approver that stopped"
         return Content.styled(
             f"◷ stale reservation by {clean(holder)}: settle it in Recovery (press {RECOVERY_KEY})",

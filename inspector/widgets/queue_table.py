@@ -12,6 +12,8 @@ from memvet.inspector.filters import SortOrder
 from memvet.inspector.formatting import age, host_label, kind_label, one_line, workspace_name
 from memvet.inspector.widgets.line_table import LineTable, fit
 from memvet.store import Candidate
+from memvet.store.leases import LEASED
+from memvet.store.vocabulary import CandidateStatus
 
 COLUMNS = (
     ("mark", " "),
@@ -73,8 +75,8 @@ class QueueTable(LineTable):
         if state is None and key in self.selected:
             state = "selected"
         record = self.records.get(key)
-        if state is None and record is not None and record.status in ("reserved", "stale"):
-            state = "held" if record.status == "reserved" else "stale"
+        if state is None and record is not None and record.status in LEASED:
+            state = "held" if record.status == CandidateStatus.RESERVED else "stale"
         if state is None:
             return " ", None
         glyph, style = MARKS[state]

@@ -74,7 +74,8 @@ class RecordTable(LineTable):
         if len(self.keys) == 1:
             self.highlight()
 
-    def remove(self, key: str) -> None:
+    def drop(self, key: str) -> None:
+        """Take the row out (`drop`, as in QueueTable: Widget.remove takes out the table)."""
         index = self.index_of(key)
         if index is None:
             return

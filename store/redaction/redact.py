@@ -40,9 +40,9 @@ from memvet.store.redaction.gates import GateIndex
 from memvet.store.redaction.patterns import LONG_CANDIDATE, SHAPE_DETECTORS, Detector
 from memvet.store.redaction.random_tokens import LONG_RUN, aws_secret_pairs, long_tokens
 from memvet.store.redaction.rule_engine import rule_findings, ruleset
-from memvet.store.redaction.values import MARKER, MARKER_PREFIX
+from memvet.store.redaction.values import MARKER, MARKER_PREFIX, MARKER_REGEX
 
-_MARKER = LazyPattern(r"\[redacted:[a-z0-9\-]+\]")  # a marker in lower-cased text
+_MARKER = LazyPattern(MARKER_REGEX.lower())  # a marker in lower-cased text
 _GATES = GateIndex((*SHAPE_DETECTORS, *CONTEXT_DETECTORS))  # memvet's own, in order
 
 
@@ -110,7 +110,7 @@ def _detector_spans(
 def _word_starts(lowered: str, words: LazyPattern) -> list[int]:
     """Where a secret word starts, outside our own markers ("[redacted:aws-access-key]" names one)."""
     found = {m.start() for m in words.finditer(lowered)}
-    if "[redacted:" in lowered:
+    if MARKER_PREFIX.lower() in lowered:
         inside = {i for m in _MARKER.finditer(lowered) for i in range(*m.span())}
         found -= inside
     return sorted(found)

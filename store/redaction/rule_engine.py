@@ -32,6 +32,7 @@ from memvet.store.redaction.rule_policy import (
 )
 from memvet.store.redaction.values import (
     MARKER_PREFIX,
+    MARKER_REGEX,
     PUBLIC_NAME_BEFORE,
     entropy,
     is_placeholder,
@@ -39,7 +40,7 @@ from memvet.store.redaction.values import (
 
 Span = tuple[int, int]
 RULE_FILES = {"gitleaks": "secret_rules/gitleaks.json", "np_kf": "secret_rules/np_kf.json"}
-MARKER_SPAN = LazyPattern(r"\[REDACTED:[a-z0-9\-]+\]")
+MARKER_SPAN = LazyPattern(MARKER_REGEX)
 _LEAD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
@@ -269,8 +270,10 @@ def rule_findings(text: str, woken: list[Rule], *, late: bool) -> list[tuple[str
             continue
         for match in rule.pattern.finditer(text):
             spans = rule.secret_spans(match)
-            if rule.every_group and any(is_placeholder(text[s:e]) for s, e in spans):
-                continue  # "-u admin -p %PASSWORD%": one part is a reference, no credential
+            if rule.every_group and any(
+                is_placeholder(text[s:e], lone_word_ok=True) for s, e in spans
+            ):  # "-u admin -p %PASSWORD%": one part is a reference, no credential (a lone word,
+                continue  # `username "user"`, is no reference: its password is still one)
             for start, end in spans:
                 if markers and any(s < end and start < e for s, e in markers):  # redacted already
                     continue

@@ -89,8 +89,8 @@ def password_is_placeholder(kind: str, secret: str) -> bool:
 
 def np_kf_value_ok(rule: Rule, secret: str, text: str, match: re.Match[str], start: int) -> bool:
     """memvet's policy on what the Nosey Parker / Kingfisher rules find (they carry no allowlists,
-    unlike gitleaks'): a typed example (`wandb 1234567890abcdef…`) unless a provider's prefix is
-    glued to it (`sbp_1234…`: a prefix makes a token one) or a secret word comes shortly before
+    unlike gitleaks'): a typed example (`wandb 1234567890abcdef…`) unless a provider's prefix or
+    suffix is glued to it (`sbp_1234…`, `…_mmk`: a mark makes a token one) or a secret word comes shortly before
     it (`geocodify_key … 1234…`; then, in a provider's rule, it is masked even where its
     alphabet runs read as words: `timezoneapi SECRET token abcDEFGHIJ…`), a publishable key, a name or code
     (`env.DB_PASSWORD`, `Buffer.from(…)`), a token cut short is not a secret; nor, for the
@@ -112,10 +112,18 @@ def np_kf_value_ok(rule: Rule, secret: str, text: str, match: re.Match[str], sta
 
 def _prefixed(rule: Rule, text: str, start: int, secret: str) -> bool:
     """The secret starts with one of the rule's keywords, or one ends right before it (maybe
-    with a `-`, `_` or `.` between)."""
+    with a `-`, `_` or `.` between), or it ends with a keyword that is a glued suffix (MaxMind's
+    `…_mmk`: a provider's mark at the end says what the token is as a prefix does)."""
     lowered, head = text[max(0, start - 40) : start].lower(), secret[:40].lower()
     glued = lowered[:-1] if lowered[-1:] in ("-", "_", ".") else lowered
+    tail = secret[-40:].lower()
     return any(
-        len(k) >= 3 and (head.startswith(k) or lowered.endswith(k) or glued.endswith(k))
+        len(k) >= 3
+        and (
+            head.startswith(k)
+            or lowered.endswith(k)
+            or glued.endswith(k)
+            or (k[0] in "-_" and k[1:].isalnum() and tail.endswith(k))
+        )
         for k in rule.keywords
     )

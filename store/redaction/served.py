@@ -1,11 +1,16 @@
-"""Re-redaction on the way out: what the MCP server and the daemon's hook answers serve is
-redacted again with today's rules, so a memory approved before a rule existed does not leak
-once the rule exists. Both run in long-lived processes that have the redactor loaded; the
-no-daemon hook path does not (its start-up budget), see docs/threat-model.md."""
+"""Re-redaction on the way out: what the MCP server, the daemon's hook answers and `memvet recall`
+serve is redacted again with today's rules, so a memory approved before a rule existed does not
+leak once the rule exists. The first two run in long-lived processes that have the redactor
+loaded; `memvet recall` loads it unless the daemon answers (the daemon re-redacts); the no-daemon
+hook path does not until the store is swept (its start-up budget), see docs/threat-model.md."""
 
 from __future__ import annotations
 
 from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memvet.store.recall_decision import RecallDecision
 
 # The free-text fields of served documents (records.py to_json, recall, context packs).
 TEXT_FIELDS = frozenset(
@@ -33,3 +38,9 @@ def rechecked(document: Any) -> Any:
     if isinstance(document, list):
         return [rechecked(value) for value in document]
     return document
+
+
+def recall_document(decision: RecallDecision) -> dict[str, Any]:
+    """The recall document as every route serves it (the MCP tool, `memvet recall` in its own
+    process, and the daemon answering for it, store/recall_route.py)."""
+    return rechecked(decision.to_json())

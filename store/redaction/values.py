@@ -14,6 +14,8 @@ from memvet.store.lazy_pattern import LazyPattern
 # The one redaction marker, `[REDACTED:<kind>]`; everything that looks for markers uses these.
 MARKER = "[REDACTED:{}]"
 MARKER_PREFIX = MARKER.partition("{")[0]
+# The marker as a regex source (kinds are lower-case names), for finding markers in text.
+MARKER_REGEX = re.escape(MARKER_PREFIX) + r"[a-z0-9\-]+" + re.escape(MARKER.partition("}")[2])
 
 
 def entropy(value: str) -> float:
@@ -42,14 +44,18 @@ _TEMPLATE = LazyPattern(
     re.VERBOSE,
 )
 # Anywhere in the value, a sign that it was masked, cut short, or written as an example:
-# runs of x, *, #, dots, dashes or underscores; an ellipsis; a long run of zeros; <angle>;
-# a word such as EXAMPLE, dummy, placeholder, redacted, changeme, your_api_key.
+# runs of x, *, #, dots; an ellipsis; a long run of zeros; <angle>;
+# a word such as EXAMPLE, dummy, placeholder, redacted, changeme, your_api_key. (Runs of dashes
+# or underscores: _BLANKS.)
 # (Matched on the lower-cased value, without (?i), so the regex engine can skip ahead by first
 # character; the words are plain substring tests.)
 _MASK = LazyPattern(
-    r"xxxx|\*\*\*|###|\.\.\.|…|____|----|00000000|<[^<>\s]+>|your[_\-\s]?(?:api|key|token|secret|pass)"
+    r"xxxx|\*\*\*|###|\.\.\.|…|00000000|<[^<>\s]+>|your[_\-\s]?(?:api|key|token|secret|pass)"
     r"|123e4567-e89b-12d3"
 )  # the last: RFC 4122's example UUID, every doc's placeholder
+# Blanks written over a value (`sk_live_________`, `AKIA----…`) mask it when they are a good part
+# of it; a run of four in a long random body (`HRKU-AAlQ…Hg_____w4_…`) leaves a token.
+_BLANKS = LazyPattern(r"____|----")
 _MASK_WORDS = ("example", "sample", "dummy", "placeholder", "redacted", "changeme", "fake")
 # Template fragments inside a value ("${USER}-${PASS}", "{{ vault_pw }}x"): a placeholder when
 # almost nothing literal is left once they are removed.
@@ -154,6 +160,8 @@ def is_masked(value: str) -> bool:
         or len(set(value)) <= 2
         or any(word in lowered for word in _MASK_WORDS)
     ):
+        return True
+    if _BLANKS.search(value) and (value.count("_") + value.count("-")) * 4 >= len(value):
         return True
     return len(value) >= 8 and max(map(value.count, set(value[:256]))) * 5 >= len(value) * 3
 

@@ -20,6 +20,7 @@ from memvet.store.team.errors import TeamRefusedError
 from memvet.store.team.items import NEXT, _decide, _locked_candidate, _role, memory_id_of
 from memvet.store.team.members import APPROVER_ROLES, policy
 from memvet.store.team.session import TeamSession, row_seal
+from memvet.store.vocabulary import CandidateStatus, MemoryStatus
 
 DEFAULT_LEASE = timedelta(minutes=2)  # as the local store's
 RECOVERY_ACTIONS = ("commit", "release", "reject")
@@ -74,7 +75,7 @@ def _check_may_approve(session: TeamSession, cand: dict, rules: dict) -> None:
 
 
 def _refuse_not_pending(session: TeamSession, cand: dict) -> None:
-    if cand["status"] == "reserved":
+    if cand["status"] == CandidateStatus.RESERVED:
         lease = _lease(session, cand["id"])
         state = "ran out (stale)" if lease["expired"] else "runs"
         raise TeamRefusedError(
@@ -97,12 +98,12 @@ def reserve(session: TeamSession, candidate_id: str, ttl: timedelta = DEFAULT_LE
     with session.write():
         _require_approver(session)
         cand = _locked_candidate(session, candidate_id)
-        if cand["status"] != "pending":
+        if cand["status"] != CandidateStatus.PENDING:
             _refuse_not_pending(session, cand)
         _check_may_approve(session, cand, rules)
         token = secrets.token_hex(16)
         lease = {"owner": session.member_id, "token": token, "ttl": ttl.total_seconds()}
-        _set_status(session, cand, "reserved", lease)
+        _set_status(session, cand, CandidateStatus.RESERVED, lease)
     return token
 
 
@@ -123,20 +124,20 @@ def _approve_reserved(session: TeamSession, cand: dict) -> dict:
     ).fetchone()[0]
     audit.append(session, "candidate.approved", "candidate", cid)
     if count < rules["approvals_required"]:
-        _set_status(session, cand, "pending", None)
+        _set_status(session, cand, CandidateStatus.PENDING, None)
         return {
             "id": cid,
-            "status": "pending",
+            "status": CandidateStatus.PENDING,
             "memory_id": None,
             "approvals": count,
             "approvals_required": rules["approvals_required"],
         }
     mid = memory_id_of(cid)
     _commit_memory(session, cand, mid)
-    _decide(session, cand, "committed", mid)
+    _decide(session, cand, CandidateStatus.COMMITTED, mid)
     audit.append(session, "candidate.committed", "candidate", cid)
     session.notify()
-    return {"id": cid, "status": "committed", "memory_id": mid}
+    return {"id": cid, "status": CandidateStatus.COMMITTED, "memory_id": mid}
 
 
 def commit(session: TeamSession, candidate_id: str, token: str) -> dict:
@@ -144,9 +145,16 @@ def commit(session: TeamSession, candidate_id: str, token: str) -> dict:
     recovered meanwhile is refused: the other outcome stands."""
     with session.write():
         cand = _locked_candidate(session, candidate_id)
-        if cand["status"] == "committed" and cand["decided_by"] == session.member_id:
-            return {"id": candidate_id, "status": "committed", "memory_id": cand["memory_id"]}
-        if cand["status"] != "reserved" or _lease(session, candidate_id)["token"] != token:
+        if cand["status"] == CandidateStatus.COMMITTED and cand["decided_by"] == session.member_id:
+            return {
+                "id": candidate_id,
+                "status": CandidateStatus.COMMITTED,
+                "memory_id": cand["memory_id"],
+            }
+        if (
+            cand["status"] != CandidateStatus.RESERVED
+            or _lease(session, candidate_id)["token"] != token
+        ):
             raise TeamRefusedError(
                 f"this member's lease on team candidate {candidate_id} is gone (an operator "
                 f"recovered it; it is now {cand['status']})",
@@ -160,11 +168,11 @@ def release(session: TeamSession, candidate_id: str, token: str | None) -> None:
     """Give a lease back (this member's, by token; an operator's recovery passes None)."""
     with session.write():
         cand = _locked_candidate(session, candidate_id)
-        if cand["status"] != "reserved":
+        if cand["status"] != CandidateStatus.RESERVED:
             return
         if token is not None and _lease(session, candidate_id)["token"] != token:
             return  # recovered and perhaps re-reserved meanwhile: not ours to give back
-        _set_status(session, cand, "pending", None)
+        _set_status(session, cand, CandidateStatus.PENDING, None)
         audit.append(session, "candidate.released", "candidate", candidate_id)
 
 
@@ -179,8 +187,12 @@ def approve(session: TeamSession, candidate_id: str, ttl: timedelta = DEFAULT_LE
                 "SELECT status, memory_id FROM team_candidates WHERE team_id = %s AND id = %s",
                 (session.team_id, candidate_id),
             ).fetchone()
-            if cand and cand[0] == "committed":
-                return {"id": candidate_id, "status": "committed", "memory_id": cand[1]}
+            if cand and cand[0] == CandidateStatus.COMMITTED:
+                return {
+                    "id": candidate_id,
+                    "status": CandidateStatus.COMMITTED,
+                    "memory_id": cand[1],
+                }
         raise
     try:
         return commit(session, candidate_id, token)
@@ -200,7 +212,7 @@ def recover(session: TeamSession, candidate_id: str, action: str, *, force: bool
     with session.write():
         tombstones.require_approver(session, "recovering a team reservation")
         cand = _locked_candidate(session, candidate_id)
-        if cand["status"] != "reserved":
+        if cand["status"] != CandidateStatus.RESERVED:
             raise TeamRefusedError(
                 f"team candidate {candidate_id} is {cand['status']}, not reserved: there is "
                 "no lease to recover",
@@ -221,10 +233,10 @@ def recover(session: TeamSession, candidate_id: str, action: str, *, force: bool
             return _approve_reserved(session, cand)
         if action == "reject":
             return tombstones.reject(session, candidate_id, "stale lease", recovery=True)
-        _set_status(session, cand, "pending", None)
+        _set_status(session, cand, CandidateStatus.PENDING, None)
         audit.append(session, "candidate.released", "candidate", candidate_id)
         session.notify()
-    return {"id": candidate_id, "status": "pending", "memory_id": None}
+    return {"id": candidate_id, "status": CandidateStatus.PENDING, "memory_id": None}
 
 
 def _commit_memory(session: TeamSession, cand: dict, mid: str) -> None:
@@ -233,7 +245,7 @@ def _commit_memory(session: TeamSession, cand: dict, mid: str) -> None:
     remote = c.decrypt("team_candidates", "workspace", cand["id"], cand["workspace_ct"])
     row = {
         "candidate_id": cand["id"],
-        "status": "active",
+        "status": MemoryStatus.ACTIVE,
         "kind": cand["kind"],
         "polarity": cand["polarity"],
         "statement_key": cand["statement_key"],
@@ -249,7 +261,7 @@ def _commit_memory(session: TeamSession, cand: dict, mid: str) -> None:
             session.team_id,
             mid,
             cand["id"],
-            "active",
+            MemoryStatus.ACTIVE,
             cand["kind"],
             cand["polarity"],
             cand["statement_key"],

@@ -13,6 +13,7 @@ from memvet.store.console import emit
 from memvet.store.errors import MemvetError
 from memvet.store.paths import memvet_home
 from memvet.store.records import iso
+from memvet.store.vocabulary import REVIEWABLE_STATUSES, CandidateStatus, SourceType
 
 
 def _lines(lines: Iterable[str]) -> Callable[[], None]:
@@ -280,7 +281,7 @@ def propose(args: argparse.Namespace) -> int:
         report = send_offer(store, item_id)  # a team tombstone: exit 1
     finally:
         store.close()
-    status = "queued_offline" if report.get("offline") else "pending"
+    status = "queued_offline" if report.get("offline") else CandidateStatus.PENDING
     emit(
         args,
         {"id": item_id, "status": status, "team": config.team_id},
@@ -316,7 +317,7 @@ def memories_share(args: argparse.Namespace) -> int:
 def queue_list(args: argparse.Namespace) -> int:
     from memvet.store.team import reads
 
-    statuses = tuple(args.status or ("pending", "stale"))  # the local default
+    statuses = tuple(args.status or REVIEWABLE_STATUSES)  # the local default
     with _session() as session:
         found = reads.candidates(session, statuses)
     records = [
@@ -325,7 +326,7 @@ def queue_list(args: argparse.Namespace) -> int:
             "status": c["status"],
             "statement": c["statement"],
             "kind": c["kind"],
-            "source_type": "operator",
+            "source_type": SourceType.OPERATOR,
             "origin": "team",
             "host": None,
             "scope": {"user": None, "workspace": c["remote"], "agent": None, "session": None},

@@ -10,6 +10,7 @@ from memvet.store.errors import NotFoundError
 from memvet.store.team import audit
 from memvet.store.team.errors import TeamRefusedError
 from memvet.store.team.session import TeamSession, check_seal, row_seal
+from memvet.store.vocabulary import CandidateStatus, MemoryStatus
 
 CAND_COLS = (
     "id",
@@ -110,7 +111,7 @@ def propose(
                 code="tombstoned",
             )
         row = {
-            "status": "active" if personal else "pending",
+            "status": MemoryStatus.ACTIVE if personal else CandidateStatus.PENDING,
             "kind": kind,
             "polarity": polarity,
             "statement_key": c.statement_key("team", statement),
@@ -175,7 +176,7 @@ def _decide(session: TeamSession, cand: dict, status: str, memory_id: str | None
         f"UPDATE team_candidates SET status = %s, decided_by = %s, memory_id = "
         f"%s, seq = {NEXT}, updated_at = now(), row_mac = %s, lease_owner = NULL, "
         "lease_token = NULL, lease_expires_at = NULL WHERE team_id = %s AND id = %s AND "
-        "status IN ('pending', 'reserved')",
+        f"status IN ('{CandidateStatus.PENDING}', '{CandidateStatus.RESERVED}')",
         (
             status,
             session.member_id,

@@ -19,7 +19,7 @@ WORKSPACES = TeamWorkspaceRow.__table__
 
 def enqueue(store, op: str, item_id: str, payload: dict) -> None:  # noqa: ANN001 - a Store
     """Idempotent by item id: the same write queued twice is queued once."""
-    blob = store.cipher.encrypt("team_outbox", "payload", item_id, json.dumps(payload))
+    blob = store.ctx.cipher.encrypt("team_outbox", "payload", item_id, json.dumps(payload))
     with store.ctx.write() as conn:
         if conn.execute(sa.select(OUTBOX.c.seq).where(OUTBOX.c.item_id == item_id)).first():
             return
@@ -39,7 +39,7 @@ def pending(store) -> list[tuple[int, str, str, dict]]:  # noqa: ANN001
             r.seq,
             r.op,
             r.item_id,
-            json.loads(store.cipher.decrypt("team_outbox", "payload", r.item_id, r.payload_ct)),
+            json.loads(store.ctx.cipher.decrypt("team_outbox", "payload", r.item_id, r.payload_ct)),
         )
         for r in rows
     ]
@@ -82,7 +82,7 @@ def note_workspace(store, path: str | None) -> str | None:  # noqa: ANN001
     remote = remote_of(path)
     if remote is None:
         return None
-    c = store.cipher
+    c = store.ctx.cipher
     key = c.blind_index("team-remote", remote)
     if workspace_of(store, remote) == path:
         return remote  # known already: no write
@@ -113,7 +113,7 @@ def discover_workspaces(store) -> None:  # noqa: ANN001
             for row in rows:
                 name = "memories" if table is MemoryRow.__table__ else "candidates"
                 try:
-                    known.add(store.cipher.decrypt(name, "workspace", row.id, row.workspace_ct))
+                    known.add(store.ctx.cipher.decrypt(name, "workspace", row.id, row.workspace_ct))
                 except Exception:  # noqa: BLE001 - an unreadable row names no workspace
                     continue
     for path in sorted(known):
@@ -121,9 +121,11 @@ def discover_workspaces(store) -> None:  # noqa: ANN001
 
 
 def workspace_of(store, remote: str) -> str | None:  # noqa: ANN001
-    key = store.cipher.blind_index("team-remote", remote)
+    key = store.ctx.cipher.blind_index("team-remote", remote)
     with store.ctx.read() as conn:
         row = conn.execute(sa.select(WORKSPACES).where(WORKSPACES.c.remote_bidx == key)).first()
     return (
-        None if row is None else store.cipher.decrypt("team_workspaces", "path", key, row.path_ct)
+        None
+        if row is None
+        else store.ctx.cipher.decrypt("team_workspaces", "path", key, row.path_ct)
     )

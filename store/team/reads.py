@@ -8,6 +8,7 @@ from datetime import UTC
 from memvet.store.errors import IntegrityError
 from memvet.store.team.items import CAND_COLS, MEM_COLS, TOMB_COLS
 from memvet.store.team.session import TeamSession, check_seal
+from memvet.store.vocabulary import CandidateStatus
 
 TABLES = {"team_candidates": CAND_COLS, "team_memories": MEM_COLS, "team_tombstones": TOMB_COLS}
 
@@ -38,13 +39,16 @@ def changes(session: TeamSession, table: str, after: int, limit: int = 2000) -> 
     return out, bad
 
 
-def candidates(session: TeamSession, statuses: tuple[str, ...] = ("pending",)) -> list[dict]:
+def candidates(
+    session: TeamSession, statuses: tuple[str, ...] = (CandidateStatus.PENDING,)
+) -> list[dict]:
     """Team candidates by shown status: a reservation whose lease ran out (by the server's
     clock) is `stale`, as in the local store; each carries its lease holder and expiry."""
     session.cipher()
     rows = session.conn.execute(
         f"SELECT {', '.join(CAND_COLS)}, lease_owner, lease_expires_at, shown FROM ("
-        "SELECT *, CASE WHEN status = 'reserved' AND lease_expires_at < now() THEN 'stale' "
+        f"SELECT *, CASE WHEN status = '{CandidateStatus.RESERVED}' AND lease_expires_at < now() "
+        f"THEN '{CandidateStatus.STALE}' "
         "ELSE status END AS shown FROM team_candidates WHERE team_id = %s) AS c "
         "WHERE shown = ANY(%s) ORDER BY created_at",
         (session.team_id, list(statuses)),

@@ -12,6 +12,7 @@ from memvet.store.team import outbox
 from memvet.store.team.items import memory_id_of, new_item_id
 from memvet.store.team.outbox import LINKS
 from memvet.store.team.sync import TEAM_REASON
+from memvet.store.vocabulary import REVIEWABLE_STATUSES, CandidateStatus, MemoryStatus
 
 
 def _derived_id(team_id: str, local_id: str) -> str:
@@ -57,7 +58,7 @@ def propose_team(
 
 def share_memory(store, team_id: str, memory_id: str) -> str:  # noqa: ANN001
     memory = store.get_memory(memory_id)
-    if memory.status != "active":
+    if memory.status != MemoryStatus.ACTIVE:
         from memvet.store.team.errors import TeamRefusedError
 
         raise TeamRefusedError(
@@ -115,7 +116,7 @@ def share_candidate(store, team_id: str, candidate_id: str) -> str:  # noqa: ANN
     evidence stays here). The local one stays in this queue: the team's decision comes back
     as a team memory or a team tombstone. Offered once (the id derives from the candidate)."""
     cand = store.get_candidate(candidate_id)
-    if cand.status not in ("pending", "stale"):
+    if cand.status not in REVIEWABLE_STATUSES:
         from memvet.store.team.errors import TeamRefusedError
 
         raise TeamRefusedError(
@@ -172,7 +173,9 @@ def push_personal(store, session) -> int:  # noqa: ANN001
         ids = [
             r.id
             for r in conn.execute(
-                sa.select(MEM.c.id).where(MEM.c.status == "active", MEM.c.id.not_in(linked))
+                sa.select(MEM.c.id).where(
+                    MEM.c.status == MemoryStatus.ACTIVE, MEM.c.id.not_in(linked)
+                )
             )
         ]
     count = _push_rejections(store, session)
@@ -193,7 +196,9 @@ def _push_rejections(store, session) -> int:  # noqa: ANN001
     from memvet.store.core import CAND
 
     with store.ctx.read() as conn:
-        rows = conn.execute(sa.select(CAND).where(CAND.c.status == "rejected")).fetchall()
+        rows = conn.execute(
+            sa.select(CAND).where(CAND.c.status == CandidateStatus.REJECTED)
+        ).fetchall()
         known = {r.team_item_id for r in conn.execute(sa.select(LINKS.c.team_item_id))}
     count = 0
     for row in rows:

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from memvet.store.team import outbox
 from memvet.store.team.config import load_config
 from memvet.store.team.outbox import LINKS
+from memvet.store.vocabulary import CandidateStatus, MemoryStatus
 
 
 def team_status(store, home: Path) -> dict:  # noqa: ANN001
@@ -55,7 +56,7 @@ def team_status(store, home: Path) -> dict:  # noqa: ANN001
         reserved, stale = session.conn.execute(
             "SELECT count(*) FILTER (WHERE lease_expires_at >= now()), count(*) FILTER "
             "(WHERE lease_expires_at < now()) FROM team_candidates WHERE team_id = %s AND "
-            "status = 'reserved'",
+            f"status = '{CandidateStatus.RESERVED}'",
             (config.team_id,),
         ).fetchone()
         payload["leases"] = {"reserved": reserved, "stale": stale}  # stale: `team recover`
@@ -78,6 +79,6 @@ def team_memories(store) -> list[dict]:  # noqa: ANN001
             memory = store.get_memory(memory_id)
         except Exception:  # noqa: BLE001 - gone or unreadable: not listed
             continue
-        if memory.status == "active":
+        if memory.status == MemoryStatus.ACTIVE:
             out.append({**memory.to_json(), "team_item_id": team_item_id})
     return out

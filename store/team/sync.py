@@ -21,6 +21,7 @@ from memvet.store.team.outbox import LINKS
 from memvet.store.team.reads import changes
 from memvet.store.team.session import TeamSession
 from memvet.store.team.tombstones import false_write, publish
+from memvet.store.vocabulary import NEVER_VALID, MemoryStatus, SourceType, TombstoneReason
 
 TEAM_REASON = "team"
 
@@ -94,7 +95,7 @@ def _link(
     blob = (
         None
         if payload is None
-        else store.cipher.encrypt("team_links", "payload", item_id, json.dumps(payload))
+        else store.ctx.cipher.encrypt("team_links", "payload", item_id, json.dumps(payload))
     )
     with store.ctx.write() as conn:
         conn.execute(LINKS.delete().where(LINKS.c.team_item_id == item_id))
@@ -135,7 +136,7 @@ def _apply_memories(store, session: TeamSession, found: list[dict]) -> tuple[int
                 CandidateDraft(
                     statement=item["statement"],
                     kind=item["kind"],
-                    source_type="import",
+                    source_type=SourceType.IMPORT,
                     scope=Scope(user=store.user, workspace=workspace),
                     polarity=item["polarity"],
                     confidence=1.0,
@@ -167,7 +168,7 @@ def _apply_memories(store, session: TeamSession, found: list[dict]) -> tuple[int
 def _link_many(store, session: TeamSession, links: list[tuple]) -> None:  # noqa: ANN001
     if not links:
         return
-    now, c = store.now(), store.cipher
+    now, c = store.now(), store.ctx.cipher
     rows = [
         dict(
             team_item_id=item_id,
@@ -196,7 +197,7 @@ def _retire_local(store, memory_id: str | None, actor: str) -> bool:  # noqa: AN
         memory = store.get_memory(memory_id)
     except Exception:  # noqa: BLE001 - gone or unreadable: nothing to retire
         return False
-    if memory.status == "retired":
+    if memory.status == MemoryStatus.RETIRED:
         return False
     store.false_write(memory_id, actor=actor, reason="team tombstone")
     return True
@@ -241,9 +242,13 @@ def _local_tombstone(store, session: TeamSession, item: dict) -> None:  # noqa: 
     (a local tombstone, audited, with the team's source id)."""
     workspace = None if item["remote"] is None else outbox.workspace_of(store, item["remote"])
     scope = Scope(user=store.user, workspace=workspace)
-    key = store.cipher.content_key(store.user, workspace, None, "team-tombstone", item["statement"])
+    key = store.ctx.cipher.content_key(
+        store.user, workspace, None, "team-tombstone", item["statement"]
+    )
     with store.ctx.write() as conn:
-        store.tombstones.write(conn, key, "team", item["source_id"], item["statement"], scope)
+        store.tombstones.write(
+            conn, key, TombstoneReason.TEAM, item["source_id"], item["statement"], scope
+        )
     _link(store, item["source_id"], session, "applied", None)
 
 
@@ -252,7 +257,7 @@ def _apply_memory_page(store, session: TeamSession, page: list[dict], report: Sy
     new = []
     for item in page:
         link = links.get(item["id"])
-        if item["status"] != "active":
+        if item["status"] != MemoryStatus.ACTIVE:
             if link and link.state != "retired":
                 if _retire_local(store, link.local_memory_id, f"team:{item['approved_by']}"):
                     report.retired += 1
@@ -270,7 +275,9 @@ def _retry_waiting(store, session: TeamSession, report: SyncReport) -> None:  # 
             sa.select(LINKS).where(LINKS.c.state == "waiting", LINKS.c.team_id == session.team_id)
         ).fetchall()
     found = [
-        json.loads(store.cipher.decrypt("team_links", "payload", row.team_item_id, row.payload_ct))
+        json.loads(
+            store.ctx.cipher.decrypt("team_links", "payload", row.team_item_id, row.payload_ct)
+        )
         for row in rows
     ]
     ready = [item for item in found if outbox.workspace_of(store, item["remote"]) is not None]
@@ -289,7 +296,7 @@ def queue_local_changes(store, session: TeamSession) -> None:  # noqa: ANN001
             .where(LINKS.c.state.in_(("applied", "pushed")), LINKS.c.team_id == session.team_id)
         ).fetchall()
     for item_id, status, reason, memory_id in rows:
-        if status == "retired" and reason in ("false_write", "forget"):
+        if status == MemoryStatus.RETIRED and reason in NEVER_VALID:
             outbox.enqueue(store, "false_write", "fw" + item_id[2:], {"team_memory_id": item_id})
             _link(store, item_id, session, "retired", memory_id)
     if session.config.personal:

@@ -18,6 +18,7 @@ from memvet.store.team.items import (
 )
 from memvet.store.team.members import APPROVER_ROLES
 from memvet.store.team.session import TeamSession, check_seal, row_seal
+from memvet.store.vocabulary import CandidateStatus, MemoryStatus, TombstoneReason
 
 
 def _write_tombstone(session: TeamSession, table: str, source: dict, reason: str) -> str:
@@ -73,22 +74,24 @@ def reject(
     with session.write():
         require_approver(session, "rejecting a team candidate")
         cand = _locked_candidate(session, candidate_id)
-        if cand["status"] != ("reserved" if recovery else "pending"):
-            if cand["status"] == "rejected":
-                return {"id": candidate_id, "status": "rejected"}
+        if cand["status"] != (CandidateStatus.RESERVED if recovery else CandidateStatus.PENDING):
+            if cand["status"] == CandidateStatus.REJECTED:
+                return {"id": candidate_id, "status": CandidateStatus.REJECTED}
             raise TeamRefusedError(
                 f"team candidate {candidate_id} is already {cand['status']}",
                 code="already_decided",
                 holder=cand["decided_by"],
             )
-        _decide(session, cand, "rejected", None)
+        _decide(session, cand, CandidateStatus.REJECTED, None)
         audit.append(session, "candidate.rejected", "candidate", candidate_id)
-        _write_tombstone(session, "team_candidates", cand, "rejected")
+        _write_tombstone(session, "team_candidates", cand, TombstoneReason.REJECTED)
         session.notify()
-    return {"id": candidate_id, "status": "rejected"}
+    return {"id": candidate_id, "status": CandidateStatus.REJECTED}
 
 
-def false_write(session: TeamSession, memory_id: str, reason: str = "false_write") -> dict:
+def false_write(
+    session: TeamSession, memory_id: str, reason: str = TombstoneReason.FALSE_WRITE
+) -> dict:
     """Retire a team memory and tombstone its statement for the team (idempotent)."""
     session.cipher()
     with session.write() as conn:
@@ -103,17 +106,17 @@ def false_write(session: TeamSession, memory_id: str, reason: str = "false_write
         mem = dict(zip(MEM_COLS, found, strict=True))
         c = session.cipher()
         check_seal(c, "team_memories", memory_id, mem)
-        if mem["status"] != "retired":
-            mem["status"] = "retired"
+        if mem["status"] != MemoryStatus.RETIRED:
+            mem["status"] = MemoryStatus.RETIRED
             conn.execute(
-                f"UPDATE team_memories SET status = 'retired', seq = {NEXT}, updated_at "
-                "= now(), row_mac = %s WHERE team_id = %s AND id = %s",
+                f"UPDATE team_memories SET status = '{MemoryStatus.RETIRED}', seq = {NEXT}, "
+                "updated_at = now(), row_mac = %s WHERE team_id = %s AND id = %s",
                 (row_seal(c, "team_memories", memory_id, mem), session.team_id, memory_id),
             )
             audit.append(session, "memory.false_write", "memory", memory_id)
         tid = _write_tombstone(session, "team_memories", mem, reason)
         session.notify()
-    return {"id": memory_id, "status": "retired", "tombstone": tid}
+    return {"id": memory_id, "status": MemoryStatus.RETIRED, "tombstone": tid}
 
 
 def publish(session: TeamSession, item_id: str, statement: str, remote: str | None) -> dict:
@@ -130,7 +133,7 @@ def publish(session: TeamSession, item_id: str, statement: str, remote: str | No
             "statement_ct": c.encrypt("team_candidates", "statement", item_id, statement),
             "workspace_ct": c.encrypt("team_candidates", "workspace", item_id, remote),
         }
-        tid = _write_tombstone(session, "team_candidates", source, "rejected")
+        tid = _write_tombstone(session, "team_candidates", source, TombstoneReason.REJECTED)
         session.notify()
     return {"id": tid, "status": "tombstoned"}
 

@@ -1,7 +1,7 @@
 """Conflict detection on labelled pairs of memories: docs/benchmarks/conflicts.json.
 
-Coordination note (issue 13): the detector is 13A's slot logic in store/slots.py — two memories
-conflict when they fill one slot (equal normalised subjects, derived from statement and kind as
+Coordination note (issue 13): the detector is 13A's slot logic in store/slots.py and store/claims.py —
+two memories conflict when they fill one slot (equal normalised subjects, derived from statement and kind as
 admission derives them) and `rivalry` finds a negation or a different value. Pairs are in
 tests/eval/pairs/pairs.py (dev and a frozen test split, reported apart) and dev_pairs.py (dev only). Figures: recall on
 rival pairs, false-conflict rate on compatible pairs, per category; the in-run baseline is
@@ -27,7 +27,8 @@ TARGETS = {"rival_recall": (">=", 0.95), "false_conflict_rate": ("<=", 0.05)}
 
 def detect(a: tuple[str, str, str], b: tuple[str, str, str]) -> tuple[bool, bool]:
     """(same slot, conflict) for two memories of one scope, as admission would see them."""
-    from memvet.store.slots import claim_of, derive_subject, normalise_subject, rivalry
+    from memvet.store.claims import claim_of, rivalry
+    from memvet.store.slots import derive_subject, normalise_subject
 
     subjects = [derive_subject(statement, kind) for statement, kind, _ in (a, b)]
     same = normalise_subject(subjects[0]) == normalise_subject(subjects[1])
@@ -115,7 +116,8 @@ def main() -> None:
         notes=(
             "Pairs: tests/eval/pairs/pairs.py (dev split and frozen test split, "
             "reported apart; 'all' is both) and dev_pairs.py (dev only). Detector: "
-            "store/slots.py (derive_subject, normalise_subject, claim_of, rivalry) with "
+            "store/slots.py (derive_subject, normalise_subject), store/claims.py (claim_of, "
+            "rivalry) with "
             "store/slot_vocabulary.py. Baseline: "
             "every same-subject pair flagged."
         ),

@@ -120,9 +120,9 @@ def painted(app) -> bool:  # noqa: ANN001
     return screen.shown_key == key and key in screen.details
 
 
-async def first_paint(home: Path) -> float:
+async def first_paint(home: Path, user: str | None = None) -> float:
     started = time.perf_counter()
-    store = open_store(home, schema="never")
+    store = open_store(home, schema="never", user=user)
     app = make_app(store, poll_interval=0.5)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(lambda: painted(app))
@@ -133,8 +133,12 @@ async def first_paint(home: Path) -> float:
     return elapsed
 
 
-async def approvals(home: Path, count: int) -> tuple[list[float], list[float]]:
-    store = open_store(home, schema="never")
+async def approvals(
+    home: Path, count: int, user: str | None = None
+) -> tuple[list[float], list[float]]:
+    """`count` approvals through `a`: seconds to the next row ready, and to the store's answer.
+    `user`: whose candidates (a store seeded under another login, as bench_scale's are)."""
+    store = open_store(home, schema="never", user=user)
     app = make_app(store, poll_interval=0.5)
     ready, confirmed = [], []
     async with app.run_test(size=(120, 40)) as pilot:

@@ -29,7 +29,8 @@ daemon and ≤ 4× direct; status, queue list, queue approve and the memories li
 `queue approve ID` is timed at the largest size twice per round on the same pending ids: through
 the running daemon (`queue_approve_id_daemon`, the budget row) and directly on a copy of that
 store, no daemon (`queue_approve_id_direct`: the ORM's import and the work in the command's own
-process); `imports` profiles both routes.
+process); `imports` profiles both routes. At the big queue, last: the inspector's approve → next
+row (scale_inspector.py; `--only inspector --homes DIR` measures that row alone, on the kept home).
 
     python tests/bench/bench_scale.py [--quick] [--large] [--homes DIR] [--rounds N] [--keep]
 """
@@ -319,7 +320,14 @@ def main() -> None:
     parser.add_argument(
         "--big-queue", type=int, default=BIG_QUEUE, help="pending candidates of the big queue"
     )
+    parser.add_argument("--only", choices=["inspector"], help="the inspector row, on --homes")
+    parser.add_argument("--approvals", type=int, default=30, help="of the inspector row")
     args = parser.parse_args()
+    if args.only:  # scale_inspector.py: the Textual app in this process, on the kept big queue
+        from scale_inspector import measure_alone
+
+        homes = args.homes or parser.error("--only inspector needs --homes DIR")
+        return measure_alone(homes, args.big_queue, args.approvals)
     quick = args.quick or args.large  # --large: the quick run's rows, and the 100k ones
     big_queue = args.large or not args.quick  # the 500k-pending rows
     sizes = [1_000, 10_000, 100_000] if args.large or not args.quick else [1_000, 10_000]
@@ -416,6 +424,10 @@ def main() -> None:
     finally:
         for daemon in daemons.values():
             daemon.stop()
+    if big_queue:  # with nothing else running: approve → next row in the inspector (issue 15)
+        from scale_inspector import budget, inspector_row, row_key
+
+        figures[row_key(args.big_queue)] = inspector_row(big_home, args.big_queue, args.approvals)
     outcomes: dict[str, dict[str, int]] = {}  # hook.log: path and outcome of every served hook
     for n in direct:
         for line in (homes[n] / "logs" / "hook.log").read_text().splitlines():
@@ -462,7 +474,8 @@ def main() -> None:
     write_result(
         "scale_large" if args.large else "scale",
         figures,
-        budgets={k: f"<= {v}x python -c pass" for k, v in BUDGETS.items()},
+        budgets={k: f"<= {v}x python -c pass" for k, v in BUDGETS.items()}
+        | (budget(args.big_queue) if big_queue else {}),
         notes=f"whole processes from a non-editable wheel install; load average "
         f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cpus "
         f"while measuring; {'large' if args.large else 'quick' if quick else 'full'} run",

@@ -16,8 +16,9 @@ policy labels of tests/corpus/secrets/adjudicated.tsv (adjudicated, the headline
   sha256 of the row's text (as the issue asked). `rule_group`: by sha256 of the connected group of
   rows that share a text or a rule id, so one rule's near-duplicate examples never sit in both
   halves. The first rounds tuned looking only at rows in half 0 of *both* splits (`tuned_on`);
-  the second round (detectors v16, adjudication criteria widened) and the third (v18: two more
-  adjudication categories, applied to every row) looked only at rows of
+  the second round (detectors v16, adjudication criteria widened), the third (v18: two more
+  adjudication categories, applied to every row) and the fourth (v19: suffix marks, lone-word
+  pairs, blank runs; nonce, CONSTANT-slot and typed-run criteria) looked only at rows of
   `text` half 0 (tests/bench/secrets_debug.py prints one half), so `held_out.text_split.1` is
   the figure not looked at, and a gap between the halves shows overfit. Caveat: one dump of all
   misses and false positives was read before the split was fixed; the PEM-body,

@@ -46,19 +46,30 @@ def machine() -> dict[str, Any]:
     }
 
 
+def provenance() -> dict[str, str]:
+    """What ran, at which commit, when: the header of every result (and of a figure measured
+    apart from the rest of its file)."""
+    return {
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "commit": _commit(),
+        "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
 def write_result(
     name: str, figures: dict[str, Any], *, budgets: dict[str, str] | None = None, notes: str = ""
 ) -> Path:
     from importlib.metadata import version
 
     OUT_DIR.mkdir(parents=True, exist_ok=True)
+    ran = provenance()
     doc = {
         "benchmark": name,
-        "command": " ".join([Path(sys.executable).name, *sys.argv]),
-        "commit": _commit(),
+        "command": ran["command"],
+        "commit": ran["commit"],
         "version": version("memvet"),
         "machine": machine(),
-        "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "date": ran["date"],
         "figures": figures,
         "budgets": budgets or {},
         "notes": notes,

@@ -16,7 +16,7 @@ regex_literals = pytest.importorskip(
 )
 declare_rule_words = pytest.importorskip("declare_rule_words")
 
-from memvet.daemon.extraction import extract  # noqa: E402
+from memvet.daemon.extraction import sentence_split  # noqa: E402
 from memvet.daemon.extraction.prefilter import Prefilter  # noqa: E402
 from memvet.daemon.extraction.rules import Rule, load_rules  # noqa: E402
 
@@ -74,8 +74,10 @@ def test_every_packaged_rule_declares_what_its_pattern_requires():
 
 
 def test_the_sentence_opener_shortcuts_match_their_patterns():
-    assert extract._PLEASE_STARTS == regex_literals.starts(extract._PLEASE)
-    assert regex_literals.starts(extract._OPENER) is None and extract._OPENER_STARTS == ("",)
+    assert sentence_split._PLEASE_STARTS == regex_literals.starts(sentence_split._PLEASE)
+    assert regex_literals.starts(
+        sentence_split._OPENER
+    ) is None and sentence_split._OPENER_STARTS == ("",)
 
 
 def test_an_unsound_declaration_would_skip_a_match():

@@ -4,7 +4,8 @@ and the statements that must never become candidates."""
 from __future__ import annotations
 
 import pytest
-from memvet.daemon.extraction.extract import Extractor, normalise
+from memvet.daemon.extraction.extract import Extractor
+from memvet.daemon.extraction.sentence_split import normalise
 from memvet.daemon.pipeline import load_rules
 
 EXTRACTOR = Extractor(load_rules())

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from memvet.daemon import tailer
-from memvet.daemon.extraction import extract, filters
+from memvet.daemon.extraction import extract, filters, sentence_split
 from memvet.daemon.extraction.prefilter import prefilter_for
 from memvet.daemon.hosts import SessionState, parser_for
 from memvet.daemon.pipeline import load_rules
@@ -203,20 +203,20 @@ def test_masking_and_sentence_boundaries_match_the_plain_regexes() -> None:
         assert filters.mask_protected(text) == (filters._PROTECTED.sub(keep, text), slots)
         line = text.replace("we ", "    ").replace("; ", "$ ").replace(", ", ": ")
         assert skip_line(line) == any(r.pattern.search(line) for r in RULES.skip_line), line
-        assert [m.span() for m in extract._boundaries(text)] == [
-            m.span() for m in extract._SENTENCE_END.finditer(text)
+        assert [m.span() for m in sentence_split._boundaries(text)] == [
+            m.span() for m in sentence_split._SENTENCE_END.finditer(text)
         ]
 
 
 def _normalise_as_written(sentence: str) -> str:
-    """extract.normalise before the prefix checks that skip its substitutions."""
+    """sentence_split.normalise before the prefix checks that skip its substitutions."""
     text = " ".join(sentence.split()).strip(" -—–")
     if text.startswith("(") and text.count("(") > text.count(")"):
         text = text[1:]
     if text.startswith("(") and text.endswith(")"):
         text = text[1:-1]
-    text = extract._PLEASE.sub("", extract._OPENER.sub("", text)).strip(" -—–")
-    text = extract._PLEASE.sub("", text)
+    text = sentence_split._PLEASE.sub("", sentence_split._OPENER.sub("", text)).strip(" -—–")
+    text = sentence_split._PLEASE.sub("", text)
     return (text[0].upper() + text[1:] if text[0].islower() else text) if text else ""
 
 
@@ -244,4 +244,4 @@ def test_normalise_skips_only_substitutions_that_cannot_apply() -> None:
     ]
     for _ in range(5000):
         sentence = "".join(rng.choice(words) for _ in range(rng.randint(0, 7)))
-        assert extract.normalise(sentence) == _normalise_as_written(sentence), sentence
+        assert sentence_split.normalise(sentence) == _normalise_as_written(sentence), sentence

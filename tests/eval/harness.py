@@ -273,7 +273,7 @@ class CaseRunner:
             workspace=resolve_workspace(q["cwd"]),
             as_of=when(as_of["valid_time"]),
             **kwargs,
-        )
+        ).to_json()  # scoring reads the JSON document (interfaces.md)
 
     def _check_leaks(self) -> None:
         secrets = self.case.get("secret_strings") or []

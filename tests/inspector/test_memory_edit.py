@@ -52,7 +52,7 @@ async def test_e_edits_the_memory_and_u_takes_the_edit_back(history, store, cloc
         assert any(m.startswith("Edit: Format Python with black") for m in messages(app))
         assert app.screen.records[pinned].statement == saved.statement  # the row shows it
         got = recall(store, "how do I format python with black?", workspace=SHOP)
-        assert got["state"] == "VERIFIED" and got["memories"][0]["id"] == pinned
+        assert got.state == "VERIFIED" and got.memories[0].id == pinned
         await pilot.press("u")
         await settle(pilot, rounds=5)
         assert store.get_memory(pinned).statement == before.statement

@@ -10,6 +10,7 @@ from memvet.inspector.app import make_app
 from memvet.inspector.widgets.line_table import LineTable
 from memvet.store import SchemaMismatchError
 from memvet.store.audit import T as AUDIT
+from store_internals import engine_of
 
 from .conftest import OTHER, app_for, draft, settle
 
@@ -188,7 +189,7 @@ async def test_audit_shows_chain_status_and_recent_events(history, store, clock)
         await open_screen(pilot, "5")
         assert "chain intact" in body(app, "#audit-chain")
         assert rows(app)[0] == str(store.audit_head())
-        with store.engine.begin() as conn:  # someone edits the ledger behind our back
+        with engine_of(store).begin() as conn:  # someone edits the ledger behind our back
             conn.execute(sa.update(AUDIT).where(AUDIT.c.seq == 3).values(actor="mallory"))
         await pilot.press("v")
         await settle(pilot)

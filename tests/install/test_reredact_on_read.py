@@ -14,6 +14,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from memvet.store import CandidateDraft, Scope, open_store
 from memvet.store.redaction.served import recheck, rechecked
+from store_internals import engine_of
 
 pytestmark = pytest.mark.slow
 TOKEN = (
@@ -101,7 +102,7 @@ def test_the_no_daemon_hook_rechecks_until_the_sweep_has_run(tmp_path: Path, mon
     _store_unredacted(workspace, monkeypatch)
     store = open_store()
     try:
-        with store.engine.begin() as conn:
+        with engine_of(store).begin() as conn:
             conn.execute(
                 sa.text(
                     "UPDATE store_meta SET value = 'gitleaks-older+memvet-1' "
@@ -129,3 +130,44 @@ def test_the_no_daemon_hook_rechecks_until_the_sweep_has_run(tmp_path: Path, mon
     )
     assert "deploy notices" in done.stdout, done.stdout + done.stderr  # the memory is served …
     assert TOKEN not in done.stdout and "[REDACTED:" in done.stdout  # … redacted with today's rules
+
+
+@pytest.mark.parametrize("route", ["direct", "store", "daemon"])
+def test_recall_prints_old_memories_redacted_with_todays_rules(
+    tmp_path: Path, monkeypatch, route: str
+) -> None:
+    """`memvet recall --json` on each of its routes: its own sqlite3 path, the Store's (asked
+    about the store as recorded now), and the daemon's reply (store/recall_route.py)."""
+    import json
+    import subprocess
+    from datetime import UTC, datetime
+
+    from memvet.store import recall_route
+    from memvet.store.daemon_ask import installed_version
+
+    monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
+    workspace = tmp_path / "repo"
+    (workspace / ".git").mkdir(parents=True)
+    _store_unredacted(workspace, monkeypatch)
+    question = "how do we post deploy notices"
+    if route == "daemon":
+        request = {"query": question, "workspace": str(workspace), "as_of": None}
+        body = json.dumps({**request, "user": getpass.getuser()}).encode()
+        head = b"MVR1 " + installed_version().encode() + b"\n"
+        reply = recall_route.answer(head + body, os.environ["MEMVET_HOME"], getpass.getuser())
+        assert reply.startswith(b"OK\n"), reply[:40]
+        printed = reply.decode()
+    else:
+        later = ["--recorded-as-of", datetime.now(UTC).isoformat()] if route == "store" else []
+        done = subprocess.run(
+            [sys.executable, "-m", "memvet.install.launcher", "recall", question, "--json", *later],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=workspace,
+            env={**os.environ, "MEMVET_KEY_PROVIDER": "file"},
+        )
+        assert done.returncode == 0, done.stderr
+        printed = done.stdout
+    assert "deploy notices" in printed, printed  # the memory is recalled …
+    assert TOKEN not in printed and "[REDACTED:" in printed  # … redacted with today's rules

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlalchemy as sa
+from store_internals import engine_of
 
 from .conftest import draft
 
@@ -34,7 +35,7 @@ def test_every_write_path_appends_an_event(store):
 
 def test_a_flipped_byte_in_an_event_is_reported(store):
     _busy_store(store)
-    with store.engine.begin() as conn:
+    with engine_of(store).begin() as conn:
         blob = bytearray(
             conn.execute(sa.text("SELECT preview_ct FROM audit_events WHERE seq=1")).scalar()
         )
@@ -48,14 +49,14 @@ def test_a_flipped_byte_in_an_event_is_reported(store):
 
 def test_an_edited_actor_is_reported(store):
     _busy_store(store)
-    with store.engine.begin() as conn:
+    with engine_of(store).begin() as conn:
         conn.execute(sa.text("UPDATE audit_events SET actor='someone else' WHERE seq=3"))
     assert store.verify_audit().first_bad_seq == 3
 
 
 def test_a_deleted_event_is_reported(store):
     _busy_store(store)
-    with store.engine.begin() as conn:
+    with engine_of(store).begin() as conn:
         conn.execute(sa.text("DELETE FROM audit_events WHERE seq=4"))
     report = store.verify_audit()
     assert not report.ok and report.first_bad_seq == 4 and "missing" in report.problem
@@ -63,7 +64,7 @@ def test_a_deleted_event_is_reported(store):
 
 def test_reordered_events_are_reported(store):
     _busy_store(store)
-    with store.engine.begin() as conn:
+    with engine_of(store).begin() as conn:
         rows = conn.execute(
             sa.text(
                 "SELECT seq, at, actor, action, entity_type, entity_id, "

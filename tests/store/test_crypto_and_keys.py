@@ -11,6 +11,7 @@ from keyring.backends import fail
 from memvet.store import IntegrityError, KeyMissingError, KeyWrongError, open_store
 from memvet.store.crypto import FieldCipher, new_key, normalise_statement
 from memvet.store.errors import StoreUnavailableError
+from store_internals import engine_of
 
 from .conftest import draft
 
@@ -38,7 +39,7 @@ def test_a_ciphertext_moved_to_another_row_or_column_fails():
 def test_moving_a_ciphertext_between_rows_in_the_database_is_detected(store):
     a = store.admit(draft("we use uv here")).candidate_id
     b = store.admit(draft("never run terraform apply", kind="constraint")).candidate_id
-    with store.engine.begin() as conn:
+    with engine_of(store).begin() as conn:
         blob = conn.execute(
             sa.text("SELECT statement_ct FROM candidates WHERE id=:i"), {"i": a}
         ).scalar()

@@ -9,6 +9,7 @@ from memvet.store.engine import create_store_engine
 from memvet.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from memvet.store.schema import current_version, migrate
 from sqlmodel import SQLModel
+from store_internals import engine_of
 
 
 def test_every_connection_has_wal_foreign_keys_and_busy_timeout(tmp_path):
@@ -52,14 +53,14 @@ def test_upgrade_from_the_previous_version(tmp_path):
     else:
         raise AssertionError("an older store must be refused without an explicit upgrade")
     store = open_store(tmp_path / "h", schema="upgrade")
-    assert current_version(store.engine) == SCHEMA_VERSION
+    assert current_version(engine_of(store)) == SCHEMA_VERSION
     store.record_sweep("sweep.test", store.now(), "ok")
     assert "sweep.test" in store.sweep_runs()
 
 
 def test_a_newer_store_is_refused_with_exit_3(tmp_path):
     store = open_store(tmp_path / "h")
-    with store.engine.begin() as conn:
+    with engine_of(store).begin() as conn:
         conn.execute(sa.text("UPDATE store_meta SET value='99' WHERE key='schema_version'"))
     store.close()
     for mode in ("create", "upgrade", "never"):
@@ -85,7 +86,7 @@ def test_optimize_gathers_planner_statistics(tmp_path):
     store = open_store(tmp_path / "h")
 
     def stats() -> int:
-        with store.engine.connect() as conn:
+        with engine_of(store).connect() as conn:
             return conn.exec_driver_sql(
                 "SELECT count(*) FROM sqlite_master WHERE name='sqlite_stat1'"
             ).scalar()

@@ -240,9 +240,9 @@ def test_recall_as_recorded_at_an_earlier_time(store, clock):
     clock.advance(hours=1)
     store.forget(memory.id, actor="op")
     now = recall(store, "how do deploys run?", workspace=ws)
-    assert now["state"] == "UNKNOWN" and memory.id not in [
-        m["id"] for m in now["memories"] if m.get("role") == "answer"
+    assert now.state == "UNKNOWN" and memory.id not in [
+        m.id for m in now.memories if m.role == "answer"
     ]
     then = recall(store, "how do deploys run?", workspace=ws, recorded_as_of=before_forget)
     # As recorded then it was in force; told as history, never as current (issue 13).
-    assert then["state"] == "VERIFIED_HISTORICAL" and then["memories"][0]["id"] == memory.id
+    assert then.state == "VERIFIED_HISTORICAL" and then.memories[0].id == memory.id

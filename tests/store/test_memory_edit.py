@@ -11,6 +11,7 @@ import pytest
 import sqlalchemy as sa
 from memvet.store import CandidateDraft, MemoryEdits, MemvetError, Scope, open_store
 from memvet.store.recall import recall
+from store_internals import engine_of
 
 APP = "/home/dana/src/app"
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -27,12 +28,12 @@ def approve(store, statement: str, kind: str = "fact") -> str:
     return store.approve(store.admit(draft).candidate_id, actor="dana").id
 
 
-def answer(store, question: str) -> dict:
+def answer(store, question: str):
     return recall(store, question, workspace=APP)
 
 
-def ids(result: dict) -> list[str]:
-    return [m["id"] for m in result["memories"]]
+def ids(result) -> list[str]:
+    return [m.id for m in result.memories]
 
 
 def test_an_edit_rewrites_the_memory_in_place_and_recall_follows_it(store, clock):
@@ -48,9 +49,9 @@ def test_an_edit_rewrites_the_memory_in_place_and_recall_follows_it(store, clock
     assert after.subject == "staging redis port"
     assert after.valid_from == before.valid_from  # still when the user said it
     got = answer(store, "which port does staging redis listen on?")
-    assert got["state"] == "VERIFIED" and ids(got) == [mid]
+    assert got.state == "VERIFIED" and ids(got) == [mid]
     for old_words in ("database", "5432"):  # the term index no longer holds the old text
-        assert answer(store, old_words)["memories"] == []
+        assert answer(store, old_words).memories == ()
     assert [t.reason for t in store.transitions(mid)] == ["approved", "edited"]
     (edited_at, actor, undone, version) = store.memory_versions(mid)[0]
     assert (actor, undone, version.statement) == ("dana", False, before.statement)
@@ -65,7 +66,7 @@ def test_a_secret_typed_into_an_edit_is_redacted_everywhere_it_lands(store):
     ).memory
     assert TOKEN not in changed.statement and "[REDACTED" in changed.statement
     assert all(TOKEN not in (e.preview or "") for e in store.audit_events(20))
-    with store.engine.connect() as conn:  # nor in any column, in the clear
+    with engine_of(store).connect() as conn:  # nor in any column, in the clear
         for table in ("memories", "memory_versions", "audit_events"):
             for row in conn.execute(sa.text(f"SELECT * FROM {table}")):
                 assert all(TOKEN.encode() not in bytes(str(v), "utf-8") for v in row)
@@ -131,7 +132,7 @@ def test_an_edit_into_a_rival_value_asks_or_follows_the_decision(store):
     )
     assert store.get_memory(old).status == "superseded"
     got = answer(store, "what port does staging postgres listen on?")
-    assert got["state"] == "VERIFIED" and ids(got)[0] == mid
+    assert got.state == "VERIFIED" and ids(got)[0] == mid
 
 
 def test_undoing_an_edit_that_superseded_others_puts_them_back_and_says_so(store):
@@ -150,7 +151,7 @@ def test_undoing_an_edit_that_superseded_others_puts_them_back_and_says_so(store
     again = store.get_memory(old)
     assert again.status == "active" and again.valid_to is None and again.superseded_by_id is None
     got = answer(store, "what port does staging postgres listen on?")
-    assert got["state"] == "VERIFIED" and ids(got)[0] == old
+    assert got.state == "VERIFIED" and ids(got)[0] == old
     # An edit that superseded nothing puts nothing back.
     store.edit_memory(mid, MemoryEdits(statement="Staging runs postgres 16"), actor="dana")
     assert store.undo_edit(mid, actor="dana").restored == ()

@@ -12,6 +12,7 @@ from memvet.store import fast_read as fr
 from memvet.store import hook_reply as reply
 from memvet.store import open_store
 from memvet.store import term_index as ti
+from store_internals import cipher_of
 
 from .conftest import draft
 
@@ -50,11 +51,15 @@ def hook(world) -> tuple[str | None, list[cp.PackItem], fr.DirectSource]:
     """The hook's answer, what it chose, and the source (for `unreadable`)."""
     store, conn, home = world
     now = cp.stamp(store.now())
-    source = fr.DirectSource(conn, store.cipher, "dana", APP)
+    source = fr.DirectSource(conn, cipher_of(store), "dana", APP)
     chosen = cp.choose(source.relevant(PROMPT, set(), now), cp.PROMPT_TOKENS, EVENT, now)
     source.fill(chosen)
     answer = reply.respond(
-        fr.DirectSource(conn, store.cipher, "dana", APP), EVENT, {"prompt": PROMPT}, str(home), now
+        fr.DirectSource(conn, cipher_of(store), "dana", APP),
+        EVENT,
+        {"prompt": PROMPT},
+        str(home),
+        now,
     )
     return answer, chosen, source
 
@@ -135,12 +140,12 @@ def test_scope_holders_are_the_postings_joined_with_the_scope(world, monkeypatch
     and, given the counts, the ids outside a scope that holds most memories."""
     store, conn, _ = world
     monkeypatch.setattr(ti, "PROBE_MAX", probe_max)
-    key = store.cipher.term_key
+    key = cipher_of(store).term_key
     terms = ["bill", "fixtur", "flaky", "testdata", "7", "nowhere"]
     everyone = conn.execute("SELECT count(*) FROM memories").fetchone()[0]
     found, most = {}, {}
     for workspace in (APP, THIRD, "/home/dana/src/other"):
-        params = fr.DirectSource(conn, store.cipher, "dana", workspace).params
+        params = fr.DirectSource(conn, cipher_of(store), "dana", workspace).params
         want = found[workspace] = joined_holders(conn, key, terms, params)
         assert ti.scope_holders(conn, key, terms, SCOPE, params) == want
         (inside,) = conn.execute(f"SELECT count(*) FROM memories WHERE {SCOPE}", params).fetchone()
@@ -163,8 +168,8 @@ def test_a_scope_holding_every_memory_is_not_read(tmp_path, monkeypatch):
             [draft(f"Billing module {i} keeps flaky fixtures") for i in range(5)], actor="dana"
         )
         conn = sqlite3.connect(str(store.path), isolation_level=None)
-        params = fr.DirectSource(conn, store.cipher, "dana", APP).params
-        key, terms = store.cipher.term_key, ["bill", "flaky", "3", "nowhere"]
+        params = fr.DirectSource(conn, cipher_of(store), "dana", APP).params
+        key, terms = cipher_of(store).term_key, ["bill", "flaky", "3", "nowhere"]
         queries: list[str] = []
 
         def run(sql: str, args: tuple) -> list[tuple]:

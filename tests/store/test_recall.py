@@ -48,7 +48,8 @@ def remember(store, statement: str, *, boundary: str | None = None, **kw):
 
 
 def ask(store, query: str, workspace: str | None = APP, **kw) -> dict:
-    return recall(store, query, workspace=workspace, **kw)
+    """The decision's JSON document (interfaces.md), what these tests pin."""
+    return recall(store, query, workspace=workspace, **kw).to_json()
 
 
 def ids(items: list[dict]) -> set[str]:

@@ -12,6 +12,7 @@ from memvet.store import recall_classes as rc
 from memvet.store import term_index as ti
 from memvet.store.candidates import QueueFilter
 from memvet.store.recall import Recall, recall
+from store_internals import cipher_of
 
 from .conftest import draft
 
@@ -166,7 +167,7 @@ def prompt_pack(store, conn, prompt: str, workspace: str) -> list[tuple[str, str
     from memvet.store import fast_read as fr
 
     now = cp.stamp(store.now())
-    source = fr.DirectSource(conn, store.cipher, "dana", workspace)
+    source = fr.DirectSource(conn, cipher_of(store), "dana", workspace)
     return [(i.id, i.statement) for i in source.relevant(prompt, set(), now)]
 
 

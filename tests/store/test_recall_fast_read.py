@@ -14,6 +14,7 @@ from memvet.store import fast_read as fr
 from memvet.store import hook_reply as reply
 from memvet.store.crypto import FieldCipher, new_key
 from memvet.store.migrations import SCHEMA_VERSION
+from store_internals import cipher_of
 
 A, B = "/home/dana/src/a", "/home/dana/src/b"
 
@@ -67,7 +68,7 @@ def test_direct_source_is_the_scope_rule_and_the_rank_order(
     monkeypatch.setattr(fr, "FIRST_PAGE", 2)  # the second, unlimited page is read too
     conn = sqlite3.connect(str(store.path))
     try:
-        source = fr.DirectSource(conn, store.cipher, user, workspace)
+        source = fr.DirectSource(conn, cipher_of(store), user, workspace)
         got = source.all_items()
         ranked_ids = [item.id for item in source.ranked()]
     finally:
@@ -107,7 +108,7 @@ def test_the_sql_in_force_count_matches_the_python_one(store, clock):
         store.approve(store.admit(draft).candidate_id, actor="t", edits=edits)
     conn = sqlite3.connect(str(store.path))
     try:
-        source = fr.DirectSource(conn, store.cipher, "dana", A)
+        source = fr.DirectSource(conn, cipher_of(store), "dana", A)
         for at in (now, now + timedelta(days=2), now - timedelta(days=1)):
             stamp = cp.stamp(at)
             assert source.count_active(stamp) == cp.count_active(source.all_items(), stamp)

@@ -13,9 +13,10 @@ from datetime import timedelta
 
 import pytest
 from memvet.store import Edits, open_store
-from memvet.store.read_layer import with_unreadable
+from memvet.store.read_layer import unreadable_seen
 from memvet.store.recall import recall
 from memvet.store.recall_read import RecallSource, recall_direct, stored_time
+from store_internals import engine_of
 
 from .conftest import draft
 
@@ -68,7 +69,7 @@ def home(tmp_path_factory):
     store.admit(draft("We might move deploys to Render", kind="fact"))  # pending
     held = store.admit(draft("The cache host is memcached-2", kind="fact")).candidate_id
     store.reserve(held, owner="ana", ttl=timedelta(days=1))
-    with store.engine.begin() as conn:  # written since the last re-index: read whole
+    with engine_of(store).begin() as conn:  # written since the last re-index: read whole
         conn.exec_driver_sql(
             "INSERT INTO term_stale SELECT id FROM memories ORDER BY id DESC LIMIT 4"
         )
@@ -85,11 +86,12 @@ def env(home, monkeypatch):
     return home
 
 
-def through_store(home, question: str, workspace: str | None, as_of=None, store=None) -> dict:
+def through_store(home, question: str, workspace: str | None, as_of=None, store=None):
     """The Store's path: recall.recall and the unreadable rows it skipped."""
     opened = store or open_store(home, user="dana", create=False)
     try:
-        return with_unreadable(opened, recall(opened, question, workspace=workspace, as_of=as_of))
+        decision = recall(opened, question, workspace=workspace, as_of=as_of)
+        return decision.with_unreadable(unreadable_seen(opened))
     finally:
         if store is None:
             opened.close()
@@ -105,8 +107,9 @@ def test_the_fast_path_answers_as_the_store_does(env):
                 for at in (None, as_of):
                     fast = recall_direct(question, workspace=workspace, as_of=at)
                     slow = through_store(env, question, workspace, at, store=store)
-                    assert fast is not None and json.dumps(fast) == json.dumps(slow)
-                    states.add((fast["state"], fast["reason_code"]))
+                    assert fast is not None and fast == slow
+                    assert json.dumps(fast.to_json()) == json.dumps(slow.to_json())
+                    states.add((fast.state, fast.reason_code))
     finally:
         store.close()
     # the store holds every kind of answer the check must cover
@@ -150,8 +153,8 @@ def test_a_row_altered_without_the_key_is_left_out_and_named_by_both(env, tmp_pa
     monkeypatch.setenv("MEMVET_HOME", str(copy))
     question = "which package manager do we use?"
     fast = recall_direct(question, workspace=APP, as_of=None)
-    assert fast is not None and victim in fast["unreadable"]["ids"]
-    assert json.dumps(fast) == json.dumps(through_store(copy, question, APP))
+    assert fast is not None and fast.unreadable and victim in fast.unreadable["ids"]
+    assert json.dumps(fast.to_json()) == json.dumps(through_store(copy, question, APP).to_json())
 
 
 def test_it_steps_aside_where_only_the_store_can_answer(env, tmp_path, monkeypatch):
@@ -183,7 +186,8 @@ def test_the_command_takes_the_stores_path_for_history_as_recorded(env, monkeypa
 
     monkeypatch.setattr("memvet.store.workspace.resolve_workspace", lambda path: path)
     now = command()
-    assert now == recall_direct(QUESTIONS[0], workspace=APP, as_of=None)
+    direct = recall_direct(QUESTIONS[0], workspace=APP, as_of=None)
+    assert direct is not None and now == direct.to_json()
     assert now["state"] == "VERIFIED"
     calls = []
     monkeypatch.setattr("memvet.store.recall_read.recall_direct", lambda *a, **k: calls.append(a))
@@ -226,7 +230,7 @@ def test_a_common_words_walk_finds_the_postings_the_join_finds(env, monkeypatch)
     for walk_from in (0, 10**9):
         monkeypatch.setattr(recall_index, "WALK_FROM", walk_from)
         answers[walk_from] = [
-            json.dumps(recall_direct(question, workspace=workspace, as_of=None))
+            recall_direct(question, workspace=workspace, as_of=None)
             for question in QUESTIONS
             for workspace in (APP, OTHER, None)
         ]

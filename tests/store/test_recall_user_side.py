@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from memvet.store import CandidateDraft, Edits, Scope
 from memvet.store import context_pack as cp
+from memvet.store.claims import claim_of, rivalry
 from memvet.store.recall import recall
 from memvet.store.relevance import FLOOR, Relevance
-from memvet.store.slots import claim_of, derive_subject, normalise_subject, rivalry
+from memvet.store.slots import derive_subject, normalise_subject
 
 APP = "/home/dana/src/app"
 NOW = "2026-07-01 00:00:00.000000"
@@ -108,8 +109,8 @@ def test_the_hook_path_stays_free_of_sqlalchemy():
 def test_a_question_for_an_attribute_no_memory_states_is_unknown(store, question):
     remember(store, "The cache is Redis, run locally with docker compose")
     out = recall(store, question, workspace=APP)
-    assert (out["state"], out["reason_code"]) == ("UNKNOWN", "insufficient_evidence")
-    assert out["memories"] == []
+    assert (out.state, out.reason_code) == ("UNKNOWN", "insufficient_evidence")
+    assert out.memories == ()
 
 
 @pytest.mark.parametrize(
@@ -128,7 +129,7 @@ def test_a_question_for_an_attribute_no_memory_states_is_unknown(store, question
 def test_a_memory_holding_a_value_of_the_asked_type_still_answers(store, statement, question):
     m = remember(store, statement)
     out = recall(store, question, workspace=APP)
-    assert out["state"] == "VERIFIED" and out["memories"][0]["id"] == m.id
+    assert out.state == "VERIFIED" and out.memories[0].id == m.id
 
 
 # --- values compared within one subject ----------------------------------------------------------

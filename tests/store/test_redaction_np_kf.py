@@ -109,3 +109,19 @@ def test_a_discord_token_starts_with_its_bots_numeric_id() -> None:
     made_up_head = base64.b64encode(b"10294813y9591300x16").decode().rstrip("=")
     _masked(f"bot {real_head}{tail}", real_head + tail)
     _kept(f"bot {made_up_head}{tail}")
+
+
+def test_a_providers_suffix_glued_to_a_typed_body_makes_it_a_token() -> None:
+    """Policy: a provider's mark says what a token is, at its end (MaxMind's `…_mmk`) as at its
+    start; without it the same typed body is no secret."""
+    body = "Qx7mL2_1234567890abcdef1234567890abc"
+    assert NP_KF_ONLY(f"{body}_mmk").changed
+    _masked(f"geoip license {body}_mmk", body)
+    _kept("the build id is 1234567890abcdef1234567890abc")
+
+
+def test_a_lone_word_in_a_credential_pair_is_no_reference() -> None:
+    """`username "user"` is a weak literal, not a reference like %VAR%: its password is masked
+    ("however weak"); a pair with a reference in it is still no credential."""
+    _masked('credentials {\n  username "user"\n  password "password"\n}', '"password"\n}')
+    _kept('credentials {\n  username "user"\n  password "${GRADLE_PASSWORD}"\n}')

@@ -165,3 +165,32 @@ def test_an_ip_address_is_a_hosts_and_kept() -> None:
 def test_an_aws_key_id_with_a_typed_body_is_not_a_key() -> None:
     _kept("AKIAABCDEFGHIJKLMNOP")  # policy: a typed sequence with no secret word near it
     _masked("AKIAQ7ZK3MW5RT2YX4NB", "AKIAQ7ZK3MW5RT2YX4NB")
+
+
+def test_a_run_of_blanks_in_a_long_random_body_leaves_a_token() -> None:
+    """Blanks written over a value mask it; a run of four inside a long generated body does not
+    make a prefixed token a placeholder."""
+    token = f"HRKU-AA{RANDOM[:20]}_____{RANDOM}_u"
+    _masked(f'const KEY = "{token}"', RANDOM)
+    _kept("STRIPE_KEY=sk_live_________________________")
+
+
+def test_adjudication_placeholder_and_nonce_criteria() -> None:
+    """A slot's name as a CONSTANT (`-p PASSWORD`) is a reference, a lower-case lone word a weak
+    literal; a CSRF token grants nothing alone; "…Identifier" rules find identifiers."""
+    judge = _adjudicator()
+    assert judge.placeholder("PASSWORD") and judge.placeholder("ACCESS_TOKEN")
+    assert judge.placeholder("password") is None and judge.placeholder(RANDOM) is None
+    assert judge.nonce_value(RANDOM, f"csrf-token={RANDOM}")
+    assert not judge.nonce_value(RANDOM, f"csrf-token={RANDOM}\napi_token = {RANDOM[::-1]}")
+    assert judge.live_literal(f"csrf_token = {RANDOM}") is None
+    assert judge.live_literal(f"auth_token = {RANDOM}")
+    assert judge._IDENTIFIER_NAME.search("Snowflake Account Identifier")
+
+
+def test_adjudication_typed_runs_but_not_behind_a_glued_prefix() -> None:
+    """abcd1234efgh5678… and a repeated 8-chunk are typed; letters that are no run leading the
+    value (`dapi…`) are a provider's prefix glued without a separator, and keep it a token."""
+    typed = _adjudicator().is_typed
+    assert typed("abcd1234efgh5678ijkl9012mnop3456") and typed("123e4567abcd4567abcd4567abcd4567")
+    assert not typed("dapiabcd1234abcd1234abcd1234abcd1234") and not typed(RANDOM)

@@ -13,6 +13,7 @@ import memvet.store.redaction as redaction
 import sqlalchemy as sa
 from memvet.store import CandidateDraft, Evidence, QueueFilter, Scope, open_store
 from memvet.store.redaction_sweep import META_KEY, reredact_stored
+from store_internals import engine_of
 
 TOKEN = "xoxo-5820348523-5820348524-5820348525-4f9a2b7c1d3e"
 
@@ -56,7 +57,7 @@ def test_the_sweep_redacts_what_was_stored_before_the_rule(tmp_path, monkeypatch
             store.reader_for(None, all_scopes=True), QueueFilter(statuses=("rejected",))
         )
         assert shown and all(TOKEN not in c.statement for c in shown)
-        with store.engine.connect() as conn:
+        with engine_of(store).connect() as conn:
             assert conn.execute(
                 sa.text("SELECT value FROM store_meta WHERE key = :k"), {"k": META_KEY}
             ).scalar()

@@ -81,8 +81,8 @@ def test_recall_abstains_on_a_question_that_shares_one_generic_word(store):
     _remember(store, "shop-api's staging PostgreSQL listens on port 5433, not the default 5432.")
     _remember(store, "Run shop-api's tests serially with `pnpm test --runInBand`.", "procedure")
     out = recall(store, "what is the cache host and port?", workspace=APP)
-    assert (out["state"], out["reason_code"]) == ("UNKNOWN", "insufficient_evidence")
-    assert out["memories"] == []
+    assert (out.state, out.reason_code) == ("UNKNOWN", "insufficient_evidence")
+    assert out.memories == ()
 
 
 def test_recall_answers_a_paraphrase(store):
@@ -93,4 +93,4 @@ def test_recall_answers_a_paraphrase(store):
     )
     _remember(store, "shop-api's staging PostgreSQL listens on port 5433.")
     out = recall(store, "can I deploy from my laptop?", workspace=APP)
-    assert out["state"] != "UNKNOWN" and out["memories"][0]["id"] == rule
+    assert out.state != "UNKNOWN" and out.memories[0].id == rule

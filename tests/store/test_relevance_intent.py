@@ -79,10 +79,10 @@ def test_recall_over_the_index_sees_another_environment(store):
         host="claude-code",
     )
     store.approve(store.admit(draft).candidate_id, actor="dana")
-    assert recall(store, "which schema does the prod target use?", workspace=APP)["state"] == (
+    assert recall(store, "which schema does the prod target use?", workspace=APP).state == (
         "UNKNOWN"
     )
-    assert recall(store, "which schema does the dev target use?", workspace=APP)["state"] != (
+    assert recall(store, "which schema does the dev target use?", workspace=APP).state != (
         "UNKNOWN"
     )
 

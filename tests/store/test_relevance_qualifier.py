@@ -129,6 +129,17 @@ def test_general_vocabulary_matches_a_paraphrase(question, statement):
     assert scores["m"] >= FLOOR, scores
 
 
+def test_a_git_push_is_no_push_notification_and_testers_get_betas():
+    assert "≈push-notification" in expanded("mobile-app sends push notifications through FCM")
+    assert "≈push-notification" not in expanded("what should I run before pushing?")
+    scope = [
+        memory("beta", "To release on iOS, run `fastlane ios beta`; it uploads to TestFlight."),
+        memory("ios", "The minimum iOS version is 15."),
+    ]
+    scores = Relevance("how do our testers get new builds?", scope).scores()
+    assert max(scores, key=scores.get) == "beta" and scores["beta"] >= FLOOR, scores
+
+
 def _approve(store, statement: str, kind: str = "fact") -> str:
     return store.approve(
         store.admit(draft(statement, workspace=APP, kind=kind)).candidate_id, actor="dana"
@@ -138,11 +149,11 @@ def _approve(store, statement: str, kind: str = "fact") -> str:
 def test_a_forgotten_memory_that_matches_best_means_the_answer_is_gone(store):
     redis = _approve(store, "shop-api's Redis cache is at cache.internal:6380.")
     pg = _approve(store, "shop-api's staging PostgreSQL listens on port 5433.")
-    assert recall(store, "which port is redis on?", workspace=APP)["memories"][0]["id"] == redis
+    assert recall(store, "which port is redis on?", workspace=APP).memories[0].id == redis
     store.forget(redis, actor="dana")
     gone = recall(store, "which port is redis on?", workspace=APP)
-    assert gone["state"] == "UNKNOWN" and gone["reason_code"] == "retired_or_expired", gone
-    assert redis in {e["id"] for e in gone["excluded"]}
+    assert gone.state == "UNKNOWN" and gone.reason_code == "retired_or_expired", gone
+    assert redis in {e.id for e in gone.excluded}
     # The question the remaining memory does answer is still answered.
     kept = recall(store, "what port does the staging postgres listen on?", workspace=APP)
-    assert kept["state"] != "UNKNOWN" and kept["memories"][0]["id"] == pg
+    assert kept.state != "UNKNOWN" and kept.memories[0].id == pg

@@ -5,7 +5,8 @@ prohibition, a tool named by a decision, spelled counts, and a generic word besi
 from __future__ import annotations
 
 import pytest
-from memvet.store.slots import claim_of, derive_subject, normalise_subject, rivalry
+from memvet.store.claims import claim_of, rivalry
+from memvet.store.slots import derive_subject, normalise_subject
 
 
 def verdict(a: tuple[str, str, str], b: tuple[str, str, str]) -> str | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 from memvet.store import Edits
+from store_internals import engine_of
 
 from .conftest import draft
 
@@ -22,11 +23,11 @@ def _memory_selects(store, run) -> list[tuple[str, object]]:
         if statement.lstrip().upper().startswith("SELECT") and "FROM memories" in statement:
             seen.append((statement, params))
 
-    sa.event.listen(store.engine, "before_cursor_execute", record)
+    sa.event.listen(engine_of(store), "before_cursor_execute", record)
     try:
         run()
     finally:
-        sa.event.remove(store.engine, "before_cursor_execute", record)
+        sa.event.remove(engine_of(store), "before_cursor_execute", record)
     return seen
 
 

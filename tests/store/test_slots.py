@@ -9,9 +9,11 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 from memvet.store import ConflictError, Edits, Evidence, UsageError
+from memvet.store.claims import claim_of, rivalry
 from memvet.store.core import MEM
 from memvet.store.recall import recall
-from memvet.store.slots import claim_of, derive_subject, normalise_subject, rivalry
+from memvet.store.slots import derive_subject, normalise_subject
+from store_internals import cipher_of, engine_of
 
 from .conftest import draft
 
@@ -187,13 +189,13 @@ def test_the_subject_is_stored_encrypted_with_a_blind_index_and_editable(store, 
     assert store.get_candidate(cid).subject == "staging postgres port"
     memory = approve(store, cid, subject="Staging  DB port")
     assert memory.subject == "Staging DB port"
-    with store.engine.connect() as conn:
+    with engine_of(store).connect() as conn:
         row = conn.execute(sa.select(MEM).where(MEM.c.id == memory.id)).one()
     assert b"Staging" not in row.subject_ct and row.subject_bidx
     assert row.subject_bidx == store.rows.slot_index(
         normalise_subject("staging db port"), APP, "dana"
     )
-    with store.engine.connect() as conn:
+    with engine_of(store).connect() as conn:
         assert [m.id for m in store.slots.members(conn, "staging db ports", APP)] == [memory.id]
 
 
@@ -240,12 +242,10 @@ def test_a_correction_supersedes_every_memory_that_asserts_what_it_replaces(stor
         assert gone.valid_to == told  # closed when the user said it, not at approval
     assert store.get_memory(other.id).status == "active"
     out = recall(store, "how do I install dependencies?", workspace=APP)
-    served = {m["id"] for m in out["memories"]}
+    served = {m.id for m in out.memories}
     assert new.id in served and not served & {uses.id, run.id}
     before = recall(store, "which package manager?", workspace=APP, as_of=told - timedelta(hours=1))
-    assert before["state"] == "VERIFIED_HISTORICAL" and uses.id in {
-        m["id"] for m in before["memories"]
-    }
+    assert before.state == "VERIFIED_HISTORICAL" and uses.id in {m.id for m in before.memories}
 
 
 def test_supersede_refuses_a_memory_outside_the_slot(store, clock):
@@ -264,7 +264,7 @@ def test_keep_both_marks_compatible_and_recall_serves_both(store, clock):
     pipeline = approve(store, cid, conflict="keep_both")
     assert store.get_memory(uv.id).compatible_key == pipeline.compatible_key is not None
     out = recall(store, "how do deploys go?", workspace=APP)
-    assert out["state"] == "VERIFIED" and out["contradictions"] == []
+    assert out.state == "VERIFIED" and out.contradictions == ()
 
 
 def test_keep_both_cannot_make_a_denial_compatible(store, clock):
@@ -287,8 +287,8 @@ def test_dispute_takes_both_out_of_recall(store, clock):
     )
     assert {store.get_memory(a.id).status, store.get_memory(b.id).status} == {"disputed"}
     out = recall(store, "what port does staging postgres listen on?", workspace=APP)
-    assert (out["state"], out["reason_code"]) == ("UNKNOWN", "unresolved_conflict")
-    assert out["memories"] == []
+    assert (out.state, out.reason_code) == ("UNKNOWN", "unresolved_conflict")
+    assert out.memories == ()
 
 
 def test_no_choice_leaves_both_unsettled_and_recall_refuses_to_pick(store, clock):
@@ -298,13 +298,13 @@ def test_no_choice_leaves_both_unsettled_and_recall_refuses_to_pick(store, clock
     b = approve(store, said(store, clock, "The staging postgres listens on port 5432"))
     assert {store.get_memory(a.id).conflict_state, b.conflict_state} == {"unsettled"}
     out = recall(store, "what port does staging postgres listen on?", workspace=APP)
-    assert (out["state"], out["reason_code"]) == ("UNKNOWN", "unresolved_conflict")
-    assert {a.id, b.id} <= {c["id"] for c in out["contradictions"]}
-    assert out["missing_conditions"][1].startswith("decide which is current")
+    assert (out.state, out.reason_code) == ("UNKNOWN", "unresolved_conflict")
+    assert {a.id, b.id} <= {c.id for c in out.contradictions}
+    assert out.missing_conditions[1].startswith("decide which is current")
     store.forget(b.id, actor="dana")
     assert store.get_memory(a.id).conflict_state == "none"  # its rival left: settled
     assert (
-        recall(store, "what port does staging postgres listen on?", workspace=APP)["state"]
+        recall(store, "what port does staging postgres listen on?", workspace=APP).state
         == "VERIFIED"
     )
 
@@ -337,7 +337,7 @@ def test_memories_list_and_recall_as_of_follow_one_rule_for_a_forget(store, cloc
     store.forget(memory.id, actor="dana")
     reader = store.reader_for(APP)
     assert store.list_memories(reader, as_of=then) == []
-    assert recall(store, "which package manager", workspace=APP, as_of=then)["state"] == "UNKNOWN"
+    assert recall(store, "which package manager", workspace=APP, as_of=then).state == "UNKNOWN"
 
 
 def test_recorded_as_of_answers_history_never_current(store, clock):
@@ -347,9 +347,9 @@ def test_recorded_as_of_answers_history_never_current(store, clock):
     cid = said(store, clock, "We switched from poetry to uv for packages", kind="fact")
     approve(store, cid, conflict="supersede")
     out = recall(store, "what are packages managed with?", workspace=APP, recorded_as_of=recorded)
-    assert out["state"] == "VERIFIED_HISTORICAL" and [m["id"] for m in out["memories"]] == [old.id]
+    assert out.state == "VERIFIED_HISTORICAL" and [m.id for m in out.memories] == [old.id]
     now = recall(store, "what are packages managed with?", workspace=APP)
-    assert old.id not in {m["id"] for m in now["memories"]}
+    assert old.id not in {m.id for m in now.memories}
 
 
 # --- the context pack ------------------------------------------------------------------------------
@@ -363,7 +363,7 @@ def _pack(store, event: str = "session-start", prompt: str | None = None) -> str
 
     conn = sqlite3.connect(str(store.path))
     try:
-        source = fr.DirectSource(conn, store.cipher, "dana", APP)
+        source = fr.DirectSource(conn, cipher_of(store), "dana", APP)
         payload = {"session_id": None, **({"prompt": prompt} if prompt else {})}
         out = reply.respond(source, event, payload, str(store.home), cp.stamp(store.now()))
     finally:
@@ -411,5 +411,5 @@ def test_a_disputed_slot_lists_both_as_contradictions(store, clock):
         store, said(store, clock, "The staging postgres listens on port 5432"), conflict="dispute"
     )
     out = recall(store, "what port does staging postgres listen on?", workspace=APP)
-    assert {c["id"] for c in out["contradictions"]} == {a.id, b.id}
-    assert any(m.startswith("decide which is current") for m in out["missing_conditions"])
+    assert {c.id for c in out.contradictions} == {a.id, b.id}
+    assert any(m.startswith("decide which is current") for m in out.missing_conditions)

@@ -15,6 +15,7 @@ from memvet.store.context import StoreContext
 from memvet.store.core import CAND
 from memvet.store.delegate import Delegated
 from memvet.store.store import Store
+from store_internals import engine_of
 
 from .conftest import draft
 
@@ -78,7 +79,7 @@ def test_vocabulary_members_are_the_stored_and_printed_strings(store):
     result = store.admit(draft("enum members are written as plain text"))
     assert result.outcome == vocabulary.AdmissionOutcome.QUEUED
     assert json.dumps({"outcome": result.outcome}) == '{"outcome": "queued"}'
-    with store.engine.connect() as conn:
+    with engine_of(store).connect() as conn:
         stored = conn.execute(
             sa.select(CAND.c.status, sa.func.typeof(CAND.c.status)).where(
                 CAND.c.id == result.candidate_id

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 import sqlalchemy as sa
 from memvet.store import CandidateDraft, Scope, open_store
+from store_internals import engine_of
 
 
 def run(*args: str, stdin: bytes | None = None, cwd: str | None = None) -> SimpleNamespace:
@@ -324,7 +325,7 @@ def test_a_store_from_before_row_macs_is_sealed_by_the_upgrade(tmp_path):
             scope=Scope(user=user, workspace=ws),
         )
         assert store.admit(again).outcome == "tombstoned"
-        with store.engine.begin() as conn:  # as an attacker would, after the upgrade
+        with engine_of(store).begin() as conn:  # as an attacker would, after the upgrade
             conn.execute(sa.text("UPDATE memories SET status='retired' WHERE id=:m"), {"m": mid})
         assert store.list_memories(store.reader_for(ws), statuses=("retired",)) == []
         assert store.verify_audit().entity == f"memory {mid}"

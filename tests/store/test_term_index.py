@@ -14,6 +14,7 @@ from memvet.store import term_index as ti
 from memvet.store.candidates import QueueFilter
 from memvet.store.recall import Recall, recall
 from memvet.store.records import MEMORY_STATUSES
+from store_internals import cipher_of, engine_of
 
 from .conftest import draft
 
@@ -21,7 +22,7 @@ APP = "/home/dana/src/app"
 SECRETIVE = ("zanzibarquux", "fenwickplover", "quillonmarsh")  # words found nowhere else
 
 
-def full_recall(store, query: str, *, workspace: str | None, as_of=None) -> dict:
+def full_recall(store, query: str, *, workspace: str | None, as_of=None):
     """recall as it was before the index: every memory in scope decrypted and scored."""
     reader = store.reader_for(workspace)
     memories = store.list_memories(reader, statuses=MEMORY_STATUSES)
@@ -185,21 +186,21 @@ def test_index_recall_matches_on_the_gold_cases(tmp_path, monkeypatch):
 def test_every_write_path_keeps_the_index_current(store):
     first = approve(store, "Deploys go through zanzibarquux pipelines", kind="fact")
     assert stale_count(store) == 0 and postings_of(store, first.id) > 0
-    assert recall(store, "how do deploys work?", workspace=APP)["memories"][0]["id"] == first.id
+    assert recall(store, "how do deploys work?", workspace=APP).memories[0].id == first.id
     # a correction supersedes it: the new text is found, the old one no longer answers
     cand = store.admit(draft("Deploys go through fenwickplover now", kind="fact")).candidate_id
     second = store.approve(cand, actor="dana", edits=Edits(supersede_id=first.id))
     out = recall(store, "how do deploys work?", workspace=APP)
-    assert [m["id"] for m in out["memories"]] == [second.id]
+    assert [m.id for m in out.memories] == [second.id]
     assert out == full_recall(store, "how do deploys work?", workspace=APP)
     store.forget(second.id, actor="dana")
     assert recall(store, "fenwickplover deploys?", workspace=APP) == full_recall(
         store, "fenwickplover deploys?", workspace=APP
     )
     store.restore(second.id, actor="dana")
-    assert recall(store, "fenwickplover deploys?", workspace=APP)["memories"][0]["id"] == second.id
+    assert recall(store, "fenwickplover deploys?", workspace=APP).memories[0].id == second.id
     store.rotate_key()  # the data key stays: tokens stay valid
-    assert recall(store, "fenwickplover deploys?", workspace=APP)["memories"][0]["id"] == second.id
+    assert recall(store, "fenwickplover deploys?", workspace=APP).memories[0].id == second.id
     assert stale_count(store) == 0
 
 
@@ -207,8 +208,8 @@ def test_text_written_behind_the_store_is_read_directly_until_reindexed(store):
     """A row whose text changes outside the Store's write path (triggers queue it) is read whole
     by recall and re-indexed by the next write."""
     m = approve(store, "The cache lives on quillonmarsh:6379", kind="fact")
-    c = store.cipher
-    with store.engine.begin() as conn:
+    c = cipher_of(store)
+    with engine_of(store).begin() as conn:
         conn.exec_driver_sql(
             "UPDATE memories SET statement_ct = ? WHERE id = ?",
             (
@@ -243,9 +244,7 @@ def test_no_plaintext_term_is_on_disk(tmp_path, monkeypatch):
     try:
         for word in SECRETIVE:
             approve(store, f"The {word} service deploys through {word}-pipelines", kind="fact")
-        assert (
-            recall(store, f"how does {SECRETIVE[0]} deploy?", workspace=APP)["state"] != "UNKNOWN"
-        )
+        assert recall(store, f"how does {SECRETIVE[0]} deploy?", workspace=APP).state != "UNKNOWN"
         with store.ctx.read() as conn:
             assert conn.exec_driver_sql("SELECT count(*) FROM term_postings").scalar_one() > 10
         blobs = b"".join(p.read_bytes() for p in home.glob("memvet.db*"))
@@ -261,7 +260,7 @@ def test_the_migration_indexes_existing_memories(filled):
     from memvet.store.migrations import MIGRATIONS
 
     m007_term_index = next(m for m in MIGRATIONS if m.__name__ == "m007_term_index")
-    with filled.engine.begin() as conn:
+    with engine_of(filled).begin() as conn:
         for name in ("term_postings_delete", "term_stale_update", "term_stale_insert"):
             conn.exec_driver_sql(f"DROP TRIGGER {name}")
         conn.exec_driver_sql("DROP INDEX ix_memories_pack_order")
@@ -269,7 +268,7 @@ def test_the_migration_indexes_existing_memories(filled):
         conn.exec_driver_sql("DROP INDEX ix_memories_updated_at")
         conn.exec_driver_sql("DROP TABLE term_postings")
         conn.exec_driver_sql("DROP TABLE term_stale")
-        m007_term_index(conn, filled.cipher)
+        m007_term_index(conn, cipher_of(filled))
     assert stale_count(filled) == 0
     for question in QUESTIONS[:5]:
         assert recall(filled, question, workspace=APP) == full_recall(
@@ -283,14 +282,14 @@ def test_a_wrong_key_finds_nothing_and_altered_postings_never_crash(filled):
     reader = filled.reader_for(APP)
     right = IndexedScope(filled, reader, "how do deploys work?", [])
     assert right.memories
-    real = filled.cipher.term_key
+    real = cipher_of(filled).term_key
     try:
-        filled.cipher.term_key = bytes(32)  # another key: no token matches
+        cipher_of(filled).term_key = bytes(32)  # another key: no token matches
         wrong = IndexedScope(filled, reader, "how do deploys work?", [])
         assert wrong.memories == [] and wrong.corpus.by_term == {}
     finally:
-        filled.cipher.term_key = real
-    with filled.engine.begin() as conn:  # postings altered without the key
+        cipher_of(filled).term_key = real
+    with engine_of(filled).begin() as conn:  # postings altered without the key
         conn.exec_driver_sql(
             "INSERT INTO term_postings VALUES (?, 'm_nosuch', 0)", (ti.token(real, "deploy"),)
         )
@@ -301,13 +300,13 @@ def test_a_wrong_key_finds_nothing_and_altered_postings_never_crash(filled):
             "DELETE FROM term_postings WHERE memory_id = ?", (right.memories[0].id,)
         )
     out = recall(filled, "how do deploys work?", workspace=APP)
-    assert out["state"] in ("VERIFIED", "UNKNOWN", "VERIFIED_WITH_NEGATIVE_BOUNDARY")
-    assert all(m["id"] != "m_nosuch" for m in out["memories"])
+    assert out.state in ("VERIFIED", "UNKNOWN", "VERIFIED_WITH_NEGATIVE_BOUNDARY")
+    assert all(m.id != "m_nosuch" for m in out.memories)
     from memvet.store.term_reindex import index_all
 
-    with filled.engine.begin() as conn:  # the module's store, whole again for the next test
+    with engine_of(filled).begin() as conn:  # the module's store, whole again for the next test
         conn.exec_driver_sql("DELETE FROM term_postings")
-        index_all(conn, filled.cipher)
+        index_all(conn, cipher_of(filled))
 
 
 PROMPTS = [
@@ -333,7 +332,7 @@ def test_the_direct_prompt_hook_over_the_index_picks_what_reading_every_memory_p
     try:
         conn.execute("PRAGMA query_only = ON")
         for workspace in (APP, None):
-            source = fr.DirectSource(conn, filled.cipher, "dana", workspace)
+            source = fr.DirectSource(conn, cipher_of(filled), "dana", workspace)
             index = source.index()
             for prompt in PROMPTS:
                 for given in (set(), {index.items[0].id}):
@@ -342,16 +341,16 @@ def test_the_direct_prompt_hook_over_the_index_picks_what_reading_every_memory_p
                     assert got == want, prompt
             assert any(source.relevant(p, set(), now) for p in PROMPTS)
         # a memory written since the last re-index is found all the same (read whole)
-        with filled.engine.begin() as write:
+        with engine_of(filled).begin() as write:
             write.exec_driver_sql("INSERT INTO term_stale SELECT id FROM memories LIMIT 3")
-        source = fr.DirectSource(conn, filled.cipher, "dana", APP)
+        source = fr.DirectSource(conn, cipher_of(filled), "dana", APP)
         for prompt in PROMPTS:
             assert [i.id for i in source.relevant(prompt, set(), now)] == [
                 i.id for i in cp.relevant(source.index(), prompt, set(), now)
             ]
     finally:
         conn.close()
-        with filled.engine.begin() as write:
+        with engine_of(filled).begin() as write:
             write.exec_driver_sql("DELETE FROM term_stale")
 
 
@@ -363,8 +362,8 @@ def test_the_session_start_reads_come_from_indexes(filled):
 
     assert PACK_TIER_SQL == fr.TIER_SQL
     params = (
-        filled.cipher.blind_index("user", "dana"),
-        filled.cipher.blind_index("workspace", APP),
+        cipher_of(filled).blind_index("user", "dana"),
+        cipher_of(filled).blind_index("workspace", APP),
     )
     with filled.ctx.read() as conn:
         page = " ".join(

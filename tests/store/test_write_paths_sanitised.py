@@ -14,6 +14,7 @@ import pytest
 from memvet.store import CandidateDraft, Evidence, Scope, open_store
 from memvet.store.paths import memvet_home
 from memvet.store.text_safety import clean_controls, for_terminal, sanitise
+from store_internals import cipher_of, engine_of
 
 AWS_ID = "AKIA2E0A8F3B244C9986"
 AWS_SECRET = "Zk3v9QmB2xR7tL5pW8nY4cH6jD1sF0gA3eU7iO2q"
@@ -149,10 +150,10 @@ def test_the_cli_escapes_what_an_older_row_still_holds(monkeypatch) -> None:
                 scope=Scope(user=store.user),
             )
         ).candidate_id
-        with store.engine.begin() as conn:  # as an older memvet stored it
+        with engine_of(store).begin() as conn:  # as an older memvet stored it
             conn.execute(
                 sa.text("UPDATE candidates SET statement_ct = :ct WHERE id = :id"),
-                {"ct": store.cipher.encrypt("candidates", "statement", cid, raw), "id": cid},
+                {"ct": cipher_of(store).encrypt("candidates", "statement", cid, raw), "id": cid},
             )
     finally:
         store.close()

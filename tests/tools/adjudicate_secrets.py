@@ -12,16 +12,21 @@ it, so the adjudicated figures do not grade the detector by its own answers:
 - secret → not_secret
   * identifier: the row's rule finds a public identifier (rule categories identifier / domain /
     infrastructure without "secret", or a rule named "… ID", "… Domain", "… URL", "… Username",
-    "… Bucket", "… Hostname", "ARN", an IP address; never a rule whose name says key, token,
+    "… Bucket", "… Hostname", "… Identifier", "ARN", an IP address; never a rule whose name says key, token,
     secret, password)
     and the text has no secret word (secret, passw, token, pwd, private, webhook) besides;
   * placeholder: the credential (detect-secrets' expected secret, else what the row's own rule
     captures, last group) is a documentation placeholder — mostly one character (aaaa…), a run of x, *****,
     #####, a whole-value template (${VAR}, $VAR, #{…}, %VAR%, {{…}}, <…>), an example word
-    (example, sample, dummy, placeholder, fake, insert, …here, your…; in a host name, not), or the RFC 4122 example UUID 123e4567-e89b-….
+    (example, sample, dummy, placeholder, fake, insert, …here, your…, redacted; in a host name,
+    not), the slot's own name as a CONSTANT (`-p PASSWORD`, `access_token=ACCESS_TOKEN`: a
+    reference; a lower-case `password "password"` is a weak literal), or the RFC 4122 example UUID 123e4567-e89b-….
     Typed sequences (abcdef123456…) are NOT placeholders next to a secret word: a person may use
     one as a real, weak secret ("when unsure, redact");
-  * typed, no context: a typed sequence (abcdef…, 123456…, xyzxyzxyz, a1b2c3…) in a text with
+  * nonce: the value of a CSRF/XSRF or authenticity token, nothing else secret in the text (a
+    per-session form nonce grants no access when pasted anywhere);
+  * typed, no context: a typed sequence (abcdef…, 123456…, xyzxyzxyz, a1b2c3…; abcd1234efgh…
+    and a repeated chunk of up to 8 unless non-run letters lead the value) in a text with
     no secret word at all (secret, passw, pwd, token, key, private, access, auth, credential,
     bearer) and no provider prefix on the value or glued right before it in the text (sk_…,
     sbp_…, NF-… stay secrets, also where the rule captures only the body) — a provider
@@ -39,7 +44,8 @@ it, so the adjudicated figures do not grade the detector by its own answers:
   * live literal: a literal of 6+ characters assigned to a name that says password, secret,
     token or key (not a name about the secret: public…, …_id, …_url, …_name, …_path, vault…), or
     the password of a URL's user:password@, that is not a placeholder by the criteria above
-    (rule-relative negatives: "no Twitch rule fires" is not "no secret here"); the same for
+    (rule-relative negatives: "no Twitch rule fires" is not "no secret here"; a CSRF token's
+    name is about a nonce, not a credential); the same for
     .NET's `<add key="…Password" value="…"/>`;
   * provider prefix: a token that starts with a provider's published token prefix (glpat-,
     xoxb-, sk-ant-, pypi-, … the list below) and a body of 8+ characters that is not a
@@ -59,6 +65,7 @@ import argparse
 import gzip
 import json
 import re
+import string
 import sys
 from pathlib import Path
 
@@ -66,15 +73,22 @@ ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "tests" / "corpus" / "secrets" / "adjudicated.tsv"
 _IDENTIFIER_NAME = re.compile(
     r"(?i)\b(?:id|domain|url|uri|username|user name|bucket|hostname|host|"
-    r"arn|account name|storage name|org(?:anization)? id|endpoint)\b|"
+    r"arn|account name|storage name|org(?:anization)? id|endpoint|identifier)\b|"
     r"(?<![a-z])ip(?![a-z])"  # an IP address is a host's (detect-secrets' ip_public)
 )
 _SECRETISH_NAME = re.compile(r"(?i)secret|token|key|password|credential|private")
 _PLACEHOLDER = re.compile(
     r"(?i:xxxx)|\*\*\*\*\*|#####|"
     r"^\s*[\"']?(?:\$\{[\w.\-]+\}|\$[A-Za-z_]\w*|#\{[^}]*\}|%[A-Za-z_]+%|\{\{[^}]*\}\}|<[^<>]+>)[\"']?\s*$|"
-    r"(?i:example|sample|dummy|placeholder|fake|insert|goes here|here\b|"
+    r"(?i:example|sample|dummy|placeholder|fake|insert|goes here|here\b|redacted|"
     r"your[_\-]?(?:pass|key|token|secret|api))|123e4567-e89b-12d3"
+)
+
+
+# `-p PASSWORD`, `access_token=ACCESS_TOKEN`: the slot's name as a CONSTANT, a reference. (A
+# lower-case `password "password"` or `user:secret@` is a weak literal: policy, "however weak".)
+_SLOT_NAME = re.compile(
+    r"[\"']?(?:PASS(?:WORD|WD)?|PWD|SECRET|TOKEN|ACCESS_TOKEN|API_?KEY|AUTH_TOKEN)[\"']?"
 )
 
 
@@ -83,6 +97,8 @@ def placeholder(value: str) -> str | None:
     by its words: example.com next to a real password says nothing about the password.)"""
     if len(value) >= 6 and max(map(value.count, set(value))) * 5 >= len(value) * 3:
         return "one character repeated"
+    if _SLOT_NAME.fullmatch(value):
+        return "the value only names its slot"
     found = _PLACEHOLDER.search(value)
     if found and found.group(0).lower() in _EXAMPLE_WORDS and _HOST.search(value):
         return None
@@ -93,19 +109,37 @@ _TYPED = re.compile(
     r"(?i:abcdef|bcdefg|ghijkl|mnopqr|uvwxyz)|123456|234567|987654|(\w{3,6})\1\1|"
     r"(?i:a1b2c3|1a2b3c)"
 )
+# Also typed: alphabet runs of four (abcd1234efgh5678…) and a chunk of up to 8 repeated
+# (abcd4567abcd4567…), unless letters that are no run lead the value: a provider's prefix glued
+# without a separator (`dapiabcd1234…`, `EZAK1234abcd…`) still says what the token is.
+_ALPHABET_RUNS = "|".join(string.ascii_lowercase[i : i + 4] for i in range(23))
+_TYPED_SHORT = re.compile(rf"(?i:{_ALPHABET_RUNS})|(\w{{3,8}})\1\1")
+_LEADING_LETTERS = re.compile(r"[A-Za-z]{2,}")
+
+
+def is_typed(value: str) -> bool:
+    if _TYPED.search(value):
+        return True
+    lead = _LEADING_LETTERS.match(value)
+    prefixed = lead is not None and not re.match(rf"(?i:{_ALPHABET_RUNS})", value)
+    return not prefixed and _TYPED_SHORT.search(value) is not None
+
+
 # sk_…, gsk_…, sbp_…, NF-…: a provider's prefix says what it is, typed body or not ("when unsure").
 _PROVIDER_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9]{1,11}[_\-.]")
 # The same prefix glued right before the value in the text: a rule often captures only the body
 # (`sbp_` + the 40 characters it captures), and the prefix still says what the token is.
 _GLUED_PREFIX = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]{1,11}[_\-.]\Z")
-_CONTEXT_WORD = re.compile(r"(?i)secret|passw|pwd|token|key|private|access|auth|credential|bearer")
+_CONTEXT_WORD = re.compile(
+    r"(?i)secret|passw|pwd|(?<![a-z])pw(?![a-z])|token|key|private|access|auth|credential|bearer"
+)
 
 
 def typed_without_context(value: str, text: str) -> bool:
     """A typed sequence (abcdef…, 123456…, xyzxyzxyz, a1b2c3…) with no secret word anywhere in
     the text: nothing says it is a credential (policy: such a value alone is not one)."""
     return (
-        _TYPED.search(value) is not None
+        is_typed(value)
         and _CONTEXT_WORD.search(text) is None
         and _PROVIDER_PREFIX.match(value) is None
         and not glued_prefix(value, text)
@@ -153,7 +187,7 @@ _CREDENTIAL_CALL = re.compile(
 _CALL_LITERAL = re.compile(r"""["']([^"'\s]{16,})["']""")
 _URL_PASSWORD = re.compile(r"[a-z][a-z0-9+.\-]*://[^\s:/@]+:(?P<v>[^\s@/]{4,})@")
 _ABOUT_THE_SECRET = re.compile(
-    r"(?i)public|(?:^|[_.\-])(?:id|url|uri|name|path|file|type|bucket|vault|hash|md5)$|"
+    r"(?i)public|csrf|xsrf|authenticity|nonce|(?:^|[_.\-])(?:id|url|uri|name|path|file|type|bucket|vault|hash|md5)$|"
     r"[a-z](?:Id|Url|Name|Path|Vault)$"
 )
 _NOT_A_LITERAL = re.compile(r"^(?:\\?[$%{<]|true$|false$|null$|none$|os\.|process\.|env\.)", re.I)
@@ -197,6 +231,21 @@ def live_literal(text: str) -> str | None:
         ):
             return "password in a URL's user:password@ slot"
     return None
+
+
+# A CSRF/XSRF token or Rails authenticity token: a per-session form nonce, useless without the
+# session it belongs to (policy: a secret grants access when pasted somewhere).
+_NONCE_ASSIGNED = re.compile(
+    r"(?i)(?:csrf|xsrf|authenticity)[_.\-]?token[\"']?[ \t]*(?:=|:|=>)[ \t]*[\"']?"
+    r"(?P<v>[^\s\"',;]+)"
+)
+
+
+def nonce_value(value: str, text: str) -> bool:
+    """`value` is what a CSRF/XSRF token is set to, and nothing else in the text is a secret."""
+    found = [m for m in _NONCE_ASSIGNED.finditer(text) if value in m.group("v")]
+    rest = _NONCE_ASSIGNED.sub("", text)
+    return bool(found) and live_literal(rest) is None and _SECRET_WORD.search(rest) is None
 
 
 _SECRET_WORD = re.compile(r"(?i)secret|passw|token|pwd|private|webhook")
@@ -255,9 +304,11 @@ def adjudicate(rows: list[dict], rules: list[dict], oracles: dict) -> list[tuple
                         f"public identifier: rule '{name}' finds an id/host/name",
                     )
                 )
-            elif (value := _value(row, oracles)) is not None and (
-                why := placeholder(value)
-            ) is not None:
+            elif (value := _value(row, oracles)) is not None and nonce_value(value, text):
+                out.append(
+                    (row["id"], "not_secret", "a CSRF/XSRF form nonce: grants no access alone")
+                )
+            elif value is not None and (why := placeholder(value)) is not None:
                 out.append((row["id"], "not_secret", f"documentation placeholder: {why}"))
             elif (
                 value is not None
@@ -269,7 +320,7 @@ def adjudicate(rows: list[dict], rules: list[dict], oracles: dict) -> list[tuple
                 )
             elif (
                 value is not None
-                and _TYPED.search(value)
+                and is_typed(value)
                 and _CONTEXT_WORD.search(text) is None
                 and glued_prefix(value, text)
             ):  # listed though the label stays: these rows were once adjudicated the other way

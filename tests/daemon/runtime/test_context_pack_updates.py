@@ -12,6 +12,7 @@ from memvet.daemon.context_server import ContextServer
 from memvet.store import CandidateDraft, Edits, Scope, open_store
 from memvet.store import context_pack as cp
 from memvet.store import fast_read as fr
+from store_internals import cipher_of
 
 APP = "/home/dana/src/app"
 PROMPTS = [
@@ -36,7 +37,7 @@ def approve(store, statement: str, workspace: str | None = APP, importance: int 
 
 
 def same_as_rebuilt(server: ContextServer, store, pack: CachedSource, now: str) -> None:
-    direct = fr.DirectSource(server._conn, store.cipher, "dana", APP)
+    direct = fr.DirectSource(server._conn, cipher_of(store), "dana", APP)
     fresh = CachedSource(direct.all_items())
     assert [i.id for i in pack.ranked()] == [i.id for i in fresh.ranked()]
     assert [(i.status, i.conflict) for i in pack.ranked()] == [

@@ -121,6 +121,7 @@ def test_once_ingests_runs_sweeps_and_exits(file_key, claude_project: Path) -> N
         "sweep.optimize_store",
         "sweep.review_flags",
         "sweep.reredact",
+        "sweep.reindex_terms",
     }
     human = memvet("daemon", "status").stdout
     assert "daemon: not running" in human and "files tracked: 2" in human

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from memvet.store import QueueFilter
+from store_internals import cipher_of, engine_of
 
 from .conftest import claude_root, claude_tool_result, claude_user, make_ingestor, real_pipeline
 
@@ -29,7 +30,7 @@ def counts(store) -> dict[str, int]:  # noqa: ANN001
 def evidence_rows(store) -> int:  # noqa: ANN001
     import sqlalchemy as sa
 
-    with store.engine.connect() as conn:
+    with engine_of(store).connect() as conn:
         return conn.execute(sa.text("SELECT count(*) FROM evidence")).scalar_one()
 
 
@@ -99,9 +100,9 @@ def test_evidence_from_before_the_migration_gets_its_key(store, roots, session_f
     path, _ = session_file
     make_ingestor(store, factory=real_pipeline()).process(str(path), claude_root(roots))
     first = counts(store)
-    with store.engine.begin() as conn:
+    with engine_of(store).begin() as conn:
         conn.execute(sa.text("UPDATE evidence SET identity_key = NULL"))
-        assert backfill_identities(conn, store.cipher) == len(first)
+        assert backfill_identities(conn, cipher_of(store)) == len(first)
     store.forget_checkpoint(str(path))
     make_ingestor(store, factory=real_pipeline()).process(str(path), claude_root(roots))
     assert counts(store) == first

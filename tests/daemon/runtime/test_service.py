@@ -105,6 +105,7 @@ def test_run_once_ingests_and_runs_due_sweeps(
         "sweep.optimize_store",
         "sweep.review_flags",
         "sweep.reredact",
+        "sweep.reindex_terms",
     }
     doc = json.loads((tmp_path / "run" / "daemon-stats.json").read_text())
     assert doc["stats"]["outcomes"] == {"queued": 2}

@@ -19,6 +19,7 @@ from memvet.daemon.sweeps import (
     sweep_verify_audit,
 )
 from memvet.store import Edits
+from store_internals import engine_of
 
 from .conftest import make_draft
 
@@ -77,14 +78,14 @@ def test_decay_only_touches_model_inferred_memories(store, clock) -> None:
 def test_verify_audit_reports_a_broken_chain_and_fixes_nothing(store, clock, caplog) -> None:
     queue(store, "we use uv")
     assert sweep_verify_audit(store, clock.now).ok
-    with store.engine.begin() as conn:
+    with engine_of(store).begin() as conn:
         conn.execute(sa.text("UPDATE audit_events SET actor='mallory' WHERE seq=1"))
     with caplog.at_level(logging.CRITICAL, logger="memvet.daemon"):
         result = run_sweep("sweep.verify_audit", sweep_verify_audit, store, clock.now)
     assert not result.ok and "broken at 1" in result.detail
     assert "AUDIT CHAIN BROKEN" in caplog.text
     assert "sweep.verify_audit" not in store.sweep_runs()  # a failed check is not a success
-    with store.engine.connect() as conn:  # and the evidence is left as it was
+    with engine_of(store).connect() as conn:  # and the evidence is left as it was
         assert (
             conn.execute(sa.text("SELECT actor FROM audit_events WHERE seq=1")).scalar()
             == "mallory"
@@ -129,6 +130,7 @@ def test_store_sweeps_use_the_configured_ages(store, clock) -> None:
         "sweep.optimize_store",
         "sweep.review_flags",
         "sweep.reredact",
+        "sweep.reindex_terms",
     }
     cid = queue(store, "we use uv")
     clock.advance(days=2)

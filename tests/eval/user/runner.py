@@ -71,7 +71,7 @@ class WorldRunner(CaseRunner):
         for qid, question in build.question_ids():
             workspace = self.root + build.repo_path(question.repo)
             as_of = when(question.as_of) if question.as_of else None
-            result = recall(self.store, question.text, workspace=workspace, as_of=as_of)
+            result = recall(self.store, question.text, workspace=workspace, as_of=as_of).to_json()
             host = build.host_of(qid)
             if question.repo not in starts:
                 starts[question.repo] = self._hook(host, "session-start", workspace, qid, None)
