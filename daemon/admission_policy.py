@@ -12,6 +12,7 @@ from typing import Any
 from memvet.daemon.hosts.provenance import is_unverified
 from memvet.store import CandidateDraft
 from memvet.store.config_sections import AUTO_SOURCES, MODES, default_policy_text, merged_policy
+from memvet.store.vocabulary import Polarity
 
 __all__ = ["MODES", "Policy", "default_policy_text", "load_policy", "operation_of"]
 
@@ -45,7 +46,7 @@ class Policy:
 def operation_of(draft: CandidateDraft) -> str:
     if draft.supersedes_hint is not None:
         return "supersede"
-    return "deny" if draft.polarity == "deny" else "add"
+    return "deny" if draft.polarity == Polarity.DENY else "add"  # operation names
 
 
 def load_policy(override: Path | None = None) -> Policy:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 from memvet.store import hosts
+from memvet.store.vocabulary import Polarity
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -143,7 +144,7 @@ def _print_table(payload: dict) -> None:
             statement = (
                 item["statement"] if len(item["statement"]) <= 88 else item["statement"][:87] + "…"
             )
-            flags = " (deny)" if item["polarity"] == "deny" else ""
+            flags = " (deny)" if item["polarity"] == Polarity.DENY else ""
             flags += " (correction)" if item.get("supersedes_hint") is not None else ""
             print(
                 f"{item['kind']:<11} {item['confidence']:>4.2f}  {scope:<9} {item['evidence']['line']:>5}  "

@@ -1,6 +1,6 @@
 """A scope's context pack as the daemon keeps it between hook requests (context_server.py):
 its memories decrypted once, best first, with their terms, updated in place when memories
-change. It offers the same reads as the no-daemon path's SQL source (context_pack.py), so
+change. It offers the same reads as the no-daemon path's SQL source (fast_read.DirectSource), so
 hook_reply's `answer` runs unchanged over either.
 
 No read walks the whole scope (issue 15, 100k memories): the session-start footer's count is
@@ -12,10 +12,15 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator
+from itertools import groupby, islice
+from operator import itemgetter
 
 from memvet.daemon import prompt_corpus as pc
 from memvet.store import context_pack as cp
+from memvet.store import prompt_match as pm
 from memvet.store.vocabulary import MemoryStatus
+
+WALK_FROM = 4  # a score held by L of n items: walk the pack when L*L > WALK_FROM*n, else sort
 
 
 class CachedSource:
@@ -24,7 +29,7 @@ class CachedSource:
 
     def __init__(self, items: list[cp.PackItem]) -> None:
         self.items = items
-        self._index = cp.TermIndex(items)  # terms computed once here, not on every prompt
+        self._index = pm.TermIndex(items)  # terms computed once here, not on every prompt
         self._terms = pc.PackTerms(self._index)
         self._steady = 0  # active items without an end: in force once their valid_from is past
         self._steady_from: str | None = None  # the latest of their valid_from (or later)
@@ -94,15 +99,17 @@ class CachedSource:
     def fill(self, items: list[cp.PackItem]) -> None:
         pass  # already decrypted
 
-    def index(self) -> cp.TermIndex:
+    def index(self) -> pm.TermIndex:
         return self._index
 
     def relevant(self, prompt: str, given: set[str], now: str) -> Iterator[cp.PackItem]:
+        """prompt_match.relevant's answer, in its order, read only as far as the hook reads."""
+        ranked = self.items
         corpus = pc.prompt_corpus(self._terms, prompt)
         if corpus is None:  # a value type named: the whole corpus answers
-            return cp.relevant(self._index, prompt, given, now)
-        view = pc.PromptView(self._index.items, corpus)
-        return cp.relevant(view, prompt, given, now)  # type: ignore[arg-type]
+            corpus = self._index.corpus
+        scored = pm.prompt_scores(corpus, prompt)
+        return best_first(scored, self._index.items, ranked, given, now)
 
 
 class _Later:
@@ -119,3 +126,30 @@ class _Later:
 
 def _later(item: cp.PackItem) -> _Later:
     return _Later(cp.rank_key(item))
+
+
+def best_first(
+    scored: list[tuple[int, float]],
+    at: list[cp.PackItem | None],
+    ranked: list[cp.PackItem],
+    given: set[str],
+    now: str,
+) -> Iterator[cp.PackItem]:
+    """`scored`'s items (by position in `at`) in prompt_match.relevant's order, by score then
+    rank, tested (given, in force) as read: the budget takes a few dozen of 10k matches, and
+    sorting them all was most of a prompt's time (issue 15). Scores are sorted in C; the items
+    of one score (the holders of the same units: often thousands) are rank-sorted when few, else
+    picked off `ranked` (the pack, best first) in about n/L steps each, as far as they are read.
+    Ids are unique in a pack, so either way is the full sort's order. (`ranked` is a list an
+    update replaces, never changes; an item dropped meanwhile leaves None in `at`.)"""
+    scored.sort(key=itemgetter(1), reverse=True)
+    for _, level in groupby(scored, key=itemgetter(1)):
+        members = [item for position, _ in level if (item := at[position]) is not None]
+        if len(members) ** 2 <= WALK_FROM * len(ranked):
+            ordered: Iterator[cp.PackItem] = iter(sorted(members, key=cp.rank_key, reverse=True))
+        else:
+            held = set(members)  # by identity: the pack's own item objects
+            ordered = islice((item for item in ranked if item in held), len(held))
+        for item in ordered:
+            if item.id not in given and cp.in_force(item, now):
+                yield item

@@ -1,6 +1,6 @@
 """A pack's corpus as one prompt reads it (context_cache.CachedSource.relevant, issue 15).
 
-context_pack.prompt_scores only ever scores the holders of the prompt's weightier units (the
+prompt_match.prompt_scores only ever scores the holders of the prompt's weightier units (the
 lighter ones together stay below the floor), yet relevance.Question built a set of the holders
 of every unit and a share for each: a word every memory holds ("module" in a store of modules)
 named all 100k of them on every prompt. `PromptCorpus` answers `holders` among those
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 
-from memvet.store import context_pack as cp
+from memvet.store import prompt_match as pm
 from memvet.store import relevance
 
 TYPE_CHECKING = False
@@ -45,11 +45,11 @@ class Held(set):
 class PackTerms:
     """What a pack's prompts read besides the postings: long postings as sets, and the number
     of items holding a unit in any of its terms. Kept exact as items leave and join the
-    TermIndex: the pack's update holds `lock` over `drop`, context_pack.TermIndex.replace and
+    TermIndex: the pack's update holds `lock` over `drop`, prompt_match.TermIndex.replace and
     `add`, so a prompt answered meanwhile (its own client thread) never caches a half-done
     change; a set is replaced, never changed, so one a prompt is reading stays whole."""
 
-    def __init__(self, index: cp.TermIndex) -> None:
+    def __init__(self, index: pm.TermIndex) -> None:
         self.index = index
         self.lock = threading.Lock()
         self._sets: dict[str, set[int]] = {}
@@ -93,7 +93,7 @@ class PackTerms:
             position = self.index.position(mid)
             if position is None:
                 continue
-            terms = cp.item_terms(self.index.items[position])  # type: ignore[arg-type]
+            terms = pm.item_terms(self.index.items[position])  # type: ignore[arg-type]
             for term in terms.intersection(self._sets):
                 moved.setdefault(term, set()).add(position)
             for unit in self._counts:
@@ -123,14 +123,14 @@ class PromptCorpus:
 
 def prompt_corpus(terms: PackTerms, prompt: str) -> PromptCorpus | None:
     """The corpus of `prompt` (see the module's doc), or None: the whole one answers."""
-    noise = relevance.noise_of([None])  # context_pack.prompt_scores' noise: no workspace
+    noise = relevance.noise_of([None])  # prompt_match.prompt_scores' noise: no workspace
     units = [u - noise for u in relevance.units(prompt, noise)]
     units = [u for u in units if u]
     if any(not u.isdisjoint(relevance.VALUES) for u in units):
         return None
     n, absent = terms.index.corpus.n, relevance.PROMPT_ABSENT_WEIGHT
     counts = [terms.count(u) for u in units]
-    weights = [cp.idf_of(c, n) * (1.0 if c else absent) for c in counts]
+    weights = [relevance.idf_of(c, n) * (1.0 if c else absent) for c in counts]
     total = sum(weights)
     if not total:
         return PromptCorpus(terms, set())
@@ -184,12 +184,3 @@ def _reaching(
 
 class _TooMany(Exception):
     pass
-
-
-class PromptView:
-    """What context_pack.relevant reads of a TermIndex: its items and a corpus."""
-
-    __slots__ = ("corpus", "items")
-
-    def __init__(self, items: list[cp.PackItem | None], corpus: object) -> None:
-        self.items, self.corpus = items, corpus

@@ -25,18 +25,17 @@ def run(args: argparse.Namespace) -> int:
     # sqlite3 and the term index in this process, without the ORM (store/recall_read.py); the
     # Store's path for history as recorded earlier, and for a store neither can open (it
     # reports why). Every route prints the decision's JSON document redacted with today's
-    # rules (redaction/served.py; the daemon does that on its side): issue 14.
+    # rules (redaction/served.py; the daemon does that on its side): issue 14. The direct
+    # path skips that when the store's text was swept with today's rules already (issue 15).
     result = None if recorded_as_of else via_daemon(args.query, workspace, as_of)
+    if result is None and not recorded_as_of:
+        from memvet.store.recall_read import served_direct
+
+        result = served_direct(args.query, workspace=workspace, as_of=as_of)
     if result is None:
         from memvet.store.redaction.served import recall_document
 
-        decision = None
-        if not recorded_as_of:
-            from memvet.store.recall_read import recall_direct
-
-            decision = recall_direct(args.query, workspace=workspace, as_of=as_of)
-        if decision is None:
-            decision = _recall_through_store(args.query, workspace, as_of, recorded_as_of)
+        decision = _recall_through_store(args.query, workspace, as_of, recorded_as_of)
         result = recall_document(decision)
 
     def human() -> None:

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memvet.store.record_common import ADOPTED, Evidence, Scope, iso
+from memvet.store.vocabulary import Polarity
 
 if TYPE_CHECKING:
     from memvet.store.memory_records import Memory, Tombstone
@@ -26,7 +27,7 @@ class CandidateDraft:
     confidence: float = 0.5
     reasons: tuple[str, ...] = ()
     evidence: Evidence | None = None
-    polarity: str = "assert"
+    polarity: str = Polarity.ASSERT
     importance: int = 1
     usage_boundary: str | None = None
     supersedes_hint: str | None = None  # text of what a correction replaces ("switched from X")
@@ -68,7 +69,7 @@ class Candidate:
     evidence_count: int
     created_at: datetime
     updated_at: datetime
-    polarity: str = "assert"
+    polarity: str = Polarity.ASSERT
     importance: int = 1
     usage_boundary: str | None = None
     lease: Lease | None = None

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from memvet.store import context_pack as cp
+from memvet.store import text_terms as tt
 from memvet.store.slot_vocabulary import LINK_VERBS, LINK_WORDS, PARTS, rewritten
 from memvet.store.slots import (
     BOUNDARY,
@@ -25,7 +25,9 @@ from memvet.store.slots import (
     statement_tokens,
 )
 from memvet.store.subjects import STOPWORDS
-from memvet.store.vocabulary import Kind
+from memvet.store.vocabulary import Kind, Polarity
+
+_DENY = Polarity.DENY  # read per statement: a module constant, not a lookup each time
 
 AUXILIARIES = frozenset(
     """is are was were be been being should must can will has have had get gets got not never
@@ -90,7 +92,7 @@ def _values(segment: str, subject_words: frozenset[str]) -> set[tuple[str, str]]
         elif NUMBER.fullmatch(token):
             if token not in subject_words:  # a number that names the subject is no value
                 out.add(("number", token.lstrip("v")))
-        elif token in TOOLS or cp.stem(token) in TOOLS:
+        elif token in TOOLS or tt.stem(token) in TOOLS:
             out.add(("tool", token))
         elif "/" in token or re.fullmatch(r"\.?[a-z0-9_-]+\.[a-z0-9]{1,8}", token):
             out.add(("path", token.rstrip("/")))
@@ -98,9 +100,9 @@ def _values(segment: str, subject_words: frozenset[str]) -> set[tuple[str, str]]
             is_content_word(token)
             and token not in FILLER
             and token not in LINK_VERBS  # a link is no value ("hosted on Netlify")
-            and cp.stem(token) not in subject_words
+            and tt.stem(token) not in subject_words
         ):
-            out.add(("word", cp.stem(token)))
+            out.add(("word", tt.stem(token)))
     return out
 
 
@@ -129,7 +131,7 @@ def claim_of(statement: str, polarity: str, subject: str) -> Claim:
         # Every word is the subject's ("run migrations before deploying"): the statement asserts
         # or denies its subject as a whole.
         (negated if denies else asserted).add(WHOLE)
-    if polarity == "deny":
+    if polarity == _DENY:
         negated, asserted = negated | asserted, set()
     asserted -= negated
     return Claim(frozenset(asserted), frozenset(negated), _relation(statement_tokens(text)))
@@ -157,7 +159,7 @@ def _relation(tokens: list[str]) -> str | None:
         or not word.isalpha()
     ):
         return None
-    return cp.stem(word)
+    return tt.stem(word)
 
 
 def rivalry(a: Claim, b: Claim, kind_a: str, kind_b: str) -> str | None:
@@ -221,7 +223,7 @@ def _place_tables() -> tuple[dict[str, str], ...]:
     "staging" -> "stag"); made once, not for every pair of claims (issue 15: stemming them per
     pair was most of a crowded subject's recall)."""
     return tuple(
-        {cp.stem(w): place for w, place in where.items()} | where for where in (ENVIRONMENTS, PARTS)
+        {tt.stem(w): place for w, place in where.items()} | where for where in (ENVIRONMENTS, PARTS)
     )
 
 

@@ -8,7 +8,7 @@ import argparse
 from memvet.store.cli_conflicts import add_conflict_flags
 from memvet.store.console import add_json_flag
 from memvet.store.team.cli import add_share, add_team_flag, register_team
-from memvet.store.vocabulary import CANDIDATE_STATUSES, KINDS, MEMORY_STATUSES, Kind
+from memvet.store.vocabulary import CANDIDATE_STATUSES, KINDS, MEMORY_STATUSES, POLARITIES, Kind
 
 
 class _Lazy:
@@ -72,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_conflict_flags(p)
     p.add_argument(
         "--polarity",
-        choices=("assert", "deny"),
+        choices=POLARITIES,
         help="correct a misread negation: the memory asserts or denies",
     )
     p.add_argument(
@@ -138,7 +138,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("id")
     p.add_argument("--statement", help="the new text (redacted like any statement)")
     p.add_argument("--kind", choices=KINDS)
-    p.add_argument("--polarity", choices=("assert", "deny"))
+    p.add_argument("--polarity", choices=POLARITIES)
     p.add_argument("--valid-from", metavar="T", help="valid from time T (ISO 8601)")
     until = p.add_mutually_exclusive_group()
     until.add_argument("--valid-until", metavar="T", help="valid until time T (ISO 8601)")

@@ -93,7 +93,7 @@ def memories_import(args: argparse.Namespace) -> int:
     from memvet.store.records import CandidateDraft, Scope
     from memvet.store.reservation import default_owner
     from memvet.store.store import open_store
-    from memvet.store.vocabulary import SourceType
+    from memvet.store.vocabulary import Polarity, SourceType
     from memvet.store.workspace import resolve_workspace
 
     good, bad = read_lines(args.file)
@@ -112,7 +112,7 @@ def memories_import(args: argparse.Namespace) -> int:
             confidence=float(f.get("confidence", 1.0)),
             reasons=("imported",),
             importance=f.get("importance", 1),
-            polarity=f.get("polarity", "assert"),
+            polarity=f.get("polarity", Polarity.ASSERT),
             usage_boundary=f.get("usage_boundary"),
         )
         for _, f in good

@@ -3,8 +3,8 @@ token budget, rendered as the host's `additionalContext`.
 
 Pure functions over light items, shared by the daemon's context server and the no-daemon hook
 path, so both give byte-for-byte the same context. This module imports only the standard library,
-`memvet.store.subjects`, `memvet.store.lexicon` and `memvet.store.vocabulary` (and, for a prompt,
-`relevance`/`synonyms`): the hook loads it without the rest of the store.
+`memvet.store.scope` and `memvet.store.vocabulary`: the hook loads it without the rest of the
+store. Which memories match a prompt is prompt_match.py's (loaded for a prompt only).
 
 Order: operator-typed over the user's explicit words over imports over model inferences, then
 importance, then recency (`rank_key`; fast_read.py's SQL `ORDER BY` is its twin). The budget is
@@ -15,17 +15,13 @@ lengths before it decrypts anything: it decrypts only what fits.
 from __future__ import annotations
 
 import json
-import math
-import re
 
 from memvet.store import scope as scope_rule
-from memvet.store.lexicon import compile_concepts
-from memvet.store.subjects import STOPWORDS, WORD
 from memvet.store.vocabulary import MemoryStatus, SourceType
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~4 ms
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable
     from datetime import datetime
     from typing import Any
 
@@ -233,181 +229,3 @@ def hook_output(event: str, text: str) -> str:
         {"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], "additionalContext": text}},
         ensure_ascii=False,
     )
-
-
-# --- relevance ---------------------------------------------------------------------------------
-def stem(word: str) -> str:
-    """A light suffix stripper (a small part of Porter's steps 1a/1b, plus -ly and a final -e),
-    so "tests", "testing" and "tested" meet "test", "logging" meets "logs", "locally" "local".
-    Only ever compared with itself: its stems need not be words."""
-    found = _STEMS.get(word)
-    if found is None:
-        found = _stripped(word)
-        if len(_STEMS) < _TERMS_MAX:
-            _STEMS[word] = found
-    return found
-
-
-# word -> its stem: recall's claims stem the same words for every pair they compare (issue 15)
-_STEMS: dict[str, str] = {}
-
-
-def _stripped(word: str) -> str:
-    if len(word) > 4 and word.endswith("sses"):
-        word = word[:-2]
-    elif len(word) > 4 and word.endswith("ies"):
-        word = word[:-3] + "y"
-    elif len(word) > 2 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix in ("ing", "ed"):
-        base = word[: -len(suffix)]
-        if word.endswith(suffix) and len(base) >= 3 and any(c in "aeiouy" for c in base):
-            word = base
-            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
-                word = word[:-1]  # shipp(ed) -> ship, logg(ing) -> log
-            break
-    if len(word) > 5 and word.endswith("ly"):
-        word = word[:-2]
-    if len(word) > 4 and word.endswith("e"):
-        word = word[:-1]  # release / released / releases all -> releas
-    return word
-
-
-_TERMS: dict[str, tuple[str, ...]] = {}  # raw word -> its terms; words repeat across memories
-_TERMS_MAX = 50_000  # words; bounds the daemon's memory
-_PARTS = re.compile(r"[-_./+#]+")
-
-
-def _word_terms(word: str) -> tuple[str, ...]:
-    """The word (trimmed as subjects.content_words trims it) and, for a compound such as
-    `log/slog`, `dag_id` or `legacy-billing`, each of its parts."""
-    word = word.rstrip(".-/")
-    parts = [word, *_PARTS.split(word)] if _PARTS.search(word) else [word]
-    return tuple(
-        dict.fromkeys(stem(p) for p in parts if (len(p) > 1 or p.isdigit()) and p not in STOPWORDS)
-    )
-
-
-def plain_terms(text: str) -> set[str]:
-    out: set[str] = set()
-    for word in set(WORD.findall(text.casefold())):
-        found = _TERMS.get(word)
-        if found is None:
-            found = _word_terms(word)
-            if len(_TERMS) < _TERMS_MAX:
-                _TERMS[word] = found
-        out.update(found)
-    return out
-
-
-CONCEPTS, CONCEPT_PHRASES = compile_concepts(plain_terms)
-
-
-def terms(text: str) -> frozenset[str]:
-    """Content words, stemmed, compounds also split, plus the lexicon's concept tokens they name
-    ("pnpm" -> "~package-manager"). Cached per word: the no-daemon prompt path reads every
-    memory in scope, and the regex and stemming per word were most of its time."""
-    out = plain_terms(text)
-    concepts = {c for term in out for c in CONCEPTS.get(term, ())}
-    concepts.update(token for phrase, token in CONCEPT_PHRASES if phrase <= out)
-    return frozenset(out | concepts)
-
-
-def item_terms(item: PackItem) -> frozenset[str]:
-    """The item's terms as relevance.py expands them (synonym groups too): one definition."""
-    if item.terms is None:
-        from memvet.store.relevance import expanded  # imports this module: loaded on first use
-
-        item.terms = expanded(item.statement or "")
-    return item.terms
-
-
-class TermIndex:
-    """The pack's items as a relevance.Corpus (terms and postings), built once: the daemon keeps
-    one per pack and updates it in place when memories change (`replace`); a prompt is scored
-    only against items sharing a term. Positions are never reused: a dropped item leaves a hole
-    (None) no posting names, a new one takes the next position."""
-
-    def __init__(self, items: list[PackItem]) -> None:
-        from memvet.store.relevance import Corpus
-
-        self.items: list[PackItem | None] = list(items)
-        self.corpus = Corpus(item_terms(item) for item in items)
-        self._at = {item.id: position for position, item in enumerate(items)}
-
-    def held(self) -> set[str]:
-        return self._at.keys()  # type: ignore[return-value]
-
-    def position(self, memory_id: str) -> int | None:
-        return self._at.get(memory_id)
-
-    def replace(self, ids: Iterable[str], items: Iterable[PackItem]) -> None:
-        """Drop the items of `ids`, then add `items` (their new state, or new memories)."""
-        postings = self.corpus.postings
-        for mid in ids:
-            position = self._at.pop(mid, None)
-            if position is None:
-                continue
-            for term in item_terms(self.items[position]):  # type: ignore[arg-type]
-                holders = postings[term]
-                holders.remove(position)
-                if not holders:
-                    del postings[term]
-            self.items[position] = None
-            self.corpus.n -= 1
-        for item in items:
-            position = self._at[item.id] = len(self.items)
-            self.items.append(item)
-            for term in item_terms(item):
-                postings.setdefault(term, []).append(position)
-            self.corpus.n += 1
-
-
-def idf_of(df: int, n: int) -> float:
-    return math.log(1.0 + n / (1 + df))
-
-
-def relevant(
-    index: TermIndex, prompt: str, given: set[str], now: str, workspace: str | None = None
-) -> Iterator[PackItem]:
-    """In-force memories that match the prompt and were not given this session, most relevant
-    first (ties keep rank order). Relevance is recall's (relevance.py: the idf-weighted share of
-    the prompt's units a memory speaks of, synonyms included) with recall's floor, so the hook
-    and `memvet recall` agree on what answers a question. One difference: a prompt is a task, not
-    a question, and most of its words describe the task; words no memory in scope speaks of do not
-    dilute the share ("containerise the api with Docker" must still find the Docker rule)."""
-    scored = []
-    for position, score in prompt_scores(index.corpus, prompt, workspace):
-        item = index.items[position]
-        if item.id not in given and in_force(item, now):  # type: ignore[union-attr]
-            scored.append((score, rank_key(item), item))
-    scored.sort(key=lambda entry: entry[:2], reverse=True)  # rank order within a score
-    return (item for _, _, item in scored)
-
-
-def prompt_scores(
-    corpus: Any, prompt: str, workspace: str | None = None
-) -> list[tuple[Any, float]]:
-    """(corpus position, relevance) of each text that reaches the prompt floor, by position:
-    `relevant`'s scoring, which the no-daemon hook also runs over the term index
-    (fast_read.DirectSource.relevant, whose corpus's positions are memory ids, read or not)."""
-    from memvet.store.relevance import PROMPT_ABSENT_WEIGHT, PROMPT_FLOOR, Question, noise_of
-
-    question = Question(prompt, corpus, noise_of([workspace]), absent_weight=PROMPT_ABSENT_WEIGHT)
-    if not question.total:
-        return []
-    # A share is at most its word share (the focus factor only lowers it), and a text that
-    # holds none of the weightier units holds at most the lighter ones' weight: when that stays
-    # below the floor, only the holders of a weightier unit are looked at (a word every memory
-    # holds is light, and names them all: issue 15).
-    total, shared = question.total, question.shared
-    light, order = 0.0, sorted(range(len(question.units)), key=question.weights.__getitem__)
-    while order and (light + question.weights[order[0]]) / total < PROMPT_FLOOR - 1e-9:
-        light += question.weights[order.pop(0)]
-    held = set().union(*(corpus.holders(question.units[i]) for i in order))
-    near = sorted(p for p in held.intersection(shared) if shared[p] / total >= PROMPT_FLOOR)
-    return [
-        (position, round(score, 6))
-        for position, score in question.shares(near).items()
-        if score >= PROMPT_FLOOR
-    ]

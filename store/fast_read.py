@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import Any, Protocol
 
+    from memvet.store.prompt_match import TermIndex
+
     class Cipher(Protocol):
         def decrypt(
             self, table: str, column: str, row_id: str, blob: bytes | None
@@ -58,6 +60,12 @@ LIVE_IN = "({})".format(", ".join(f"'{s}'" for s in LIVE_STATUSES))
 SCOPED_SQL = f"FROM memories WHERE {SCOPE_SQL} AND status IN {LIVE_IN} {RANK_SQL}"
 IN_FORCE_SQL = scope_rule.IN_FORCE_SQL  # params: now, now, now
 FIRST_PAGE = 256  # rows sorted with a LIMIT (a cheap top-N sort); rarely does a pack read more
+
+
+def ruleset_recorded(conn: sqlite3.Connection) -> str | None:
+    """The redaction rule-set version the store's text was last swept with (redaction_sweep)."""
+    row = conn.execute("SELECT value FROM store_meta WHERE key = 'redaction_ruleset'").fetchone()
+    return row[0] if row else None
 
 
 # --- the memories in scope ------------------------------------------------------------------------
@@ -121,11 +129,7 @@ class DirectSource:
             )
 
     def ruleset_recorded(self) -> str | None:
-        """The redaction rule-set version the store's text was last swept with (redaction_sweep)."""
-        row = self.conn.execute(
-            "SELECT value FROM store_meta WHERE key = 'redaction_ruleset'"
-        ).fetchone()
-        return row[0] if row else None
+        return ruleset_recorded(self.conn)
 
     def count_active(self, now: str) -> int:
         """In-force active memories in scope (the footer's count), counted by SQLite."""
@@ -179,14 +183,17 @@ class DirectSource:
                     items.append(item)
         return items
 
-    def index(self) -> cp.TermIndex:
-        return cp.TermIndex(self.all_items())
+    def index(self) -> TermIndex:
+        from memvet.store import prompt_match as pm  # a prompt's only: session start skips it
+
+        return pm.TermIndex(self.all_items())
 
     def relevant(self, prompt: str, given: set[str], now: str) -> Iterator[cp.PackItem]:
-        """cp.relevant over the term index: the prompt's terms are looked up as blind tokens,
+        """prompt_match.relevant over the term index: the prompt's terms are looked up as blind tokens,
         rarity counted from the postings, and only the memories that reach the floor are read
         (their rows; their text only if `fill` chooses them). Memories written since the last
         re-index (term_stale) are read whole, as `all_items` reads every one."""
+        from memvet.store import prompt_match as pm
         from memvet.store.relevance import lookup_terms, noise_of
 
         scope = f"{SCOPE_SQL} AND status IN {LIVE_IN}"
@@ -212,9 +219,9 @@ class DirectSource:
                 self.conn, self.cipher.term_key, terms, scope, self.params, (count, everyone)
             )
             for item in stale:
-                for term in cp.item_terms(item):
+                for term in pm.item_terms(item):
                     holders.setdefault(term, set()).add(item.id)
-            scores = dict(cp.prompt_scores(ti.ScopeTerms(count, holders), prompt))  # by id
+            scores = dict(pm.prompt_scores(ti.ScopeTerms(count, holders), prompt))  # by id
         return self._by_score(scores, {item.id: item for item in stale}, given, now)
 
     def _class_scores(
@@ -223,6 +230,7 @@ class DirectSource:
         """prompt_scores with the memories that hold common words only counted as classes
         (recall_classes.py): the scores of listing every holder, a class's key standing for its
         members (`_by_score` reads them ranked by SQLite). None: every holder is listed."""
+        from memvet.store import prompt_match as pm
         from memvet.store import recall_classes as rc
 
         inside, everyone = counts
@@ -248,10 +256,10 @@ class DirectSource:
             return None
         corpus, holders = plan.corpus(inside, ())
         for item in stale:
-            for term in cp.item_terms(item):
+            for term in pm.item_terms(item):
                 holders.setdefault(term, set()).add(item.id)
         self._plan = plan  # _by_score reads a class's members through it
-        return dict(cp.prompt_scores(corpus, prompt))
+        return dict(pm.prompt_scores(corpus, prompt))
 
     def _by_score(
         self, scores: dict[str, float], known: dict[str, cp.PackItem], given: set[str], now: str

@@ -22,11 +22,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any, Protocol
 
+    from memvet.store.prompt_match import TermIndex
+
     class Source(Protocol):
         def ranked(self) -> Iterator[cp.PackItem]: ...
         def count_active(self, now: str) -> int: ...
         def fill(self, items: list[cp.PackItem]) -> None: ...
-        def index(self) -> cp.TermIndex: ...
+        def index(self) -> TermIndex: ...
         def relevant(self, prompt: str, given: set[str], now: str) -> Iterator[cp.PackItem]: ...
 
 
@@ -161,9 +163,9 @@ def _swept_with_older_rules(source: Source) -> bool:
     recorded = getattr(source, "ruleset_recorded", None)
     if recorded is None:
         return False  # the daemon's source: it passes its own recheck
-    from memvet.store.redaction_version import RULESET_VERSION
+    from memvet.store.redaction_version import swept_with_older_rules
 
-    return recorded() != RULESET_VERSION
+    return swept_with_older_rules(recorded())
 
 
 def parse_request(

@@ -1,7 +1,7 @@
 """A small vocabulary of software-project concepts, so that lexical recall can see that "pnpm"
 answers "which package manager" and "sqlc" a question about the database.
 
-Each concept is named by its words: a term set (context_pack.terms) that holds any single word of
+Each concept is named by its words: a term set (text_terms.terms) that holds any single word of
 a concept, or every word of one of its phrases, also holds the concept's token (`~name`, which no
 text can spell). Both sides of a match are expanded, so the token counts like any shared word.
 Deliberately short: tool families a coding agent is asked about, nothing project-specific.
@@ -76,7 +76,7 @@ php scala haskell clojure erlang dart lua perl julia ocaml fsharp csharp c++ nim
 )
 
 
-COMPOUND = re.compile(r"[-_./+#]")  # context_pack's compound separators
+COMPOUND = re.compile(r"[-_./+#]")  # text_terms' compound separators
 
 
 def compile_word_groups(
@@ -85,7 +85,7 @@ def compile_word_groups(
     stem_words,  # noqa: ANN001
 ) -> tuple[dict[str, tuple[str, ...]], list[tuple[frozenset[str], str]]]:
     """(term -> group tokens, [(phrase terms, token)]) for named word groups, with words turned
-    into terms by `stem_words` (context_pack's own normalisation, passed in to keep one
+    into terms by `stem_words` (text_terms' own normalisation, passed in to keep one
     definition). One rule for the concepts here and the synonym groups of synonyms.py."""
     single: dict[str, tuple[str, ...]] = {}
     phrases: list[tuple[frozenset[str], str]] = []

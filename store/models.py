@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
 
+from memvet.store.vocabulary import Polarity
 from sqlalchemy import Column, LargeBinary, Table, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
@@ -57,7 +58,7 @@ class CandidateRow(Row, table=True):
     user_bidx: str = Field(index=True, max_length=64)
     workspace_bidx: str | None = Field(default=None, index=True, max_length=64)
     content_key: str = Field(index=True, max_length=64)
-    polarity: str = Field(default="assert", max_length=8)
+    polarity: str = Field(default=Polarity.ASSERT.value, max_length=8)
     confidence: float = 0.5
     importance: int = 1
     evidence_count: int = 1
@@ -110,7 +111,7 @@ class MemoryRow(Row, table=True):
     user_bidx: str = Field(index=True, max_length=64)
     workspace_bidx: str | None = Field(default=None, index=True, max_length=64)
     content_key: str = Field(index=True, max_length=64)
-    polarity: str = Field(default="assert", max_length=8)
+    polarity: str = Field(default=Polarity.ASSERT.value, max_length=8)
     confidence: float = 1.0
     importance: int = 1
     approved_by: str = Field(max_length=200)

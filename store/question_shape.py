@@ -1,6 +1,6 @@
 """The shape of a question (relevance.py's reading of it): what a what/which question asks
 for (its focus), whose it is or what a task is done to (its qualifier), the words of a "how
-long" phrase, and Go the language. Standard library and context_pack only: the hook's prompt
+long" phrase, and Go the language. Standard library and text_terms only: the hook's prompt
 path loads it.
 
 The focus and the qualifier came out of the failure analysis of the user-side dev split (issue
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from memvet.store import context_pack as cp
+from memvet.store import text_terms as tt
 from memvet.store.subjects import STOPWORDS
 
 WH_FOCUS = frozenset({"what", "which", "what's", "whats"})
@@ -26,21 +26,21 @@ NEW_THING = frozenset({"a", "an", "new", "this", "these", "my", "our"})
 WHO_OBJECT = frozenset({"do", "does", "did", "should", "can", "must", "would", "could"})
 # What a task is done to, when it is the project itself or any change of it ("deploy this
 # APP", "apply terraform CHANGES"): no thing memvet must have been told of.
-GENERIC_OBJECTS = cp.terms(
+GENERIC_OBJECTS = tt.terms(
     "app application change changes code new version versions update updates"
 )
 COPULA = frozenset({"is", "are", "was", "were"})
 DETERMINERS = frozenset(
     "the a an our my your this that these those its their another other some any each every".split()
 )
-GENERIC_HEADS = cp.terms(
+GENERIC_HEADS = tt.terms(
     "library tool framework runner thing kind type option one way file "
     "command format style convention engine"
 )
 # Words of a wh-phrase ("how LONG", "how MANY") are the question's form, not its subject.
 HOW_WORDS = frozenset({"long", "many", "much", "often", "far", "soon", "big", "large"})
 _WORDS = re.compile(r"[a-z0-9][a-z0-9_.+/#'-]*")
-_PART = re.compile(r"[-_./+#]+")  # context_pack's compound separators
+_PART = re.compile(r"[-_./+#]+")  # text_terms' compound separators
 
 # "go" the language: before a version or a thing made in it, or after "in/with/of".
 _GO = re.compile(
@@ -110,7 +110,7 @@ def _third_person(word: str) -> bool:
 
 
 def _phrase_terms(phrase: list[str], noise: frozenset[str]) -> frozenset[str]:
-    found = cp.plain_terms(" ".join(phrase))
+    found = tt.plain_terms(" ".join(phrase))
     # A compound ("elixir/otp") is asked for through its parts, which a text may name apart.
     wholes = {t for t in found if _PART.search(t) and set(_PART.split(t)) & found}
     return frozenset(found - wholes) - noise - GENERIC_HEADS

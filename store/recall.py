@@ -26,6 +26,7 @@ from typing import Any
 
 from memvet.store import context_pack as cp
 from memvet.store import relevance
+from memvet.store import text_terms as tt
 from memvet.store.recall_assembly import DecisionAssembly
 from memvet.store.recall_decision import (
     Contradiction,
@@ -38,7 +39,7 @@ from memvet.store.recall_decision import (
 from memvet.store.recall_slots import SlotJudge, decide_which, unstated_attribute
 from memvet.store.records import MEMORY_STATUSES, NEVER_VALID, Candidate, Memory, valid_at
 from memvet.store.subjects import LINK_THRESHOLD, is_negated, overlap
-from memvet.store.vocabulary import OPEN_STATUSES, Kind, MemoryStatus, RetireReason
+from memvet.store.vocabulary import OPEN_STATUSES, Kind, MemoryStatus, Polarity, RetireReason
 
 MATCH_THRESHOLD = relevance.FLOOR  # relevance a memory needs to be an answer (relevance.py)
 RELATED = LINK_THRESHOLD  # subject overlap at which the negative pass compares two memories
@@ -64,7 +65,7 @@ def specific(memory: Memory) -> bool:
 
 def negative(memory: Memory) -> bool:
     """A denial ("X is not so"), or a rule against something ("never X")."""
-    return memory.polarity == "deny" or (
+    return memory.polarity == Polarity.DENY or (
         memory.kind == Kind.CONSTRAINT and is_negated(memory.statement)
     )
 
@@ -88,7 +89,7 @@ class Recall:
         index: Any = None,
     ) -> None:
         """index: a recall_index.IndexedScope, when `memories` are only those it found."""
-        self.q = cp.terms(query) - QUERY_NOISE
+        self.q = tt.terms(query) - QUERY_NOISE
         words = query.casefold().split()
         self.wh_question = (not words or words[0] not in YES_NO) and bool(
             WH & set(w.strip("?,.!:;").replace("’", "'").split("'")[0] for w in words)
@@ -97,7 +98,7 @@ class Recall:
         self.now, self.as_of = now, as_of
         self.historical = as_of is not None and as_of < now - HISTORICAL_SLACK
         self.at = as_of if as_of is not None and self.historical else now
-        self.terms = {m.id: cp.terms(m.statement) for m in memories}  # the negative pass's
+        self.terms = {m.id: tt.terms(m.statement) for m in memories}  # the negative pass's
         self.index = index
         self.relevance = relevance.Relevance(
             query,
@@ -235,7 +236,7 @@ class Recall:
             return
         more = self.index.neighbours(best, {m.id for m in self.memories})
         for m in more:
-            self.terms[m.id] = cp.terms(m.statement)
+            self.terms[m.id] = tt.terms(m.statement)
             self.scores[m.id] = self.relevance.of_outside(m, self.index.corpus.position(m.id))
         pool = sorted([*self.memories, *more], key=lambda m: m.id)
         self.memories = sorted(pool, key=lambda m: m.recorded_at, reverse=True)  # as listed

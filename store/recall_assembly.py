@@ -20,6 +20,7 @@ from memvet.store.recall_decision import (
     ServedMemory,
     Severity,
 )
+from memvet.store.vocabulary import Polarity
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ class DecisionAssembly:
         """A verified answer: `best` and the answers as good beside it, the rules that limit it."""
         if self.historical:
             state = KnowledgeState.VERIFIED_HISTORICAL
-        elif best.polarity == "deny":
+        elif best.polarity == Polarity.DENY:
             state = KnowledgeState.VERIFIED_NEGATIVE
         elif boundaries or best.usage_boundary:
             state = KnowledgeState.VERIFIED_WITH_NEGATIVE_BOUNDARY

@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 
 from memvet.store import class_ranking as cr
-from memvet.store import context_pack as cp
 from memvet.store import fast_read as fr
 from memvet.store import recall_classes as rc
 from memvet.store import relevance
 from memvet.store import term_index as ti
+from memvet.store import text_terms as tt
 from memvet.store.records import MEMORY_STATUSES, NEVER_VALID
 
 TYPE_CHECKING = False  # recall_read.py's path imports this module without SQLAlchemy or typing
@@ -265,7 +265,7 @@ class IndexedScope:
         that could be evidence against it (never-valid ones are no evidence): those of its slot
         first, then those sharing the most words; newest first within each (the order recall
         lists contradictions in), at most MAX_NEIGHBOURS per token and in all."""
-        tokens = {ti.token(self.key, t): t for t in cp.terms(best.statement)}
+        tokens = {ti.token(self.key, t): t for t in tt.terms(best.statement)}
         slot = ti.slot_term(best.subject)
         if slot is not None:
             tokens[ti.token(self.key, slot)] = slot

@@ -12,6 +12,8 @@ row MAC or ciphertext fails authentication is left out and its id kept, as the S
 written for, a key it cannot load, a question about the store as it was recorded earlier —
 `--recorded-as-of` rebuilds history from transitions, which only the Store does): the caller
 then takes the Store's path, which reports the cause with the usual error and exit code.
+`served_direct` is what `memvet recall` prints from here: redacted again with today's rules
+only while the store is not swept with them (the no-daemon hook's rule, redaction_version.py).
 """
 
 from __future__ import annotations
@@ -252,16 +254,48 @@ def recall_direct(
     """The recall decision (with `unreadable`), or None when the Store's path must answer.
     `home` and `user`: MEMVET_HOME's store and the login name unless given (the daemon,
     answering for a command, gives its store's)."""
+    found = direct_decision(query, workspace, as_of, home, user)
+    return None if found is None else found[0]
+
+
+def served_direct(
+    query: str, *, workspace: str | None, as_of: datetime | None
+) -> dict[str, Any] | None:
+    """The document `memvet recall` prints (redaction/served.py's recall_document), or None as
+    recall_direct. Redacted again only when the store's text was not swept with today's rules,
+    as the no-daemon hook decides: a swept store's text already is, and importing the redactor
+    is most of what a swept store's recall would add (issue 15)."""
+    found = direct_decision(query, workspace, as_of, None, None)
+    if found is None:
+        return None
+    decision, older_rules = found
+    if not older_rules:
+        return decision.to_json()
+    from memvet.store.redaction.served import recall_document
+
+    return recall_document(decision)
+
+
+def direct_decision(
+    query: str, workspace: str | None, as_of: datetime | None, home: str | None, user: str | None
+) -> tuple[RecallDecision, bool] | None:
+    """recall_direct's decision, and whether the store's text was last swept with other
+    redaction rules than today's (one store_meta lookup on the same connection). Both routes
+    that read the store in this module's way (the command's, the daemon's) run through here."""
     from memvet.store.paths import memvet_home_text  # text: pathlib is not needed here
+    from memvet.store.redaction_version import swept_with_older_rules
 
     try:
         conn, cipher = fk.open_direct(home or memvet_home_text())
     except (fk.FastReadError, sqlite3.Error, OSError, ValueError):
         return None
     try:
+        # Before the rows: a sweep that finishes meanwhile records today's version only after
+        # its last slice, so rows read after a current version are all swept.
+        older_rules = swept_with_older_rules(fr.ruleset_recorded(conn))
         source = RecallSource(conn, cipher, user or fk.current_user())
         decision = source.recall(query, workspace, as_of)
-        return decision.with_unreadable(unreadable_seen(source))
+        return decision.with_unreadable(unreadable_seen(source)), older_rules
     except sqlite3.Error:  # busy or damaged: the Store's path reports it (nothing was written)
         return None
     finally:

@@ -15,6 +15,7 @@ from memvet.store.claims import Claim, claim_of, rivalry
 from memvet.store.records import Memory
 from memvet.store.relevance import ATTRIBUTE_TYPES
 from memvet.store.slots import normalise_subject
+from memvet.store.vocabulary import Polarity
 
 # Attributes a question asks the value of, and the value type that states one (claims.Claim
 # types, plus "host": a path or a name with a digit or a dot, "staging.tidepool.dev"): one table,
@@ -43,7 +44,7 @@ def unstated_attribute(absent_units: list[frozenset[str]], statement: str) -> st
     wanted = {ATTRIBUTE_TYPES[t] for unit in absent_units for t in unit if t in ATTRIBUTE_TYPES}
     if not wanted:
         return None
-    claim = claim_of(MONTH_YEAR.sub(" ", statement), "assert", "")  # every value, none named
+    claim = claim_of(MONTH_YEAR.sub(" ", statement), Polarity.ASSERT, "")  # every value, none named
     return next((w for w in sorted(wanted) if not _states(claim, w)), None)
 
 

@@ -12,3 +12,11 @@ OWN_DETECTORS_VERSION = 19
 RULESET_VERSION = (
     f"gitleaks-{GITLEAKS_SHA256[:12]}+npkf-{NP_KF_SHA256[:12]}+memvet-{OWN_DETECTORS_VERSION}"
 )
+
+
+def swept_with_older_rules(recorded: str | None) -> bool:
+    """`recorded`: the rule-set version store_meta says the store's text was last swept with
+    (fast_read.ruleset_recorded; None: never). Another one means the sweep has not run yet with
+    this version's rules: what is served from the store must be redacted again on the way out
+    (redaction/served.py). The no-daemon hook and `memvet recall`'s own path both ask this."""
+    return recorded != RULESET_VERSION

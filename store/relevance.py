@@ -1,6 +1,6 @@
 """How well a memory answers a question: the ranking half of recall (recall.py decides).
 
-A question's terms (context_pack.terms: stemmed content words, tool concepts) are expanded with
+A question's terms (text_terms.terms: stemmed content words, tool concepts) are expanded with
 synonyms.py's curated vocabulary, less words that say nothing about the subject: question
 noise ("remember", "before", month names) and the words of the workspace's own name (every
 memory of `shop-api` is about shop-api). A memory's relevance is the idf-weighted share of the
@@ -25,7 +25,7 @@ sharing one attribute word with a memory of another thing: the question's qualif
 attribute, who does what, what a task is done to: question_shape.py) must be known to the scope as
 its focus must, and the focus factor applies to the whole score, subject bonus included.
 
-The hook's prompt path ranks with this same rule (context_pack.relevant over a Corpus the
+The hook's prompt path ranks with this same rule (prompt_match.relevant over a Corpus the
 daemon keeps per pack), without the subject bonus (the hook decrypts no subjects), with its own
 calibration: PROMPT_ABSENT_WEIGHT and PROMPT_FLOOR. So this module stays light: no SQLAlchemy,
 no typing at run time.
@@ -42,11 +42,12 @@ to load, so it is not used (and never on the hook's path).
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from typing import Any, Protocol
 
-from memvet.store import context_pack as cp
+from memvet.store import text_terms as tt
 from memvet.store.question_shape import (
     focus_terms,
     go_language,
@@ -68,7 +69,7 @@ ABSENT_WEIGHT = 0.5  # weight of a question word nothing in scope uses, times it
 PROMPT_FLOOR = 0.3
 PROMPT_ABSENT_WEIGHT = 0.0
 # Question words that say nothing about the subject; time words too (as_of carries the time).
-QUERY_NOISE = cp.terms(
+QUERY_NOISE = tt.terms(
     "tell know remember recall said say told memory memories okay ok anything something whether "
     "back old before earlier previous previously ago last formerly currently nowadays today "
     "january february march april may june july august september october november december "
@@ -85,7 +86,7 @@ CONCEPT_SHARE = 0.9
 # answer ("which schema does the prod target use?" against the dev target's schema).
 ENVIRONMENTS = frozenset({"≈production", "≈staging", "≈development"})
 # Attributes a question asks the value of, and the type of value that states one (stemmed as
-# context_pack.terms stems): a text holding such a value speaks of the attribute ("which terraform
+# text_terms.terms stems): a text holding such a value speaks of the attribute ("which terraform
 # version?" and "pins Terraform 1.9.2"). recall_slots.unstated_attribute uses the same table.
 ATTRIBUTE_TYPES = {
     "port": "number",
@@ -111,13 +112,13 @@ _NUMBER_START = frozenset("v0123456789")
 _HOST = re.compile(r"[a-z][a-z0-9-]*\.[a-z0-9.-]*[a-z]|.*/.*|[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d+")
 
 
-_GROUPS, _GROUP_PHRASES = compile_groups(cp.plain_terms)
-_PHRASES = (*cp.CONCEPT_PHRASES, *_GROUP_PHRASES)
+_GROUPS, _GROUP_PHRASES = compile_groups(tt.plain_terms)
+_PHRASES = (*tt.CONCEPT_PHRASES, *_GROUP_PHRASES)
 
 
 def expanded(text: str) -> frozenset[str]:
-    """context_pack.terms plus the synonym groups the text names (single words or phrases)."""
-    base = cp.terms(text) | go_language(text)
+    """text_terms.terms plus the synonym groups the text names (single words or phrases)."""
+    base = tt.terms(text) | go_language(text)
     groups = {g for term in base for g in _GROUPS.get(term, ())}
     groups.update(token for phrase, token in _GROUP_PHRASES if phrase <= base)
     # Cheap tests first: this runs for every memory on the hook's prompt path.
@@ -133,7 +134,7 @@ def _units(text: str, noise: frozenset[str]) -> list[tuple[frozenset[str], froze
     the set of terms that would show a memory speaks of it (the word, its concepts, its synonym
     groups, the value type an attribute takes). A phrase ("front matter", "go live") is one unit
     in place of its words."""
-    base = (cp.plain_terms(text) | go_language(text)) - noise
+    base = (tt.plain_terms(text) | go_language(text)) - noise
     out: list[tuple[frozenset[str], frozenset[str]]] = []
     used: set[str] = set()
     for phrase, token in _PHRASES:
@@ -145,7 +146,7 @@ def _units(text: str, noise: frozenset[str]) -> list[tuple[frozenset[str], froze
         extra = (VALUE_TOKENS[kind],) if kind else ()
         out.append(
             (
-                frozenset({term, *cp.CONCEPTS.get(term, ()), *_GROUPS.get(term, ()), *extra}),
+                frozenset({term, *tt.CONCEPTS.get(term, ()), *_GROUPS.get(term, ()), *extra}),
                 frozenset({term}),
             )
         )
@@ -169,13 +170,17 @@ def name_terms(workspaces: Iterable[str | None]) -> frozenset[str]:
     out: set[str] = set()
     for path in workspaces:
         if path:
-            out |= cp.terms(os.path.basename(path.rstrip("/")))
+            out |= tt.terms(os.path.basename(path.rstrip("/")))
     return frozenset(out)
+
+
+def idf_of(df: int, n: int) -> float:
+    return math.log(1.0 + n / (1 + df))
 
 
 class Corpus:
     """A scope's texts as expanded terms, with postings: the rarity side of relevance. Recall
-    builds one per question; the hook's prompt path (context_pack.TermIndex) keeps one per pack.
+    builds one per question; the hook's prompt path (prompt_match.TermIndex) keeps one per pack.
     Noise is taken out of the question, not the texts, so one corpus serves any workspace."""
 
     def __init__(self, texts: Iterable[frozenset[str]]) -> None:
@@ -250,9 +255,7 @@ class Question:
         # A unit's rarity is that of its meaning: the texts that speak of it in any of its words.
         # (A corpus may count a position as many texts: recall_classes.ClassCorpus.)
         count = getattr(corpus, "count", len)
-        self.weights = [
-            cp.idf_of(count(h), corpus.n) * (1.0 if h else absent_weight) for h in holders
-        ]
+        self.weights = [idf_of(count(h), corpus.n) * (1.0 if h else absent_weight) for h in holders]
         self.total = sum(self.weights)
         # What the question names that no text in scope speaks of (recall's attribute check).
         self.absent = [unit for unit, h in zip(self.units, holders, strict=True) if not h]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from memvet.store import context_pack as cp
+from memvet.store import text_terms as tt
 from memvet.store.lexicon import CONCEPTS, LANGUAGES
 from memvet.store.slot_vocabulary import (
     FAMILIES,
@@ -98,7 +98,7 @@ def normalise_subject(text: str) -> str:
     """The comparable form of a subject: case-folded words, light-stemmed, single spaces. Two
     subjects are the same slot when their normal forms are equal."""
     words = re.findall(r"[a-z0-9][a-z0-9_.+/#-]*", text.casefold())
-    return " ".join(cp.stem(w) for w in words)[:MAX_SUBJECT]
+    return " ".join(tt.stem(w) for w in words)[:MAX_SUBJECT]
 
 
 def clean_subject(text: str) -> str:
@@ -166,7 +166,7 @@ def derive_subject(statement: str, kind: str) -> str:
 
 
 def _concept(word: str) -> str | None:
-    return CONCEPT_OF.get(word) or CONCEPT_OF.get(cp.stem(word))
+    return CONCEPT_OF.get(word) or CONCEPT_OF.get(tt.stem(word))
 
 
 def _label(name: str) -> str:

@@ -6,7 +6,7 @@ which these words are not values.
 
 Each group is named; a text that holds any single word of a group, or every word of one of its
 phrases, also holds the group's token (`≈name`, which no text can spell). Groups are general
-software-project vocabulary, not any one project's names. Stemmed with context_pack's own
+software-project vocabulary, not any one project's names. Stemmed with text_terms' own
 normalisation, passed in by the caller (one definition of a term).
 """
 

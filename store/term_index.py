@@ -57,7 +57,7 @@ def token(key: bytes, term: str) -> bytes:
 
 
 def statement_terms(statement: str) -> frozenset[str]:
-    from memvet.store.relevance import expanded  # imports context_pack: loaded on first use
+    from memvet.store.relevance import expanded  # compiles the vocabularies: loaded on first use
 
     return expanded(statement)
 

@@ -5,7 +5,7 @@ statement expands to, and memories indexed before it would lack the new terms un
 The stamp is a digest of the tables those terms come from (lexicon.py's concepts, synonyms.py's
 groups, the stop words and word pattern of subjects.py, slot_vocabulary.py's rewrites and slot
 cues, which shape a derived subject) and of TERM_RULES_VERSION, which stands for the code rules
-(context_pack.stem, compound splitting, relevance.py's value tokens, go_language,
+(text_terms.stem, compound splitting, relevance.py's value tokens, go_language,
 slots.normalise_subject): bump it when one of those changes what a text's terms are. The store
 records the stamp its postings were built under (`store_meta`, META_KEY); term_reindex.py's
 sweep re-indexes every memory when it differs.

@@ -1,4 +1,4 @@
-"""Statuses, kinds, source types and retire reasons are named by their StrEnum members
+"""Statuses, kinds, source types, retire reasons and polarities are named by their StrEnum members
 (store/vocabulary.py), never spelled as bare strings where code compares, filters or passes them:
 a typo in a bare string is a silent no-match, a typo in a member name an AttributeError."""
 
@@ -7,13 +7,20 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from memvet.store.vocabulary import CandidateStatus, Kind, MemoryStatus, RetireReason, SourceType
+from memvet.store.vocabulary import (
+    CandidateStatus,
+    Kind,
+    MemoryStatus,
+    Polarity,
+    RetireReason,
+    SourceType,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPONENTS = ("store", "daemon", "inspector", "install")
 VALUES = {
     m.value
-    for enum in (CandidateStatus, MemoryStatus, Kind, SourceType, RetireReason)
+    for enum in (CandidateStatus, MemoryStatus, Kind, SourceType, RetireReason, Polarity)
     for m in enum
 }
 PAYLOAD_KEYS = {"status", "kind", "source_type", "reason", "retired_reason"}

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from memvet.store.lazy_pattern import LazyPattern
 from memvet.store.records import ADOPTED
-from memvet.store.vocabulary import Kind
+from memvet.store.vocabulary import Kind, Polarity
 
 if TYPE_CHECKING:  # at run time adopted() imports it, on first use
     from memvet.daemon.extraction.extract import Extracted
@@ -172,7 +172,11 @@ def adopted(
     polarity = (
         typed.polarity
         if typed is not None
-        else ("deny" if re.match(r"(?i)(?:never|don'?t|do not|avoid|stop)\b", rule) else "assert")
+        else (
+            Polarity.DENY
+            if re.match(r"(?i)(?:never|don'?t|do not|avoid|stop)\b", rule)
+            else Polarity.ASSERT
+        )
     )
     scope = global_reason(rule, [reply])
     reasons = (

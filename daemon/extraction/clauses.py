@@ -27,7 +27,10 @@ from typing import Any
 from memvet.daemon.extraction.features import typed_demonstrative
 from memvet.daemon.extraction.scope_cues import WIDENS_ANY
 from memvet.store.lazy_pattern import LazyPattern
+from memvet.store.vocabulary import Polarity
 
+# Read per clause and per sentence: module constants, not a member lookup each time.
+ASSERT, DENY = Polarity.ASSERT, Polarity.DENY
 # Compiled on first use (lazy_pattern.py): only messages with a candidate get here.
 _SENTENCE_GAP = LazyPattern(r"[.!?\n]")
 _DEPENDENT = LazyPattern(
@@ -227,20 +230,15 @@ def _join(
         return base
     kind, confidence, polarity = base.kind, base.confidence, base.polarity
     reasons = list(base.reasons)
-    if (
-        clause_result is None
-        and before
-        and base.polarity == "deny"
-        and not _NEGATION.search(clause)
-    ):
-        polarity = "assert"  # "Deploy to fly.io. Never with heroku." asserts fly.io
+    if clause_result is None and before and base.polarity == DENY and not _NEGATION.search(clause):
+        polarity = ASSERT  # "Deploy to fly.io. Never with heroku." asserts fly.io
     if clause_result is not None:
         # "X, never Y": the rule is X (its kind); the "never Y" only bounds it
-        keeps_kind = base.polarity == "assert" and clause_result.polarity == "deny"
+        keeps_kind = base.polarity == ASSERT and clause_result.polarity == DENY
         if clause_result.confidence > confidence and not keeps_kind:
             kind, confidence = clause_result.kind, clause_result.confidence
-        if base.polarity == "deny" and clause_result.polarity == "assert":
-            polarity = "assert"  # "X, never Y" asserts X; the "never Y" stays in the words
+        if base.polarity == DENY and clause_result.polarity == ASSERT:
+            polarity = ASSERT  # "X, never Y" asserts X; the "never Y" stays in the words
         reasons += [r for r in clause_result.reasons if r not in reasons]
     if "clauses.merged" not in reasons:
         reasons.append("clauses.merged")

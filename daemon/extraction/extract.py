@@ -12,13 +12,14 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from memvet.daemon.extraction.clauses import merge_clauses
+from memvet.daemon.extraction.clauses import ASSERT, DENY, merge_clauses
 from memvet.daemon.extraction.prefilter import prefilter_for
 from memvet.daemon.extraction.rules import Rule, Rules
 from memvet.daemon.extraction.scope_cues import with_message_scope
 from memvet.daemon.extraction.sentence_split import split_sentences
 from memvet.store.lazy_pattern import LazyPattern
 from memvet.store.redaction import MARKER_PREFIX as _MARKER
+from memvet.store.vocabulary import Polarity
 
 # Reject rules whose clause governs the rest of its sentence ("According to the README, deploys go
 # through X", "If we ever move to gRPC, we'd rewrite the adapters"): the clause after it is no rule.
@@ -43,7 +44,7 @@ class Extracted:
     kind: str
     confidence: float
     reasons: tuple[str, ...]  # names of the rules that fired
-    polarity: str = "assert"
+    polarity: str = Polarity.ASSERT
     user_global: bool = False
     supersedes_hint: str | None = None  # what a correction replaces ("" when not said)
 
@@ -255,7 +256,7 @@ class Extractor:
             return None
         scope = [r for r, _ in hits(self._scope, mask, sentence)]
         denial = [r for r, _ in hits(self._polarity, mask, sentence)]
-        polarity = "deny" if (best is not None and best.polarity == "deny") or denial else "assert"
+        polarity = DENY if (best is not None and best.polarity == DENY) or denial else ASSERT
         reasons = [best.name] if best is not None else []
         reasons += [r.name for r in (*durable, *(c for c, _ in corrections), *scope, *denial)]
         return Extracted(

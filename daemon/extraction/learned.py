@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memvet.daemon.extraction.clauses import depends_on_before
+from memvet.daemon.extraction.clauses import ASSERT, DENY, depends_on_before
 from memvet.daemon.extraction.extract import Extracted, Extractor, _replaced
 from memvet.daemon.extraction.features import Context
 from memvet.daemon.extraction.scorer import Scorer, default_scorer
@@ -38,9 +38,9 @@ def worth_a_second_look(sentence: str, hits: list[tuple]) -> bool:
 
 def polarity_of(hits: list[tuple]) -> str:
     deny = any(
-        r.section == "polarity" or (r.section == "kind" and r.polarity == "deny") for r, _ in hits
+        r.section == "polarity" or (r.section == "kind" and r.polarity == DENY) for r, _ in hits
     )
-    return "deny" if deny else "assert"
+    return DENY if deny else ASSERT
 
 
 class LearnedExtractor:

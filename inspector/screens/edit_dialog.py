@@ -9,6 +9,7 @@ from typing import TypeVar
 from memvet.inspector.formatting import aware, clean, parse_when, workspace_label
 from memvet.inspector.widgets.key_footer import KeyFooter
 from memvet.store import KINDS, Candidate, Edits
+from memvet.store.vocabulary import Polarity
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -33,7 +34,7 @@ def kind_and_polarity_fields(kind: str, polarity: str) -> ComposeResult:
     with Vertical():
         yield Label("Says", classes="dialog-label")
         yield Select(
-            [("asserts", "assert"), ("denies", "deny")],
+            [("asserts", Polarity.ASSERT), ("denies", Polarity.DENY)],
             value=polarity,
             allow_blank=False,
             id="edit-polarity",

@@ -11,7 +11,7 @@ from memvet.inspector.widgets.screen_tabs import SCREENS
 from memvet.store import Candidate, CandidateDetail, Memory
 from memvet.store.cli_lists import origin
 from memvet.store.records import ADOPTED
-from memvet.store.vocabulary import CandidateStatus
+from memvet.store.vocabulary import CandidateStatus, Polarity
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
@@ -96,7 +96,7 @@ def render_detail(detail: CandidateDetail, now: datetime, note: Content | None) 
             "source",
             f"{c.source_type} via {clean(c.host or 'unknown host')}",
             (f" · {came_from(c)}", "$accent"),
-            "" if c.polarity == "assert" else " · a denial",
+            "" if c.polarity == Polarity.ASSERT else " · a denial",
         )
     )
     if c.reasons:

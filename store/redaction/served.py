@@ -1,8 +1,8 @@
 """Re-redaction on the way out: what the MCP server, the daemon's hook answers and `memvet recall`
 serve is redacted again with today's rules, so a memory approved before a rule existed does not
 leak once the rule exists. The first two run in long-lived processes that have the redactor
-loaded; `memvet recall` loads it unless the daemon answers (the daemon re-redacts); the no-daemon
-hook path does not until the store is swept (its start-up budget), see docs/threat-model.md."""
+loaded; `memvet recall` in its own process and the no-daemon hook load it only while the store
+is not swept with today's rules (their start-up budget), see docs/threat-model.md."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from memvet.store.team import outbox
 from memvet.store.team.items import memory_id_of, new_item_id
 from memvet.store.team.outbox import LINKS
 from memvet.store.team.sync import TEAM_REASON
-from memvet.store.vocabulary import REVIEWABLE_STATUSES, CandidateStatus, MemoryStatus
+from memvet.store.vocabulary import REVIEWABLE_STATUSES, CandidateStatus, MemoryStatus, Polarity
 
 
 def _derived_id(team_id: str, local_id: str) -> str:
@@ -39,7 +39,7 @@ def propose_team(
     statement: str,
     kind: str,
     workspace: str | None,  # noqa: ANN001
-    polarity: str = "assert",
+    polarity: str = Polarity.ASSERT,
 ) -> str:
     item_id = new_item_id()
     outbox.enqueue(

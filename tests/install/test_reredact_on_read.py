@@ -24,11 +24,28 @@ STATEMENT = f"We always post deploy notices with the Slack token {TOKEN} in this
 
 
 def _store_unredacted(workspace: Path, monkeypatch) -> None:
+    """The memory as an older memvet stored it, in a store that says so: swept last with an
+    older rule set (the daemon's sweep has not run since the upgrade)."""
     import memvet.store.redaction as redaction
 
     with monkeypatch.context() as patch:
         patch.setattr(redaction, "redact", lambda text: redaction.RedactionResult(text, 0, ()))
         _approve_unredacted(workspace)
+    _record_ruleset("gitleaks-older+memvet-1")
+
+
+def _record_ruleset(version: str) -> None:
+    import sqlalchemy as sa
+
+    store = open_store()
+    try:
+        with engine_of(store).begin() as conn:
+            conn.execute(
+                sa.text("UPDATE store_meta SET value = :v WHERE key = 'redaction_ruleset'"),
+                {"v": version},
+            )
+    finally:
+        store.close()
 
 
 def _approve_unredacted(workspace: Path) -> None:
@@ -94,23 +111,10 @@ def test_the_no_daemon_hook_rechecks_until_the_sweep_has_run(tmp_path: Path, mon
     import json
     import subprocess
 
-    import sqlalchemy as sa
-
     monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
     workspace = tmp_path / "repo"
     (workspace / ".git").mkdir(parents=True)
     _store_unredacted(workspace, monkeypatch)
-    store = open_store()
-    try:
-        with engine_of(store).begin() as conn:
-            conn.execute(
-                sa.text(
-                    "UPDATE store_meta SET value = 'gitleaks-older+memvet-1' "
-                    "WHERE key = 'redaction_ruleset'"
-                )
-            )
-    finally:
-        store.close()
     payload = json.dumps(
         {
             "session_id": "s-1",
@@ -171,3 +175,46 @@ def test_recall_prints_old_memories_redacted_with_todays_rules(
         printed = done.stdout
     assert "deploy notices" in printed, printed  # the memory is recalled …
     assert TOKEN not in printed and "[REDACTED:" in printed  # … redacted with today's rules
+
+
+def test_recall_on_a_swept_store_does_not_load_the_redactor(tmp_path: Path, monkeypatch) -> None:
+    """Issue 15: `memvet recall` in its own process redacts again only while the store is swept
+    with older rules than today's (the no-daemon hook's rule); once the sweep has recorded
+    today's, its text already is, and the command imports none of the redactor."""
+    import json
+    import subprocess
+
+    from memvet.store.redaction_version import RULESET_VERSION
+
+    monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")
+    workspace = tmp_path / "repo"
+    (workspace / ".git").mkdir(parents=True)
+    _store_unredacted(workspace, monkeypatch)
+    script = """
+import contextlib, io, json, sys
+from memvet.install.launcher import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    code = main(["recall", "how do we post deploy notices", "--json"])
+print(json.dumps([code, out.getvalue(), sorted(m for m in sys.modules
+                                                if m.split(".")[:3] == ["memvet", "store", "redaction"])]))
+"""
+
+    def ask() -> tuple[int, str, list[str]]:
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=workspace,
+            env={**os.environ, "MEMVET_KEY_PROVIDER": "file"},
+        )
+        assert done.returncode == 0, done.stderr
+        return tuple(json.loads(done.stdout))  # type: ignore[return-value]
+
+    code, printed, loaded = ask()  # not swept yet: redacted again, so the check can see it
+    assert code == 0 and "[REDACTED:" in printed and TOKEN not in printed
+    assert "memvet.store.redaction.served" in loaded
+    _record_ruleset(RULESET_VERSION)  # the daemon's sweep has run with today's rules
+    code, printed, loaded = ask()
+    assert code == 0 and "deploy notices" in printed and loaded == []

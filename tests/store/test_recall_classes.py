@@ -132,7 +132,7 @@ def test_a_scope_leaving_out_too_many_memories_is_listed(stores, monkeypatch):
 def test_the_memories_read_do_not_depend_on_set_order(stores, monkeypatch):
     """Neighbours tied on every count and on record time (one bulk import) were cut in the
     order a set of terms happened to iterate: another PYTHONHASHSEED, another answer."""
-    real = recall_index.cp
+    real = recall_index.tt
 
     class Ordered:
         def __init__(self, reverse: bool) -> None:
@@ -148,7 +148,7 @@ def test_the_memories_read_do_not_depend_on_set_order(stores, monkeypatch):
     for question in QUESTIONS:
         seen = []
         for reverse in (False, True):
-            monkeypatch.setattr(recall_index, "cp", Ordered(reverse))
+            monkeypatch.setattr(recall_index, "tt", Ordered(reverse))
             seen.append(recall(stores[0], question, workspace=APP))
         assert seen[0] == seen[1], question
 

@@ -12,6 +12,8 @@ from memvet.store import context_pack as cp
 from memvet.store import fast_keys as fk
 from memvet.store import fast_read as fr
 from memvet.store import hook_reply as reply
+from memvet.store import prompt_match as pm
+from memvet.store import text_terms as tt
 from memvet.store.crypto import FieldCipher, new_key
 from memvet.store.migrations import SCHEMA_VERSION
 from store_internals import cipher_of
@@ -183,10 +185,10 @@ def test_disputed_lines_are_named_and_not_counted_as_more():
 def test_relevance_needs_rare_shared_terms():
     items = [item(i, f"Service {i} runs tests nightly") for i in range(30)]
     items.append(item(99, "This project does not use Docker"))
-    index = cp.TermIndex(items)
-    got = [i.id for i in cp.relevant(index, "Set up Docker for the tests", set(), NOW)]
+    index = pm.TermIndex(items)
+    got = [i.id for i in pm.relevant(index, "Set up Docker for the tests", set(), NOW)]
     assert got == ["m099"]
-    assert list(cp.relevant(index, "Set up Docker", {"m099"}, NOW)) == []
+    assert list(pm.relevant(index, "Set up Docker", {"m099"}, NOW)) == []
 
 
 @pytest.mark.parametrize(
@@ -200,7 +202,7 @@ def test_relevance_needs_rare_shared_terms():
     ],
 )
 def test_stem(word, stem):
-    assert cp.stem(word) == stem
+    assert tt.stem(word) == stem
 
 
 def test_hook_budgets_read_config(tmp_path):

@@ -200,9 +200,9 @@ def test_a_common_words_walk_finds_the_postings_the_join_finds(env, monkeypatch)
     for a rare one: forced each way, with limits that cut the list (ties of recorded_at
     included: the 30 imported memories share one), each token's rows are the same, in order;
     and so is every recall answer."""
-    from memvet.store import context_pack as cp
     from memvet.store import recall_index
     from memvet.store import term_index as ti
+    from memvet.store import text_terms as tt
     from memvet.store.records import MEMORY_STATUSES
 
     store, cut = open_store(env, user="dana", create=False), set()
@@ -212,7 +212,7 @@ def test_a_common_words_walk_finds_the_postings_the_join_finds(env, monkeypatch)
                 store, store.reader_for(workspace), "billing fixtures", []
             )
             held = store.list_memories(store.reader_for(workspace), statuses=MEMORY_STATUSES)
-            words = {t for m in held for t in cp.terms(m.statement)} | {"nowhere"}
+            words = {t for m in held for t in tt.terms(m.statement)} | {"nowhere"}
             tokens = [ti.token(scope.key, t) for t in sorted(words)]
             for limit in (1, 4, 7, 29, 10**6):
                 rows = {}

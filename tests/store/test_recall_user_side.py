@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from memvet.store import CandidateDraft, Edits, Scope
 from memvet.store import context_pack as cp
+from memvet.store import prompt_match as pm
 from memvet.store.claims import claim_of, rivalry
 from memvet.store.recall import recall
 from memvet.store.relevance import FLOOR, Relevance
@@ -53,7 +54,7 @@ def test_the_prompt_hook_answers_a_paraphrase_as_recall_does():
     items = [item(i, s) for i, s in enumerate(statements)]
     got = [
         i.statement
-        for i in cp.relevant(cp.TermIndex(items), "can I deploy from my laptop?", set(), NOW)
+        for i in pm.relevant(pm.TermIndex(items), "can I deploy from my laptop?", set(), NOW)
     ]
     assert got[:1] == [RULE]  # shares no word with the prompt: synonyms (relevance.py) match it
 
@@ -66,7 +67,7 @@ def test_the_prompt_hook_and_recall_score_alike():
         "Errors are returned as RFC 7807 problem details",
     ]
     items = [item(i, s) for i, s in enumerate(statements)]
-    index = cp.TermIndex(items)
+    index = pm.TermIndex(items)
 
     class Scoped:  # what Relevance reads of a memory
         def __init__(self, it: cp.PackItem) -> None:
@@ -80,7 +81,7 @@ def test_the_prompt_hook_and_recall_score_alike():
         "what is the weather like?",
     ):
         recall_scores = Relevance(prompt, [Scoped(it) for it in items]).scores()
-        hook = {it.id for it in cp.relevant(index, prompt, set(), NOW)}
+        hook = {it.id for it in pm.relevant(index, prompt, set(), NOW)}
         assert hook == {k for k, v in recall_scores.items() if v >= FLOOR}, prompt
 
 
@@ -90,7 +91,7 @@ def test_the_hook_path_stays_free_of_sqlalchemy():
 
     code = (
         "import sys; import memvet.store.fast_read, memvet.store.relevance, "
-        "memvet.store.context_pack as cp; cp.TermIndex([]); "
+        "memvet.store.prompt_match as pm; pm.TermIndex([]); "
         "print(any(m.startswith(('sqlalchemy', 'sqlmodel')) for m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 from memvet.store import context_pack as cp
+from memvet.store import prompt_match as pm
 from memvet.store.relevance import FLOOR, Relevance, focus_terms
 
 APP = "/home/dana/src/cli-tool"
@@ -113,9 +114,9 @@ def _items(statements: list[str]) -> list[cp.PackItem]:
 
 
 def test_the_prompt_hook_says_nothing_for_a_question_no_memory_answers():
-    index = cp.TermIndex(_items([m.statement for m in SCOPE]))
-    assert list(cp.relevant(index, "which rust edition are we on?", set(), NOW, APP)) == []
+    index = pm.TermIndex(_items([m.statement for m in SCOPE]))
+    assert list(pm.relevant(index, "which rust edition are we on?", set(), NOW, APP)) == []
     found = [
-        it.id for it in cp.relevant(index, "what's the minimum rust version?", set(), NOW, APP)
+        it.id for it in pm.relevant(index, "what's the minimum rust version?", set(), NOW, APP)
     ]
     assert found[:1] == ["m000"]

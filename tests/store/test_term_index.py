@@ -326,6 +326,7 @@ def test_the_direct_prompt_hook_over_the_index_picks_what_reading_every_memory_p
 
     from memvet.store import context_pack as cp
     from memvet.store import fast_read as fr
+    from memvet.store import prompt_match as pm
 
     now = cp.stamp(filled.now())
     conn = sqlite3.connect(str(filled.path), isolation_level=None)
@@ -336,7 +337,7 @@ def test_the_direct_prompt_hook_over_the_index_picks_what_reading_every_memory_p
             index = source.index()
             for prompt in PROMPTS:
                 for given in (set(), {index.items[0].id}):
-                    want = [i.id for i in cp.relevant(index, prompt, given, now)]
+                    want = [i.id for i in pm.relevant(index, prompt, given, now)]
                     got = [i.id for i in source.relevant(prompt, given, now)]
                     assert got == want, prompt
             assert any(source.relevant(p, set(), now) for p in PROMPTS)
@@ -346,7 +347,7 @@ def test_the_direct_prompt_hook_over_the_index_picks_what_reading_every_memory_p
         source = fr.DirectSource(conn, cipher_of(filled), "dana", APP)
         for prompt in PROMPTS:
             assert [i.id for i in source.relevant(prompt, set(), now)] == [
-                i.id for i in cp.relevant(source.index(), prompt, set(), now)
+                i.id for i in pm.relevant(source.index(), prompt, set(), now)
             ]
     finally:
         conn.close()

@@ -27,10 +27,10 @@ ONLY_B_KNOWS = "where is zanzibarquux?"  # no word of the memory but through B's
 def use_vocabulary(monkeypatch: pytest.MonkeyPatch, groups: dict[str, tuple[str, ...]]) -> None:
     """A release whose synonym table is `groups`: what relevance.py compiles at import, again."""
     monkeypatch.setattr(synonyms, "GROUPS", groups)
-    compiled, phrases = synonyms.compile_groups(relevance.cp.plain_terms)
+    compiled, phrases = synonyms.compile_groups(relevance.tt.plain_terms)
     monkeypatch.setattr(relevance, "_GROUPS", compiled)
     monkeypatch.setattr(relevance, "_GROUP_PHRASES", phrases)
-    monkeypatch.setattr(relevance, "_PHRASES", (*relevance.cp.CONCEPT_PHRASES, *phrases))
+    monkeypatch.setattr(relevance, "_PHRASES", (*relevance.tt.CONCEPT_PHRASES, *phrases))
     tv.vocabulary_stamp.cache_clear()
 
 

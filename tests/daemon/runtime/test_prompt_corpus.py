@@ -6,10 +6,12 @@ changes, over random packs where one word is held by nearly every memory (issue 
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from memvet.daemon import prompt_corpus as pc
-from memvet.daemon.context_cache import CachedSource
+from memvet.daemon.context_cache import WALK_FROM, CachedSource
 from memvet.store import context_pack as cp
+from memvet.store import prompt_match as pm
 
 NOW = "2026-06-01 12:00:00.000000"
 WORDS = [
@@ -56,12 +58,12 @@ def _item(rng: random.Random, i: int) -> cp.PackItem:
 
 
 def _same_as_scoring_everything(pack: CachedSource, items: list[cp.PackItem]) -> None:
-    whole = cp.TermIndex(cp.ranked(items))
+    whole = pm.TermIndex(cp.ranked(items))
     assert [i.id for i in pack.ranked()] == [i.id for i in cp.ranked(items)]
     for prompt in PROMPTS:
         given = {items[0].id} if items else set()
         assert [i.id for i in pack.relevant(prompt, given, NOW)] == [
-            i.id for i in cp.relevant(whole, prompt, given, NOW)
+            i.id for i in pm.relevant(whole, prompt, given, NOW)
         ], prompt
     for now in (NOW, "2026-05-31 00:00:00.000000", "2026-08-01 00:00:00.000000"):
         assert pack.count_active(now) == cp.count_active(items, now), now
@@ -105,3 +107,25 @@ def test_a_prompt_past_the_branch_limit_takes_the_cruder_cut_with_the_same_answe
     pack = CachedSource(list(items))
     assert pc._reaching([{1}, {1, 2}, {2}], [3.0, 2.0, 1.0], 2.5) is None
     _same_as_scoring_everything(pack, items)
+
+
+def test_a_prompt_most_of_the_pack_matches_is_read_in_the_full_sorts_order():
+    """Thousands share one score (they hold the same units), and many of those tie on rank down
+    to the id: the pack picks them off its best-first list (context_cache.best_first) rather
+    than sorting them all, in the same order, however far the hook reads."""
+    rng = random.Random(58)
+    items = [_item(rng, i) for i in range(3000)]
+    for item in items[::3]:  # the same tier, importance and time: only the id orders them
+        item.source_type, item.importance = "explicit_user", 1
+        item.recorded_at = item.valid_from = "2026-03-03 10:00:00.000000"
+    items = cp.ranked(items)
+    pack, whole = CachedSource(list(items)), pm.TermIndex(items)
+    widest = max(Counter(s for _, s in pm.prompt_scores(whole.corpus, "module")).values())
+    assert widest**2 > 100 * WALK_FROM * len(items)  # one score: walked, not sorted
+    given = {item.id for item in items[::7]}
+    for prompt in ("module", "deploy to staging with docker", "use ruff in ci", "redis postgres"):
+        want = [i.id for i in pm.relevant(whole, prompt, given, NOW)]
+        assert len(want) > 300, prompt
+        assert [i.id for i in pack.relevant(prompt, given, NOW)] == want, prompt
+        read = pack.relevant(prompt, given, NOW)
+        assert [next(read).id for _ in range(40)] == want[:40], prompt  # a reader that stops

@@ -5,7 +5,7 @@ command to answer by itself; and when the daemon answers, the command imports no
 recall modules, cryptography or dataclasses (the cost the route saves).
 
 Real stores, a real ContextServer on a real Unix socket; the command runs in this process
-(memvet's own entry point), the route told apart by the thread that ran recall_direct (the
+(memvet's own entry point), the route told apart by the thread that ran the recall (the
 server's client threads, or this one)."""
 
 from __future__ import annotations
@@ -112,15 +112,15 @@ def run(argv: list[str]) -> tuple[int, str]:
 
 @pytest.fixture
 def threads(monkeypatch) -> list[str]:
-    """The name of the thread each recall_direct call ran in."""
+    """The name of the thread each sqlite3 recall (recall_read.direct_decision) ran in."""
     seen: list[str] = []
-    real = recall_read.recall_direct
+    real = recall_read.direct_decision
 
     def recording(*args, **kwargs):  # noqa: ANN202
         seen.append(threading.current_thread().name)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(recall_read, "recall_direct", recording)
+    monkeypatch.setattr(recall_read, "direct_decision", recording)
     return seen
 
 

@@ -11,7 +11,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import build  # noqa: E402
-from memvet.store.context_pack import terms  # noqa: E402
+from memvet.store.text_terms import terms  # noqa: E402
 from score import Scorer  # noqa: E402
 
 QUESTIONS = dict(build.question_ids())
