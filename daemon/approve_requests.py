@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 
 from memvet.store.approval_run import approve_all
-from memvet.store.cli_approve import OPTION_KEYS, PROTOCOL, installed_version
+from memvet.store.cli_approve import OPTION_KEYS, PROTOCOL
+from memvet.store.daemon_ask import read_request
 from memvet.store.errors import MemvetError
 
 MAX_IDS = 100_000
@@ -28,17 +29,9 @@ def is_approval(request: bytes) -> bool:
 
 
 def answer(store, request: bytes, version: str | None = None) -> bytes:  # noqa: ANN001
-    head, _, body = request.partition(b"\n")
-    parts = head.split(b" ")
-    if len(parts) != 2 or parts[0] != PROTOCOL:
-        return b"ERR protocol\n"
-    if parts[1].decode("utf-8", "replace") != (version or installed_version()):
-        return b"ERR version\n"
-    doc = _valid(body)
-    if doc is None:
-        return b"ERR request\n"
-    if doc["user"] != store.user:  # the scope rule reads the store's user: it must be theirs
-        return b"ERR user\n"
+    doc = read_request(request, PROTOCOL, store.user, _valid, version)
+    if isinstance(doc, bytes):  # refused: the command does the work itself
+        return doc
     try:
         out: dict = {"results": approve_all(store, doc["ids"], doc["options"], doc["actor"])}
     except MemvetError as exc:  # refused as a whole (the direct path raises the same)

@@ -12,6 +12,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 CONNECT_TIMEOUT_S = 0.5
 NOT_SENT, NO_ANSWER = "not sent", "no answer"  # the two ways the daemon route gives up
 
@@ -61,3 +65,27 @@ def exchange(body: bytes, reply_timeout_s: float) -> bytes | str:
     finally:
         sock.close()
     return b"".join(chunks)
+
+
+def read_request(
+    request: bytes,
+    protocol: bytes,
+    user: str,
+    valid: Callable[[bytes], dict | None],
+    version: str | None = None,
+) -> dict | bytes:
+    """The daemon's side: the request's document, or the `ERR …` reply that refuses it (another
+    protocol or version, a body `valid` rejects, or another user than the store's: the scope
+    rule reads the store's user, so it must be theirs)."""
+    head, _, body = request.partition(b"\n")
+    parts = head.split(b" ")
+    if len(parts) != 2 or parts[0] != protocol:
+        return b"ERR protocol\n"
+    if parts[1].decode("utf-8", "replace") != (version or installed_version()):
+        return b"ERR version\n"
+    doc = valid(body)
+    if doc is None:
+        return b"ERR request\n"
+    if doc["user"] != user:
+        return b"ERR user\n"
+    return doc

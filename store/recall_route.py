@@ -60,21 +60,13 @@ def answer(request: bytes, home: str, user: str, version: str | None = None) -> 
     """The daemon's reply to one request, for the store in `home` whose user is `user`."""
     from datetime import datetime
 
-    from memvet.store.daemon_ask import installed_version
+    from memvet.store.daemon_ask import read_request
     from memvet.store.recall_read import recall_direct
     from memvet.store.redaction.served import recall_document
 
-    head, _, body = request.partition(b"\n")
-    parts = head.split(b" ")
-    if len(parts) != 2 or parts[0] != PROTOCOL:
-        return b"ERR protocol\n"
-    if parts[1].decode("utf-8", "replace") != (version or installed_version()):
-        return b"ERR version\n"
-    doc = _valid(body)
-    if doc is None:
-        return b"ERR request\n"
-    if doc["user"] != user:  # the scope rule reads the store's user: it must be theirs
-        return b"ERR user\n"
+    doc = read_request(request, PROTOCOL, user, _valid, version)
+    if isinstance(doc, bytes):  # refused: the command does the work itself
+        return doc
     try:
         as_of = datetime.fromisoformat(doc["as_of"]) if doc["as_of"] else None
     except ValueError:
