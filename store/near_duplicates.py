@@ -33,9 +33,9 @@ class NearDuplicateIndex:
     """The pending candidates' rule words, by word, for one store. Not thread-safe: one writer
     (the daemon's worker, or one CLI command) admits at a time."""
 
-    entries: dict[str, tuple[RuleWords, str, str]] = field(
+    entries: dict[str, tuple[RuleWords, str, str, str]] = field(
         default_factory=dict
-    )  # cid -> (words, user, ws)
+    )  # cid -> (words, user, ws, statement)
     by_word: dict[str, set[str]] = field(default_factory=dict)
     loaded_at: float = -1.0
 
@@ -43,7 +43,7 @@ class NearDuplicateIndex:
         said = rule_words(statement)
         if not said.words:
             return
-        self.entries[cid] = (said, user_bidx, workspace_bidx)
+        self.entries[cid] = (said, user_bidx, workspace_bidx, statement)
         for word in said.words:
             self.by_word.setdefault(word, set()).add(cid)
 
@@ -61,22 +61,25 @@ class NearDuplicateIndex:
         global_bidx: str,
         threshold: float = SAME_RULE,
     ) -> list[tuple[float, str]]:
-        """Pending candidates that are the same rule, best first: (similarity, candidate id)."""
+        """Pending candidates that are the same rule, best first: (similarity, candidate id).
+        Equal similarities are ordered by the candidates' statements, then the workspace's own
+        before user-global: never by id, which is random, so which candidate a restatement joins
+        does not depend on ids (a store rebuilt from the same transcripts merges the same way)."""
         said = rule_words(statement)
         near: set[str] = set()
         for word in said.words:
             near |= self.by_word.get(word, set())
         found = []
         for cid in near:
-            words, user, workspace = self.entries[cid]
+            words, user, workspace, text = self.entries[cid]
             if user != user_bidx:
                 continue
             if workspace_bidx != global_bidx and workspace not in (workspace_bidx, global_bidx):
                 continue  # another workspace's rule (a user-global draft meets every one)
             score = similarity(said, words)
             if score >= threshold:
-                found.append((score, cid))
-        return sorted(found, reverse=True)
+                found.append((-score, text, workspace == global_bidx, cid))
+        return [(-negated, cid) for negated, *_, cid in sorted(found)]
 
 
 class NearDuplicates:

@@ -210,3 +210,23 @@ def test_the_pair_file_is_what_the_script_builds() -> None:
 
     built = [json.dumps(p, ensure_ascii=False, sort_keys=True) for p in build()]
     assert PAIRS.read_text(encoding="utf-8").splitlines() == built
+
+
+def test_equal_similarities_are_ordered_by_statement_not_by_random_id() -> None:
+    """A restatement as close to two pending candidates joins the same one whatever their ids
+    (ids are random: ordering by them made a store rebuilt from the same transcripts merge
+    differently)."""
+    from memvet.store.near_duplicates import NearDuplicateIndex
+
+    tool8 = "We always use tool-8 for the lint step in this repo."
+    tool3 = "We always use tool-3 for the lint step in this repo."
+    draft = "We always use ruff for the lint step in this repo."
+    chosen = set()
+    for ids in (("a", "z"), ("z", "a")):
+        index = NearDuplicateIndex()
+        index.add(ids[0], tool8, "u", "w")
+        index.add(ids[1], tool3, "u", "w")
+        found = index.matches(draft, "u", "w", "g")
+        assert len(found) == 2 and found[0][0] == found[1][0]  # a tie, or this tests nothing
+        chosen.add({ids[0]: tool8, ids[1]: tool3}[found[0][1]])
+    assert chosen == {tool3}  # "…tool-3…" sorts before "…tool-8…"
