@@ -111,12 +111,14 @@ def _direct(home: str, host: str, event: str, raw: bytes) -> str | None:
     fk, fr, reply = _load_read_side()
     from datetime import UTC, datetime  # sqlite3 has imported it already
 
+    from memvet.store.login import current_user  # os only
+
     conns = []
 
     def open_source(workspace: str | None):  # noqa: ANN202
         conn, cipher = fk.open_direct(home)
         conns.append(conn)
-        return fr.DirectSource(conn, cipher, fk.current_user(), workspace)
+        return fr.DirectSource(conn, cipher, current_user(), workspace)
 
     try:
         return reply.answer(host, event, raw, home, open_source, fr.cp.stamp(datetime.now(UTC)))

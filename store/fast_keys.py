@@ -12,7 +12,6 @@ import sqlite3
 import stat
 
 from memvet.store import codec
-from memvet.store.login import current_user as current_user  # its callers' name for it
 
 SCHEMA_VERSION = 11  # the store schema this SQL was written for; a test pins it to migrations'
 BUSY_TIMEOUT_S = 0.5

@@ -25,6 +25,7 @@ from memvet.store import fast_keys as fk
 from memvet.store import row_mac
 from memvet.store import scope as scope_rule  # not fast_read: its pack and term rules cost ~3 ms
 from memvet.store.leases import shown_status, status_sql
+from memvet.store.login import current_user
 from memvet.store.vocabulary import CandidateStatus
 
 TYPE_CHECKING = False
@@ -335,7 +336,7 @@ def open_reader() -> ReadLayer | None:
         conn, cipher = fk.open_direct(memvet_home_text())
     except (fk.FastReadError, sqlite3.Error, OSError, ValueError):
         return None
-    return ReadLayer(conn, cipher, fk.current_user())
+    return ReadLayer(conn, cipher, current_user())
 
 
 def with_unreadable(store: object, payload: dict) -> dict:

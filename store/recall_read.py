@@ -26,6 +26,7 @@ from memvet.store import fast_keys as fk
 from memvet.store import fast_read as fr
 from memvet.store import row_mac
 from memvet.store.leases import shown_status, status_sql
+from memvet.store.login import current_user
 from memvet.store.read_layer import stored_now, unreadable_seen
 from memvet.store.records import Candidate, Lease, Memory, Reader, Scope
 from memvet.store.vocabulary import OPEN_STATUSES
@@ -293,7 +294,7 @@ def direct_decision(
         # Before the rows: a sweep that finishes meanwhile records today's version only after
         # its last slice, so rows read after a current version are all swept.
         older_rules = swept_with_older_rules(fr.ruleset_recorded(conn))
-        source = RecallSource(conn, cipher, user or fk.current_user())
+        source = RecallSource(conn, cipher, user or current_user())
         decision = source.recall(query, workspace, as_of)
         return decision.with_unreadable(unreadable_seen(source)), older_rules
     except sqlite3.Error:  # busy or damaged: the Store's path reports it (nothing was written)
