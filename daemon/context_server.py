@@ -33,6 +33,7 @@ from memvet.daemon.context_cache import CachedSource
 from memvet.store import Store, hook_reply, recall_route
 from memvet.store import context_pack as cp
 from memvet.store import fast_keys as fk
+from memvet.store.recall_serving import RecallServing
 from memvet.store.redaction.served import recheck
 
 log = logging.getLogger("memvet.context_server")
@@ -71,6 +72,7 @@ class ContextServer:
         self._clients: set[threading.Thread] = set()
         self._clients_lock = threading.Lock()
         self._client_slots = threading.BoundedSemaphore(MAX_CLIENTS)
+        self._recall_serving = RecallServing(self.home)  # opened at the first `memvet recall`
 
     # --- lifecycle ----------------------------------------------------------------------------
     def start(self) -> ContextServer:
@@ -117,6 +119,7 @@ class ContextServer:
             self.socket_path.unlink()
         except FileNotFoundError:
             pass
+        self._recall_serving.close()
         with self._lock:
             self._packs.clear()
             if self._conn is not None:
@@ -251,8 +254,9 @@ class ContextServer:
 
     def _recall(self, client: socket.socket, request: bytes) -> None:
         """`memvet recall` on the command's behalf (store/recall_route.py): the recall modules
-        and cryptography are loaded here once, not in every command's process."""
-        reply = recall_route.answer(request, self.home, self.store.user)
+        and cryptography are loaded here once, not in every command's process, and the store
+        kept open between questions (store/recall_serving.py)."""
+        reply = recall_route.answer(request, self.home, self.store.user, self._recall_serving)
         client.settimeout(APPROVAL_SEND_S)
         client.sendall(reply)
 

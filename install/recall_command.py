@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from datetime import datetime
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from datetime import datetime  # parse_time imports it when a time is given (issue 15)
+
     from memvet.store.recall_decision import RecallDecision
 
 

@@ -3,8 +3,9 @@ token budget, rendered as the host's `additionalContext`.
 
 Pure functions over light items, shared by the daemon's context server and the no-daemon hook
 path, so both give byte-for-byte the same context. This module imports only the standard library,
-`memvet.store.scope` and `memvet.store.vocabulary`: the hook loads it without the rest of the
-store. Which memories match a prompt is prompt_match.py's (loaded for a prompt only).
+`memvet.store.scope`, `memvet.store.vocabulary_values` (plain strings, no enum classes) and
+`memvet.store.hook_json` (json without `re`): the hook loads it without the rest of the store. Which memories match a prompt is prompt_match.py's
+(loaded for a prompt only).
 
 Order: operator-typed over the user's explicit words over imports over model inferences, then
 importance, then recency (`rank_key`; fast_read.py's SQL `ORDER BY` is its twin). The budget is
@@ -14,10 +15,9 @@ lengths before it decrypts anything: it decrypts only what fits.
 
 from __future__ import annotations
 
-import json
-
+from memvet.store import hook_json
 from memvet.store import scope as scope_rule
-from memvet.store.vocabulary import MemoryStatus, SourceType
+from memvet.store.vocabulary_values import MemoryStatus, SourceType
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~4 ms
 if TYPE_CHECKING:
@@ -225,7 +225,7 @@ def render(event: str, chosen: list[PackItem], left_out: int) -> str:
 
 def hook_output(event: str, text: str) -> str:
     """Exactly the shape both hosts accept (Codex rejects unknown keys)."""
-    return json.dumps(
+    return hook_json.dumps(
         {"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], "additionalContext": text}},
         ensure_ascii=False,
     )

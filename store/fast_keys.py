@@ -55,12 +55,16 @@ def _load_kek(provider: str, version: int, home: str) -> bytes:
     raise FastReadError("key_provider_unknown")
 
 
-def open_direct(home: str) -> tuple[sqlite3.Connection, FastCipher]:
-    """The store file and its data key, read-only. Raises FastReadError with a code."""
+def open_direct(home: str, any_thread: bool = False) -> tuple[sqlite3.Connection, FastCipher]:
+    """The store file and its data key, read-only. Raises FastReadError with a code.
+    `any_thread`: the connection is used from several threads, one at a time (the daemon's
+    recall, store/recall_serving.py, serves each request in its own thread)."""
     path = os.path.join(home, "memvet.db")
     if not os.path.isfile(path):
         raise FastReadError("no_store")
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    conn = sqlite3.connect(
+        path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=not any_thread
+    )
     try:
         conn.execute("PRAGMA query_only = ON")
         meta = conn.execute("SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone()

@@ -15,7 +15,7 @@ from memvet.store import context_pack as cp
 from memvet.store import row_mac
 from memvet.store import scope as scope_rule
 from memvet.store import term_index as ti
-from memvet.store.vocabulary import LIVE_STATUSES, MemoryStatus
+from memvet.store.vocabulary_values import LIVE_STATUSES, MemoryStatus
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook ~4 ms
 if TYPE_CHECKING:
@@ -37,10 +37,19 @@ if TYPE_CHECKING:
 CT_OVERHEAD = 2 + 1 + 8 + 12 + 16  # MV1 ciphertext: magic, version, dek id, nonce, tag
 # records.Memory.auto_admitted in SQL: approved by the admission policy, not by a person.
 AUTO_SQL = "approved_by LIKE 'policy:%'"
+# An `unsettled` mark contests a line only beside a live rival of its own slot (one subject
+# index): a correction that also replaced a memory of another subject ("moved off yarn" against
+# "run tests with yarn") leaves that one's slot with a single answer, as recall reads it.
+CONFLICT_SQL = (
+    "CASE WHEN conflict_state = 'unsettled' AND NOT EXISTS (SELECT 1 FROM memories AS rival "
+    "WHERE rival.subject_bidx = memories.subject_bidx AND rival.id != memories.id "
+    "AND rival.status IN {live} AND rival.conflict_state = 'unsettled') THEN 'none' "
+    "ELSE conflict_state END"
+)
 COLUMNS = (
     "id, kind, status, source_type, importance, recorded_at, valid_from, valid_to, "
     f"expires_at, length(statement_ct), length(usage_boundary_ct), {row_mac.MEMORY_SQL}, "
-    f"conflict_state, subject_bidx, length(subject_ct), {AUTO_SQL}"
+    "{conflict}, subject_bidx, length(subject_ct), {auto}"
 )
 SEALED_AT = 11  # where the row MAC's columns start in COLUMNS
 ROW_MAC_AT = SEALED_AT + len(row_mac.SEALED["memories"][1])
@@ -51,12 +60,14 @@ TIER_SQL = "CASE source_type {} ELSE {} END".format(
     " ".join(f"WHEN '{k}' THEN {v}" for k, v in cp.SOURCE_TIER.items()), cp.LAST_TIER
 )
 SCOPE_SQL = scope_rule.SCOPE_SQL  # params: the user and workspace blind indexes
+SCOPE_PARTS = scope_rule.SCOPE_PARTS_SQL  # the same, one (condition, params) per workspace case
 # The same rule with unary + on its columns: SQLite then keeps to the id lookups of a query
 # that names its rows (an index on the scope would scan it whole).
 ID_SCOPE_SQL = scope_rule.sql(scope_rule.SCOPE, "+{}_bidx")[0]
 RANK_SQL = f"ORDER BY {TIER_SQL}, importance DESC, recorded_at DESC, id DESC"  # cp.rank_key
 # the live statuses as an SQL list, from the one definition: "('active', 'disputed')"
 LIVE_IN = "({})".format(", ".join(f"'{s}'" for s in LIVE_STATUSES))
+COLUMNS = COLUMNS.format(conflict=CONFLICT_SQL.format(live=LIVE_IN), auto=AUTO_SQL)
 SCOPED_SQL = f"FROM memories WHERE {SCOPE_SQL} AND status IN {LIVE_IN} {RANK_SQL}"
 IN_FORCE_SQL = scope_rule.IN_FORCE_SQL  # params: now, now, now
 FIRST_PAGE = 256  # rows sorted with a LIMIT (a cheap top-N sort); rarely does a pack read more
@@ -133,11 +144,18 @@ class DirectSource:
 
     def count_active(self, now: str) -> int:
         """In-force active memories in scope (the footer's count), counted by SQLite."""
-        return self.conn.execute(
-            f"SELECT count(*) FROM memories WHERE {SCOPE_SQL} "
-            f"AND status = '{MemoryStatus.ACTIVE}' AND {IN_FORCE_SQL}",
-            (*self.params, now, now, now),
-        ).fetchone()[0]
+        return self._scope_count(f"status = '{MemoryStatus.ACTIVE}' AND {IN_FORCE_SQL}", (now,) * 3)
+
+    def _scope_count(self, where: str, params: tuple[str, ...] = ()) -> int:
+        """How many memories in scope match `where` (its `?` taking `params`): one count per
+        workspace alternative, summed (scope.SCOPE_PARTS_SQL), so SQLite seeks two index ranges
+        instead of testing the scope's OR on every row (issue 15: a third less at 100k)."""
+        by_name = {"user": self.params[0], "workspace": self.params[1]}
+        counts = " + ".join(
+            f"(SELECT count(*) FROM memories WHERE {part} AND {where})" for part, _ in SCOPE_PARTS
+        )
+        values = [v for _, names in SCOPE_PARTS for v in (*(by_name[n] for n in names), *params)]
+        return self.conn.execute(f"SELECT {counts}", values).fetchone()[0]
 
     def _decrypt(self, item: cp.PackItem, statement: bytes, boundary: bytes | None) -> bool:
         """False (and the id kept) when a ciphertext fails: the item stays without text."""
@@ -209,9 +227,7 @@ class DirectSource:
             texts=True,
         )
         terms = lookup_terms(prompt, noise_of([None]))
-        count = self.conn.execute(
-            f"SELECT count(*) FROM memories WHERE {scope}", self.params
-        ).fetchone()[0]
+        count = self._scope_count(f"status IN {LIVE_IN}")
         everyone = self.conn.execute("SELECT count(*) FROM memories").fetchone()[0]
         scores = self._class_scores(prompt, terms, scope, (count, everyone), stale)
         if scores is None:  # every holder listed

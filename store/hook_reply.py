@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import _thread
 import hashlib
-import json
 import os
 
 from memvet.store import context_pack as cp
-from memvet.store import hosts
+from memvet.store import hook_json, hosts
 from memvet.store.fast_keys import FastReadError
 from memvet.store.hook_scope import session_workspace
 from memvet.store.host_jobs import host_job
@@ -178,7 +177,7 @@ def parse_request(
     if host not in hosts.REGISTRY or event not in cp.EVENT_NAMES:
         raise FastReadError("usage")
     try:
-        payload = json.loads(raw)
+        payload = hook_json.loads(raw)
     except ValueError:
         raise FastReadError("bad_input") from None
     if not isinstance(payload, dict):

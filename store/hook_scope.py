@@ -10,9 +10,9 @@ memories into this session.
 
 from __future__ import annotations
 
-import json
 import os
 
+from memvet.store import hook_json
 from memvet.store.fast_keys import FastReadError
 from memvet.store.workspace import resolve_workspace
 
@@ -38,7 +38,7 @@ def recorded_cwd(transcript: object) -> str | None:
                 if b'"cwd"' not in line:
                     continue
                 try:
-                    doc = json.loads(line)
+                    doc = hook_json.loads(line)
                 except ValueError:
                     continue
                 if not isinstance(doc, dict):

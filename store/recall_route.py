@@ -8,9 +8,10 @@ reply:   b"OK\n" + the recall document, or b"ERR <why>\n" (another version, anot
          malformed request, a store the sqlite3 path cannot open): the command then answers
          by itself, as it does when no daemon listens or none answers in time.
 
-The daemon runs recall_read.recall_direct, the command's own function, on its store for the
-command's user, and re-redacts it (redaction/served.py), so the document is the one the command
-would have printed. Only the present
+The daemon runs recall_read's RecallSource, the command's own code, on its store for the
+command's user (on a connection it keeps, with the counts and decrypted memories no commit has
+changed since: recall_serving.py), and re-redacts it (redaction/served.py), so the document is
+the one the command would have printed. Only the present
 store is asked this way (`--recorded-as-of` takes the Store's path in the command).
 """
 
@@ -21,6 +22,8 @@ import json
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
+
+    from memvet.store.recall_serving import RecallServing
 
 PROTOCOL = b"MVR1"
 REPLY_TIMEOUT_S = 5.0  # then the command answers by itself (a read: nothing to undo)
@@ -56,8 +59,16 @@ def is_recall(request: bytes) -> bool:
     return request.startswith(PROTOCOL + b" ")
 
 
-def answer(request: bytes, home: str, user: str, version: str | None = None) -> bytes:
-    """The daemon's reply to one request, for the store in `home` whose user is `user`."""
+def answer(
+    request: bytes,
+    home: str,
+    user: str,
+    serving: RecallServing | None = None,
+    version: str | None = None,
+) -> bytes:
+    """The daemon's reply to one request, for the store in `home` whose user is `user`;
+    `serving`: the daemon's connection and caches kept between requests (recall_serving.py),
+    else the store is opened for this request alone."""
     from datetime import datetime
 
     from memvet.store.daemon_ask import read_request
@@ -71,9 +82,12 @@ def answer(request: bytes, home: str, user: str, version: str | None = None) -> 
         as_of = datetime.fromisoformat(doc["as_of"]) if doc["as_of"] else None
     except ValueError:
         return b"ERR request\n"
-    found = recall_direct(
-        doc["query"], workspace=doc["workspace"], as_of=as_of, home=home, user=user
-    )
+    if serving is not None:
+        found = serving.decision(doc["query"], doc["workspace"], as_of, user)
+    else:
+        found = recall_direct(
+            doc["query"], workspace=doc["workspace"], as_of=as_of, home=home, user=user
+        )
     if found is None:  # the command's own path reports why
         return b"ERR unavailable\n"
     served = recall_document(found)  # today's redaction rules, as the command's own path

@@ -79,7 +79,16 @@ def predicate(rule: Rule, params: tuple[str, ...]):
     return eval(f"lambda r, {', '.join(params)}: {body}")  # our own constant rules, never input
 
 
+def split(rule: Rule, at: int) -> list[Rule]:
+    """`rule` as one rule per alternative of its clause `at`: together they select what `rule`
+    does. SQLite seeks an index range for each instead of testing the OR on every row; and when
+    those alternatives exclude each other (SCOPE's `IS NULL` / `= ?`), counts may be summed."""
+    return [(*rule[:at], (alternative,), *rule[at + 1 :]) for alternative in rule[at]]
+
+
 SCOPE_SQL, SCOPE_PARAMS = sql(SCOPE, "{}_bidx")
+# SCOPE per workspace alternative (the user's global records, then the workspace's): disjoint.
+SCOPE_PARTS_SQL = [sql(part, "{}_bidx") for part in split(SCOPE, 1)]
 IN_FORCE_SQL, IN_FORCE_PARAMS = sql(IN_FORCE)
 _in_force = predicate(IN_FORCE, ("now",))
 _in_scope = predicate(SCOPE, ("user", "workspace"))

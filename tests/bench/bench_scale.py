@@ -412,6 +412,11 @@ def main() -> None:
             venv, envs[largest], "session-start", workspace
         )
         medians = paired(commands, rounds)
+        # What the command imports when the daemon answers (the budget rows' route); the
+        # "recall" profile below, taken after the daemons stop, is the command's own path.
+        recall_daemon_imports = import_profile(
+            venv, envs[largest], "recall", QUERY, "--cwd", str(workspace), "--json"
+        )
         approve_ratio, approve_imports = approvals(
             venv, envs[largest], {**envs[largest], "MEMVET_HOME": str(direct[largest])}, rounds
         )
@@ -462,6 +467,7 @@ def main() -> None:
         "recall": import_profile(
             venv, envs[largest], "recall", QUERY, "--cwd", str(workspace), "--json"
         ),
+        "recall_daemon": recall_daemon_imports,
         "status": import_profile(venv, envs[largest], "status", "--json"),
         "queue_list": import_profile(venv, queue_env, "queue", "list", "--json"),
         "memories_list": import_profile(venv, envs[largest], "memories", "list", "--json"),

@@ -122,15 +122,17 @@ PROBE = """
 import sys
 before = set(sys.modules)
 from memvet.install.launcher import main
-main(["hook", "claude-code", "session-start"])
+main(["hook", "claude-code", sys.argv[1]])
 sys.stderr.write(" ".join(sorted(set(sys.modules) - before)))
 """
 
 
-def _imports(world, env: dict[str, str]) -> set[str]:
+def _imports(
+    world, env: dict[str, str], event: str = "session-start", payload: dict | None = None
+) -> set[str]:
     done = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        input=json.dumps(start(world.a)).encode(),
+        [sys.executable, "-c", PROBE, event],
+        input=json.dumps(payload or start(world.a)).encode(),
         capture_output=True,
         env={**os.environ, **env},
         timeout=30,
@@ -162,6 +164,16 @@ def test_the_direct_path_skips_sqlalchemy_and_the_store_records(world):
     # the stored text's redaction version is read without loading the redactor and its patterns
     assert "memvet.store.redaction_version" in loaded
     assert not {m for m in loaded if m.startswith("memvet.store.redaction.")}
+
+
+def test_the_direct_path_reads_plain_vocabulary_not_the_enums(world):
+    """Issue 15: creating the StrEnum classes (store/vocabulary.py) costs the no-daemon hook
+    milliseconds it has no use for."""
+    asked = prompt(world.a, "containerise the api with Docker", "p-imports")
+    for event, payload in (("session-start", start(world.a)), ("user-prompt-submit", asked)):
+        loaded = _imports(world, DIRECT, event, payload)
+        assert "memvet.store.vocabulary_values" in loaded
+        assert "memvet.store.vocabulary" not in loaded
 
 
 def test_a_hook_that_hangs_is_cut_at_the_deadline(world):

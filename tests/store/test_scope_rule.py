@@ -147,3 +147,22 @@ def test_a_null_parameter_matches_nothing_in_every_rendering(db):
     by_sql, by_sqlalchemy = _by_sql(db, rule, "{}_bidx", {"workspace": None})
     assert by_sql == by_sqlalchemy == set()
     assert not scope.predicate(rule, ("workspace",))(SimpleNamespace(workspace=None), None)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(rows=rows_strategy, user=st.sampled_from(USERS), workspace=st.sampled_from(WORKSPACES))
+def test_the_scopes_parts_select_its_rows_each_once(db, rows, user, workspace):
+    """fast_read counts per part and sums (issue 15): the parts must cover the scope exactly
+    and never overlap, or the hook's footer would count a memory twice."""
+    _load(db, rows)
+    values = {"user": user, "workspace": workspace}
+    whole, _ = _by_sql(db, scope.SCOPE, "{}_bidx", values)
+    parts = [_by_sql(db, part, "{}_bidx", values)[0] for part in scope.split(scope.SCOPE, 1)]
+    assert len(parts) == 2 and set().union(*parts) == whole
+    assert sum(len(p) for p in parts) == len(whole)
+    assert [text for text, _ in scope.SCOPE_PARTS_SQL] == [
+        "user_bidx = ? AND workspace_bidx IS NULL",
+        "user_bidx = ? AND workspace_bidx = ?",
+    ]

@@ -387,6 +387,24 @@ def test_the_pack_never_hands_both_sides_and_names_the_slot(store, clock, decisi
     assert "Heroku" in _pack(store) and keep.id
 
 
+def test_an_unsettled_mark_contests_a_line_only_beside_a_rival_of_its_slot(store, clock):
+    # A correction approved without a choice may mark a memory of another subject too ("moved
+    # off yarn" against "run the tests with yarn"): alone in its slot, it is one answer, as in
+    # recall, which compares only memories of one subject.
+    tests = approve(
+        store, said(store, clock, "Run the tests serially with `yarn test`", kind="procedure")
+    )
+    pm = approve(store, said(store, clock, "app uses pnpm (moved off yarn); run `pnpm install`"))
+    assert store.get_memory(tests.id).subject != store.get_memory(pm.id).subject
+    with engine_of(store).begin() as conn:
+        conn.execute(
+            sa.update(MEM).where(MEM.c.id.in_([tests.id, pm.id])).values(conflict_state="unsettled")
+        )
+    text = _pack(store)
+    assert "yarn test" in text and "pnpm install" in text
+    assert "ask the user which is current" not in text
+
+
 def test_the_pack_drops_superseded_lines(store, clock):
     approve(store, said(store, clock, "This repo uses poetry"))
     approve(

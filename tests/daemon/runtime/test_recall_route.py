@@ -35,19 +35,28 @@ QUESTIONS = [
     ["where do the billing fixtures live?", "--json", "--as-of", "2020-01-01T00:00:00Z"],
     ["what is the cache host?", "--json"],  # a pending candidate only
 ]
-# What a command answered by the daemon must not load: the work the route saves.
+# What a command answered by the daemon must not load: the work the route saves (datetime:
+# only a question given a time parses one).
 HEAVY = (
     "memvet.store.recall",
     "memvet.store.recall_read",
     "memvet.store.recall_index",
+    "memvet.store.recall_serving",
+    "memvet.store.relevance",
     "memvet.store.records",
     "memvet.store.fast_keys",
+    "memvet.store.redaction",
+    "memvet.daemon.context_server",
     "cryptography",
     "dataclasses",
+    "datetime",
     "sqlite3",
     "sqlalchemy",
     "sqlmodel",
     "pydantic",
+    "keyring",
+    "msgspec",
+    "textual",
 )
 
 
@@ -112,15 +121,16 @@ def run(argv: list[str]) -> tuple[int, str]:
 
 @pytest.fixture
 def threads(monkeypatch) -> list[str]:
-    """The name of the thread each sqlite3 recall (recall_read.direct_decision) ran in."""
+    """The name of the thread each sqlite3 recall (recall_read.RecallSource.recall, which the
+    command's path and the daemon's kept connection both run) ran in."""
     seen: list[str] = []
-    real = recall_read.direct_decision
+    real = recall_read.RecallSource.recall
 
     def recording(*args, **kwargs):  # noqa: ANN202
         seen.append(threading.current_thread().name)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(recall_read, "direct_decision", recording)
+    monkeypatch.setattr(recall_read.RecallSource, "recall", recording)
     return seen
 
 
