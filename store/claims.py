@@ -34,6 +34,9 @@ AUXILIARIES = frozenset(
 no longer don't dont doesn't doesnt don doesn t always also only still""".split()
 )  # between a subject and its relation verb
 CLAUSE = re.compile(r"[,;:()\[\]!?]|\.(?:\s|$)|\bbut\b|\bso\b|\bthen\b")
+CODE_SPAN = re.compile(r"`[^`]+`")  # one value: never split into clauses ("`pnpm test:unit`")
+DIRECTORY = re.compile(r"(?<![\w/.`-])([a-z0-9][\w.+#-]*(?:/[\w.+#-]+)*)/(?![\w/])")  # "vendor/"
+VALUE_TYPES = ("number", "tool", "path", "code")  # typed values; "word" values are not
 NEGATION_CUE = re.compile(
     r"\b(?:not|no longer|never|don'?t|doesn'?t|isn'?t|aren'?t|won'?t|"
     r"cannot|can'?t|without|instead of|rather than|avoid|stop using|"
@@ -85,6 +88,7 @@ class Claim:
 
 def _values(segment: str, subject_words: frozenset[str]) -> set[tuple[str, str]]:
     out: set[tuple[str, str]] = set()
+    directories = set(DIRECTORY.findall(segment))  # tokens lose their trailing slash
     for token in statement_tokens(segment):
         if " " in token:
             out.add(("code", " ".join(token.split())))
@@ -94,7 +98,11 @@ def _values(segment: str, subject_words: frozenset[str]) -> set[tuple[str, str]]
                 out.add(("number", token.lstrip("v")))
         elif token in TOOLS or tt.stem(token) in TOOLS:
             out.add(("tool", token))
-        elif "/" in token or re.fullmatch(r"\.?[a-z0-9_-]+\.[a-z0-9]{1,8}", token):
+        elif (
+            "/" in token
+            or token in directories
+            or re.fullmatch(r"\.?[a-z0-9_-]+\.[a-z0-9]{1,8}", token)
+        ):
             out.add(("path", token.rstrip("/")))
         elif (
             is_content_word(token)
@@ -119,7 +127,7 @@ def claim_of(statement: str, polarity: str, subject: str) -> Claim:
         negated |= _values(change.group(1), subject_words)
         text = text[: change.start(1)] + " " + text[change.end(1) :]
     denies = False
-    for clause in CLAUSE.split(text):
+    for clause in _clauses(text):
         cue = NEGATION_CUE.search(clause)
         if cue:
             asserted |= _values(clause[: cue.start()], subject_words)
@@ -135,6 +143,13 @@ def claim_of(statement: str, polarity: str, subject: str) -> Claim:
         negated, asserted = negated | asserted, set()
     asserted -= negated
     return Claim(frozenset(asserted), frozenset(negated), _relation(statement_tokens(text)))
+
+
+def _clauses(text: str) -> list[str]:
+    """The statement's clauses, each code span whole inside one."""
+    spans = iter(CODE_SPAN.findall(text))
+    masked = CODE_SPAN.sub("\x00", text)
+    return [re.sub("\x00", lambda _: next(spans), c) for c in CLAUSE.split(masked)]
 
 
 def _relation(tokens: list[str]) -> str | None:
@@ -208,13 +223,21 @@ def rivalry(a: Claim, b: Claim, kind_a: str, kind_b: str) -> str | None:
             return "different_value"
         # One thing named by one word each ("the develop branch", "the main branch").
         return "different_value" if len(mine - theirs) == len(theirs - mine) == 1 else None
+    return "different_value" if values_differ(a, b) else None
+
+
+def values_differ(a: Claim, b: Claim) -> bool:
+    """Both assert values of one type (numbers and versions, tools, paths, code) and share none
+    of that type: two answers, whatever the words around them (rivals of one slot; for
+    same_rule.py, never one rule said twice)."""
+    types = a.typed() & b.typed()
     for kind in types:
         if kind == "code" and types - {"code"}:
             continue  # commands differ in flags; their tools and numbers decide
         mine, theirs = a.of_type(kind), b.of_type(kind)
         if mine and theirs and not (mine & theirs):
-            return "different_value"
-    return None
+            return True
+    return False
 
 
 @cache
@@ -229,7 +252,11 @@ def _place_tables() -> tuple[dict[str, str], ...]:
 
 def _places(claim: Claim, places: dict[str, str]) -> frozenset[str]:
     values = claim.asserted | claim.negated
-    return frozenset(places[v] for t, v in values if t == "word" and v in places)
+    # a directory names a part too ("apps/"); paths are not stemmed, words are
+    found = (
+        places.get(v if t == "word" else tt.stem(v)) for t, v in values if t in ("word", "path")
+    )
+    return frozenset(p for p in found if p is not None)
 
 
 def _words(values: frozenset[tuple[str, str]]) -> frozenset[str]:

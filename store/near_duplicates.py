@@ -76,7 +76,7 @@ class NearDuplicateIndex:
                 continue
             if workspace_bidx != global_bidx and workspace not in (workspace_bidx, global_bidx):
                 continue  # another workspace's rule (a user-global draft meets every one)
-            score = similarity(said, words)
+            score = similarity(said, words, threshold)
             if score >= threshold:
                 found.append((-score, text, workspace == global_bidx, cid))
         return [(-negated, cid) for negated, *_, cid in sorted(found)]

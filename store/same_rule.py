@@ -5,17 +5,26 @@ normalised content words (`rule_words`: subjects.content_words, lightly stemmed,
 are close: Jaccard ≥ `SAME_RULE`, tuned on the dev pairs of
 tests/corpus/extraction/same_rule.jsonl and measured on its test pairs (bench_near_duplicates).
 Words are never expanded into concepts: "use pnpm" and "use npm" are rivals, not one rule.
+Rivals never merge, whatever their words share: the values each asserts are claims.py's (the
+rival test of approval), and two statements that assert different values of one type, or that
+each name a value the other lacks where one of them is a name (a tool, a path, a command:
+"Makefile has to stay sorted" / "Cargo.toml has to stay sorted"), are two rules.
 Text only: no store, no database.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
+from memvet.store import text_terms as tt
+from memvet.store.claims import WHOLE, Claim, claim_of, values_differ
 from memvet.store.lexicon import CONCEPTS, LANGUAGES
 from memvet.store.slots import GENERIC
 from memvet.store.subjects import content_words, is_negated
+from memvet.store.vocabulary import Polarity
 
 SAME_RULE = 0.55  # similarity at or above which two statements are one rule (dev pairs)
 MIN_WORDS = 2  # fewer content words say too little to match on, unless both say the same
@@ -34,6 +43,8 @@ _LANGUAGES = LANGUAGES
 _TOOLS = (
     frozenset(w for words in CONCEPTS.values() for w in words if " " not in w) - GENERIC
 ) | _LANGUAGES
+_NAMES = frozenset({"tool", "path", "code"})  # claim values that name one thing
+_PARTS = re.compile(r"[^a-z0-9]+")  # a value's words ("`pnpm up <pkg>`" is "pnpm up pkg")
 
 
 def _stem(word: str) -> str:
@@ -55,35 +66,21 @@ class RuleWords:
     values: frozenset[str]
     denied: frozenset[str]
     negated: bool
+    statement: str
+
+    @cached_property
+    def claim(self) -> Claim:
+        """Every value it asserts or denies as claims.py reads them (no subject named); read
+        only for statements whose words are close enough to merge."""
+        return claim_of(self.statement, Polarity.ASSERT, "")
+
+    @cached_property
+    def spelled(self) -> frozenset[str]:
+        """The words its claim's values are spelled with, to find them in a restatement."""
+        return frozenset(w for _, value in _claimed(self.claim) for w in _forms(value))
 
 
 _CLAUSE = re.compile(r"[,;:.!?()\u2014\u2013]|\s-\s")
-
-
-def _is_command(value: str) -> bool:
-    return value.startswith("`")
-
-
-def _is_number(value: str) -> bool:
-    return (
-        not _is_command(value)
-        and not value.endswith("/")
-        and any(ch.isdigit() for ch in value)
-        and "_" not in value
-    )
-
-
-def _is_path(value: str) -> bool:
-    return not _is_command(value) and (
-        value.endswith("/") or not _is_number(value) and any(ch in "._" for ch in value)
-    )
-
-
-def _is_tool(value: str) -> bool:
-    return not (_is_command(value) or _is_number(value) or _is_path(value))
-
-
-_VALUE_KINDS = (_is_command, _is_number, _is_path, _is_tool)
 
 
 def _values(clause: str) -> set[str]:
@@ -116,7 +113,56 @@ def rule_words(statement: str) -> RuleWords:
     words = frozenset(
         _stem(w) for w in content_words(_QUOTES.sub(" ", statement)) if w not in _FILLER
     )
-    return RuleWords(words, frozenset(values), frozenset(denied), is_negated(statement))
+    return RuleWords(words, frozenset(values), frozenset(denied), is_negated(statement), statement)
+
+
+def _claimed(claim: Claim) -> frozenset[tuple[str, str]]:
+    return (claim.asserted | claim.negated) - {WHOLE}
+
+
+def _forms(value: str) -> set[str]:
+    """A value, its stem and its words: how a restatement may spell it again."""
+    return {value, tt.stem(value), *(p for p in _PARTS.split(value) if p)}
+
+
+def _said_in(value: str, spelled: frozenset[str], typos: bool) -> bool:
+    if value in spelled or tt.stem(value) in spelled:
+        return True
+    if not typos or len(value) < 5:
+        return False  # `_close` needs five letters
+    stem = tt.stem(value)
+    return any(
+        abs(len(w) - len(value)) <= 2 and (_close(value, w) or _close(stem, w)) for w in spelled
+    )
+
+
+def _unmatched(
+    values: Iterable[tuple[str, str]], spelled: frozenset[str], typos: bool
+) -> set[tuple[str, str]]:
+    """The values the other statement does not say in any spelling (stems, a command's words,
+    with `typos` one typo apart too)."""
+    out = set()
+    for kind, value in values:
+        parts = [p for p in _PARTS.split(value) if len(p) > 2] if kind == "code" else [value]
+        if not _said_in(value, spelled, typos) and not all(
+            _said_in(p, spelled, typos) for p in parts
+        ):
+            out.add((kind, value))
+    return out
+
+
+def _rivals(a: RuleWords, b: RuleWords) -> bool:
+    """Two answers, not one rule said twice: claims.py's different values of one type, or each
+    naming a value the other does not say where one of those is a name (a tool, a path, a
+    command; "Makefile has to stay sorted" / "Cargo.toml has to stay sorted")."""
+    if values_differ(a.claim, b.claim):
+        return True
+    mine, theirs = set(_claimed(a.claim)), set(_claimed(b.claim))
+    for typos in (False, True):  # typo tolerance only narrows, and costs: only if still rivals
+        mine, theirs = _unmatched(mine, b.spelled, typos), _unmatched(theirs, a.spelled, typos)
+        if not (mine and theirs and any(kind in _NAMES for kind, _ in mine | theirs)):
+            return False
+    return True
 
 
 def _close(a: str, b: str) -> bool:
@@ -142,30 +188,31 @@ def _shared(a: frozenset[str], b: frozenset[str]) -> int:
     return count
 
 
-def similarity(a: RuleWords, b: RuleWords) -> float:
-    """0 for rivals (values that share nothing, a value one asserts and the other denies, or
-    without values opposite polarity); else the mean of the
-    Jaccard and the overlap coefficient of their words (a restatement adds words)."""
+def similarity(a: RuleWords, b: RuleWords, threshold: float = 0.0) -> float:
+    """0 for rivals (`_rivals`, a value one asserts and the other denies, or without values
+    opposite polarity); else the mean of the Jaccard and the overlap coefficient of their words
+    (a restatement adds words). A score below `threshold` merges nothing: it is returned without
+    the rival test, the costly part."""
     if not a.words or not b.words:
         return 0.0
     if a.values and b.values:
-        for kind in _VALUE_KINDS:  # "staging listens on 5433" / "… on 3001": one slot, two rules
-            mine, theirs = {v for v in a.values if kind(v)}, {v for v in b.values if kind(v)}
-            if mine and theirs and not _shared(frozenset(mine), frozenset(theirs)):
-                return 0.0
         common = a.values & b.values
         if (a.denied & common) != (b.denied & common):
             return 0.0  # "use npm" / "pnpm, not npm"
     elif a.negated != b.negated:
         return 0.0
     if a.words == b.words:
-        return 1.0
-    if min(len(a.words), len(b.words)) < MIN_WORDS and not (a.values & b.values):
+        score = 1.0
+    elif min(len(a.words), len(b.words)) < MIN_WORDS and not (a.values & b.values):
         return 0.0
-    shared = _shared(a.words, b.words)
-    jaccard = shared / (len(a.words) + len(b.words) - shared)
-    return (jaccard + shared / min(len(a.words), len(b.words))) / 2
+    else:
+        shared = _shared(a.words, b.words)
+        jaccard = shared / (len(a.words) + len(b.words) - shared)
+        score = (jaccard + shared / min(len(a.words), len(b.words))) / 2
+    if score < threshold:
+        return score
+    return 0.0 if _rivals(a, b) else score  # "listens on 5433" / "… on 3001": two rules
 
 
 def same_rule(a: str, b: str, threshold: float = SAME_RULE) -> bool:
-    return similarity(rule_words(a), rule_words(b)) >= threshold
+    return similarity(rule_words(a), rule_words(b), threshold) >= threshold

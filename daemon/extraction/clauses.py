@@ -32,7 +32,8 @@ from memvet.store.vocabulary import Polarity
 # Read per clause and per sentence: module constants, not a member lookup each time.
 ASSERT, DENY = Polarity.ASSERT, Polarity.DENY
 # Compiled on first use (lazy_pattern.py): only messages with a candidate get here.
-_SENTENCE_GAP = LazyPattern(r"[.!?\n]")
+# A list item starts a sentence: the flattened gap before it opens with its bullet ("repo: - x").
+_SENTENCE_GAP = LazyPattern(r"[.!?\n]|^\s*(?:[-*\u2022\u25aa+]|\d{1,3}[.)])\s")
 _DEPENDENT = LazyPattern(
     r"(?i)^(?:it|it's|they|them|he|she|same|ditto)\b"
     r"|^(?:this|that|these|those)\s+(?:is|are|was|were|goes|go|applies|apply|should|must|needs?|has|have|"

@@ -32,6 +32,9 @@ _FRAMING = frozenset(
         "reject.until-event",
     }
 )
+# "no, Tests stays on pytest": a correcting "no" before a rule the anchored rules cannot see past;
+# tried only when the whole sentence made no candidate ("No, use ruff instead." does).
+_CORRECTING = LazyPattern(r"(?i)^(?:no|nope|nah|wrong)\b\s*[,:;!.\-\u2014\u2013]+\s+(?=\S)")
 # "moving away from SQLAlchemy for the async support": the hint is what precedes the reason.
 _TRAILING_CLAUSE = re.compile(
     r"\s+(?:for|because|since|due to|as|so that|in order to|to|last|this|next)\s", re.I
@@ -101,6 +104,10 @@ class Extractor:
         parts: list[tuple[str, Extracted | None]] = []  # every sentence: clauses of one rule merge
         for sentence in self.sentences(text):
             result = self._classify(sentence, None) if self._sized(sentence) else None
+            if result is None and (opener := _CORRECTING.match(sentence)) is not None:
+                # "nope - No network calls in unit tests, ever.": the rule after the "no"
+                sentence = sentence[opener.end() :]
+                result = self._classify(sentence, None) if self._sized(sentence) else None
             parts.append((sentence, result))
             if result is None:
                 if not revising:

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from memvet.daemon.extraction.casefold import folded
 from memvet.daemon.extraction.filters import mask_protected, unmask
 from memvet.daemon.extraction.run_on import cut_run_ons
+from memvet.store.lazy_pattern import LazyPattern
 
 _FENCED = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
 _BULLET = re.compile(r"^\s*(?:[-*•▪+]|\d{1,3}[.)]|[a-z][.)])\s+")
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Za-z0-9\ue000])|\s*;\s+|\s+[—–]\s+(?=[A-Z])"
     r"|,\s+(?=(?:and\s+|but\s+|so\s+)?(?:dont|don't|do not|never|always|please|pls)\b)"
-    r"|,\s+(?=(?:the |our )?[\w./\-#]+(?: [\w./\-#]+)? (?:is|are|go|goes|runs?|lives?|uses?|needs?) (?!\w+ing\b))"
+    r"|,\s+(?=(?!then\b)(?:the |our )?[\w./\-#]+(?: [\w./\-#]+)? (?:is|are|go|goes|runs?|lives?|uses?|needs?) (?!\w+ing\b))"
     r"|,\s+(?=we (?:dont|don't|do not|never|always|only)\b)"
     r"|,\s+(?:and\s+)?(?=[\w./\-]+ (?:has to|have to|must|needs to)\b)"
 )
@@ -37,6 +38,10 @@ _OPENER = re.compile(
 _OPENER_STARTS = ("",)  # every text: its alternatives start too many ways to list
 _PLEASE = re.compile(r"^please,?\s+", re.I)
 _PLEASE_STARTS = ("please",)  # what every match starts with (test_declared_words.py checks)
+# "- yaml keys in snake_case": a dash bullet, which the diff skip-line also matches; read as a
+# bullet when nothing else in the text looks like a diff (no "+" line, no hunk header).
+_DASH_BULLET = LazyPattern(r"^- (?=[A-Za-z`])")  # compiled on first use: start-up
+_DIFF_MARK = LazyPattern(r"(?m)^(?:\+|@@ |diff --git )")
 _SCOPE_PHRASE = re.compile(
     r"^\s*(?:in|for|across|on|at|everywhere|globally|here)\b[^,.;]{0,40}$", re.I
 )
@@ -49,8 +54,15 @@ def split_sentences(text: str, skip_line: Callable[[str], bool]) -> list[str]:
     if "```" in text or "~~~" in text:
         text = _FENCED.sub("\n", text)
     units: list[str] = []
+    diff_like: bool | None = None  # asked once, only when a dash bullet is skipped
     for line in text.splitlines():
         if not line.strip() or skip_line(line):
+            if _DASH_BULLET.match(line) and not skip_line(line[2:]):
+                if diff_like is None:
+                    diff_like = _DIFF_MARK.search(text) is not None
+                if not diff_like:
+                    units.append(line[2:].strip())  # a bullet starts a sentence
+                    continue
             if units and units[-1]:
                 units.append("")  # a paragraph break
             continue

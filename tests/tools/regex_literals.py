@@ -71,10 +71,14 @@ def _union(sets: list[Strings | None]) -> Strings | None:
 
 
 @functools.lru_cache(maxsize=8192)
-def _score(strings: Strings) -> tuple[bool, int, int]:
-    """Whole words first (the cheap test), then longer strings, then fewer."""
+def _score(strings: Strings) -> tuple[bool, bool, int, int]:
+    """Whole words first (the cheap test), then words few sentences have (a requirement one of
+    whose words is "the" or "in" lets the rule run on nearly every sentence), then longer
+    strings, then fewer."""
+    whole = all(_whole_words(s) for s in strings)
     return (
-        all(_whole_words(s) for s in strings),
+        whole,
+        whole and all(_anchor(s) not in _COMMON for s in strings),
         min(6, min(len(_longest_piece(s)) for s in strings)),
         -len(strings),
     )
@@ -229,6 +233,11 @@ def _whole_words(text: str) -> tuple[str, ...]:
     return tuple(words)
 
 
+def _anchor(text: str) -> str | None:
+    """The whole word of an analysed string a prefilter looks for: the least common, longest."""
+    return max(_whole_words(text), key=lambda w: (w not in _COMMON, len(w)), default=None)
+
+
 def requirement(pattern: re.Pattern[str]) -> tuple[Strings | None, Strings | None]:
     """(whole words one of which every match has, strings one of which every match contains);
     either may be None."""
@@ -243,10 +252,7 @@ def _requirement(pattern: str, flags: int) -> tuple[Strings | None, Strings | No
         return None, None
     if required is None:
         return None, None
-    anchors = [
-        max(_whole_words(s), key=lambda w: (w not in _COMMON, len(w)), default=None)
-        for s in required
-    ]
+    anchors = [_anchor(s) for s in required]
     words = None if None in anchors else frozenset(anchors)
     pieces = frozenset(_longest_piece(s) for s in required)
     return words, pieces

@@ -415,10 +415,12 @@ def main() -> int:
     runnable = [
         k for k in comparison if k.startswith("linear_")
     ]  # the runtime is pure Python: no embedding model
-    top = max(comparison[k]["third_f1"] for k in runnable)
+    # Picked by the configuration that ships: the weights carry "third_look": false, so the
+    # family's dev F1 without the third look ("f1"), not with it ("third_f1"), is what users get.
+    top = max(comparison[k]["f1"] for k in runnable)
     family = max(
-        (k for k in runnable if comparison[k]["third_f1"] >= top - NOISE_F1),
-        key=lambda k: (comparison[k]["min_families"], comparison[k]["third_f1"]),
+        (k for k in runnable if comparison[k]["f1"] >= top - NOISE_F1),
+        key=lambda k: (comparison[k]["min_families"], comparison[k]["f1"]),
     )
     earlier = OUT / "training.json"
     rows = (

@@ -31,7 +31,7 @@ CATEGORIES = {
     "first-person fact about the user": [
         "I'm a vim user",
         "I work mostly at night",
-        "my second monitor is portrait",
+        "my eyes tire quickly on dark themes",
     ],
     "hosting / deploy fact": [
         "the app store build is signed in bitrise",
@@ -39,7 +39,7 @@ CATEGORIES = {
         "the static assets sit behind bunny cdn",
     ],
     "rule with a code-like token": [
-        "`cargo deny` in every pipeline",
+        "`cargo deny` as a ci gate",
         "`bun` as the runtime for scripts",
         "`npm ci` in pipelines",
     ],
