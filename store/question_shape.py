@@ -35,7 +35,7 @@ DETERMINERS = frozenset(
 )
 GENERIC_HEADS = tt.terms(
     "library tool framework runner thing kind type option one way file "
-    "command format style convention engine"
+    "command format style convention engine runtime"
 )
 # Words of a wh-phrase ("how LONG", "how MANY") are the question's form, not its subject.
 HOW_WORDS = frozenset({"long", "many", "much", "often", "far", "soon", "big", "large"})
@@ -147,6 +147,8 @@ def qualifier_terms(query: str, noise: frozenset[str]) -> frozenset[str]:
         rest = rest[1:]
     at = len(_noun_phrase(rest))
     rest = rest[at:]
+    if at and rest[:1] and rest[0] in COPULA:
+        return _copula_qualifier(rest[1:], noise)
     if not rest or rest[0] not in QUALIFIER_LINKS:
         return frozenset()
     link, rest = rest[0], rest[1:]
@@ -156,6 +158,20 @@ def qualifier_terms(query: str, noise: frozenset[str]) -> frozenset[str]:
     after = rest[len(phrase) : len(phrase) + 1]
     if link in ("does", "do", "did") and len(phrase) > 1 and (not after or after[0] in PARTICLES):
         phrase = phrase[:-1]  # "does the web server LISTEN on": the clause's verb, no qualifier
+    return _phrase_terms(phrase, noise) - HOW_WORDS
+
+
+def _copula_qualifier(rest: list[str], noise: frozenset[str]) -> frozenset[str]:
+    """Whose the focus is, said after a copula and before a particle ("which port is REDIS
+    on?", "what version is NODE pinned to?"), less a verb ending the phrase."""
+    while rest and rest[0] in DETERMINERS:
+        rest = rest[1:]
+    phrase = _phrase(rest)
+    after = rest[len(phrase) : len(phrase) + 1]
+    if not phrase or not after or after[0] not in PARTICLES:
+        return frozenset()  # "which branch is protected?": a predicate, not whose it is
+    if len(phrase) > 1:
+        phrase = phrase[:-1]
     return _phrase_terms(phrase, noise) - HOW_WORDS
 
 

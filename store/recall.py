@@ -206,11 +206,14 @@ class Recall:
         for is unknown now, and the rule does not answer it (a yes/no question it would)."""
         if not self.wh_question:
             return False
+        # A superseded memory whose successor answers too lost nothing: the value moved on.
+        current = {m.id for m in matches if self.answerable(m)}
         return any(
             not negative(m)
             and not self.answerable(m)
             and m.status != MemoryStatus.DISPUTED
             and m.retired_reason != RetireReason.FALSE_WRITE  # never valid: nothing was lost
+            and not (m.status == MemoryStatus.SUPERSEDED and m.superseded_by_id in current)
             and self._relative(m, best) >= HARD
             for m in matches
         )

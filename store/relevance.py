@@ -45,7 +45,6 @@ from __future__ import annotations
 import math
 import os
 import re
-from typing import Any, Protocol
 
 from memvet.store import text_terms as tt
 from memvet.store.question_shape import (
@@ -59,7 +58,16 @@ from memvet.store.synonyms import compile_groups
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the hook's prompt path loads this module
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
-    from typing import Any
+    from typing import Any, Protocol
+
+    class Holding(Protocol):
+        """What a question reads of a corpus: its size and who speaks of a unit (positions for
+        Corpus, memory ids for term_index.IdCorpus)."""
+
+        n: int
+
+        def holders(self, unit: frozenset[str]) -> set[Any]: ...
+
 
 FLOOR = 0.25  # calibrated on the dev splits (docs/benchmarks.md, "Relevance")
 SUBJECT_BONUS = 0.4  # added times the share of the memory's subject the question names
@@ -140,7 +148,9 @@ def _units(text: str, noise: frozenset[str]) -> list[tuple[frozenset[str], froze
     for phrase, token in _PHRASES:
         if phrase <= base:
             out.append((frozenset({token}), phrase))
-            used |= phrase
+            # An attribute word stays a unit of its own: "push a new VERSION out" still asks
+            # for a version, the phrase only adds what the release is called.
+            used |= phrase - ATTRIBUTE_TYPES.keys()
     for term in sorted(base - used - how_words(text)):  # "how long", unless "long line"
         kind = ATTRIBUTE_TYPES.get(term)
         extra = (VALUE_TOKENS[kind],) if kind else ()
@@ -197,15 +207,6 @@ class Corpus:
         for term in unit:
             out.update(self.postings.get(term, ()))
         return out
-
-
-class Holding(Protocol):
-    """What a question reads of a corpus: its size and who speaks of a unit (positions for
-    Corpus, memory ids for term_index.IdCorpus)."""
-
-    n: int
-
-    def holders(self, unit: frozenset[str]) -> set[Any]: ...
 
 
 class Question:

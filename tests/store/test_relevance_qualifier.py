@@ -57,6 +57,10 @@ SCOPE = [
         ("how do I add a new python dependency?", set()),
         ("who do I check with before changing the vpc peering?", set()),  # "who" is an object
         ("what port does the staging postgres listen on?", {"stag", "postgr"}),
+        # After a copula, before a particle: whose it is ("is REDIS on"); a predicate is not.
+        ("which port is redis on?", {"redis"}),
+        ("what version is node pinned to?", {"node"}),
+        ("which branch is protected?", set()),
     ],
 )
 def test_the_qualifier_is_whose_attribute_or_what_task_the_question_asks_about(question, wanted):
@@ -98,6 +102,17 @@ def test_a_subject_match_cannot_lift_a_memory_silent_on_the_focus():
     relevance = Relevance("what's the airflow version on mwaa?", scope)
     assert relevance.question.unknown_focus
     assert relevance.scores()["mwaa"] <= FOCUS_MISS + 1e-9
+
+
+def test_a_question_about_whose_port_is_not_answered_by_another_things_port():
+    # The hook sees no forgotten memory: the qualifier alone must keep the postgres port out.
+    scores = Relevance("which port is redis on?", SCOPE).scores()
+    assert max(scores.values()) < FLOOR, scores
+
+
+def test_a_class_word_after_a_named_runtime_is_no_focus_of_its_own():
+    scores = Relevance("what's the nodejs runtime version?", SCOPE).scores()
+    assert max(scores, key=scores.get) == "node" and scores["node"] >= FLOOR, scores
 
 
 def test_go_the_language_is_a_term_and_go_the_verb_is_not():
