@@ -13,6 +13,7 @@ from memvet.store.redaction.values import (
     MARKER_PREFIX,
     always,
     char_classes,
+    inside_arn,
     is_identifier_like,
     is_pathlike,
     is_placeholder,
@@ -30,7 +31,10 @@ NOT_SECRET_NAME = LazyPattern(
     r"size|format|field|column|hint|prompt|mode|version|endpoint|var|env|vault|policy|arn|store|provider|"
     r"location|ref|count|expiry|expires|expiration|ttl|timeout|at|date|time|enabled|required|regex|pattern|"
     r"min|max|rule|rules|message|msg|error|text|title|help|header|param|prefix|suffix|hash|algorithm|"
-    r"alg|method|kind|scope|scopes|reset|manager|placeholder|input|attr|class|style)$"
+    r"alg|method|kind|scope|scopes|reset|manager|placeholder|input|attr|class|style|"
+    r"md5|sha\d*|checksum|digest|fingerprint|crc\d*|etag)$"
+    # keys that name a row or a request, not access: cache, idempotency and database keys
+    r"|(?:cache|idempotency|partition|sort|primary|foreign|composite)[_\-.\s]?key$"
 )
 _PASSWORDISH = LazyPattern(r"(?i)(?:pass(?:word|wd|phrase)?|pwd|pw|secret[es]?|credentials?)$")
 _STRONG_NAME = LazyPattern(
@@ -83,7 +87,7 @@ def _assignment_value(match: re.Match[str]) -> Span | None:
     prefix = always(_NAME_BEFORE.search(match.string, max(0, start - 60), start)).group(0)
     suffix = match.group("suffix")
     name = (prefix + match.string[start:keyword_end] + suffix).strip("_.-")
-    if NOT_SECRET_NAME.search(name.split(".")[-1]):
+    if NOT_SECRET_NAME.search(name.split(".")[-1]) or inside_arn(match.string, start):
         return None
     if match.group("ctor") and not _DECLARED_TYPE.search(
         match.string, max(0, start - len(prefix) - 40), start - len(prefix)

@@ -269,7 +269,9 @@ def nearby(text: str, starts: list[int]) -> list[Span]:
         ):  # "…aKey…" inside a long base64 run: long_tokens takes it whole
             continue
         owner = always(_IDENTIFIER_BEFORE.search(text, max(0, kw_start - 40), kw_start)).group(0)
-        if _NOT_SECRET_OWNER.search(owner + match.group("kw")):
+        if _NOT_SECRET_OWNER.search(owner + match.group("kw")) or NOT_SECRET_NAME.search(
+            owner + match.group("kw")
+        ):  # cache-key, Idempotency-Key: keys of a row or a request
             continue
         named = always(_IDENTIFIER_AFTER.match(text, match.end("kw"))).group(0)
         if named and NOT_SECRET_NAME.search(match.group("kw") + named):  # credentials.url=host

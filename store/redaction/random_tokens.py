@@ -7,16 +7,23 @@ import re
 
 from memvet.store.lazy_pattern import LazyPattern
 from memvet.store.redaction.assignments import Span
+from memvet.store.redaction.public_shapes import (
+    has_digest_prefix,
+    is_encoded_plain_text,
+    is_ssh_public_key,
+)
 from memvet.store.redaction.values import (
     PUBLIC_NAME_BEFORE,
     char_classes,
     entropy,
     is_hash_like,
     is_masked,
+    is_named_hash,
     is_named_path,
     is_pathlike,
     is_placeholder,
     is_publishable,
+    is_rooted_path,
     is_typed_pattern,
     looks_random,
     reads_as_words,
@@ -50,9 +57,15 @@ def long_tokens(text: str) -> list[Span]:
         if "/" in value and is_named_path(value):  # key/<uuid>: an ARN's or a REST path's tail
             continue
         if value[0] in "+/":  # base64 may start with / or +; a path is mostly names, a key is not
-            if is_pathlike(value.lstrip("/+")) or "//" in value[:2]:
+            if is_pathlike(value.lstrip("/+")) or "//" in value[:2] or is_rooted_path(value):
                 continue
             value = value.lstrip("/+")
+        if (
+            has_digest_prefix(text, match.start(), value)
+            or is_ssh_public_key(value)
+            or is_encoded_plain_text(value)
+        ):  # policy: digests, public keys and encoded ordinary data are not secrets
+            continue
         if is_publishable(value) or _NONCE_CONTEXT.search(
             text, max(0, match.start() - 60), match.start()
         ):
@@ -68,6 +81,7 @@ def long_tokens(text: str) -> list[Span]:
             continue
         if (
             is_hash_like(value)
+            or is_named_hash(value)
             or not looks_random(value, min_len=24)
             or reads_as_words(value)
             or is_typed_pattern(value)

@@ -26,6 +26,7 @@ from memvet.store.redaction.rule_policy import (
     POLICY_CHECKS,
     accept_any,
     is_generic,
+    named_not_secret,
     np_kf_value_ok,
     password_is_placeholder,
     policy_excluded,
@@ -298,5 +299,7 @@ def _kept(rule: Rule, text: str, match: re.Match[str], secret: str, start: int) 
     if password_is_placeholder(rule.kind, secret):  # `admin:REPLACE_ME`, `app:${DB_PASS}@db`
         return False
     if rule.origin != "gitleaks" and not np_kf_value_ok(rule, secret, text, match, start):
+        return False
+    if is_generic(rule) and named_not_secret(text, start, secret):  # key_sha256 = <hex>
         return False
     return not PUBLIC_NAME_BEFORE.search(text, max(0, start - 40), start)  # a client id: public

@@ -8,6 +8,7 @@ import re
 from typing import Protocol
 
 from memvet.store.lazy_pattern import LazyPattern
+from memvet.store.redaction.assignments import NOT_SECRET_NAME
 from memvet.store.redaction.patterns import aws_key_id_ok, discord_ok, jwt_ok
 from memvet.store.redaction.values import (
     is_hash_like,
@@ -65,6 +66,19 @@ POLICY_CHECKS = {"jwt": jwt_ok, "aws-access-key": aws_key_id_ok, "discord-bot-to
 _CODE_IN_VALUE = LazyPattern(r"^[=:@/]|[;{}]|\$\w|%\w+%|\(|://|\[[A-Z_]+\]")
 _SECRET_WORD = LazyPattern(r"(?i)key|secret|token|pass|pwd|private|access|auth|cred")
 _TRUNCATED = LazyPattern(r"[-_.]?(?:\.\.|…|\*\*|##|(?i:xx))")
+
+
+# The name a value is assigned to, read backwards from the value.
+_NAME_BEFORE_VALUE = LazyPattern(r"([\w.\-]+)[\"'`]?[ \t]*(?:=|:|=>)[ \t]*[\"'`]?$")
+
+
+def named_not_secret(text: str, start: int, secret: str) -> bool:
+    """A hash or UUID assigned to a name that says what it is (`key_sha256 = <hex>`,
+    `Idempotency-Key: <uuid>`): a digest or an id, not a credential (policy)."""
+    if not is_hash_like(secret):
+        return False
+    found = _NAME_BEFORE_VALUE.search(text, max(0, start - 80), start)
+    return found is not None and NOT_SECRET_NAME.search(found.group(1)) is not None
 
 
 def accept_any(_secret: str) -> bool:

@@ -240,6 +240,25 @@ def is_pathlike(value: str) -> bool:
     return wordy >= 2 or (wordy >= 1 and _FILE_SUFFIX.search(segments[-1]) is not None)
 
 
+def is_rooted_path(value: str) -> bool:
+    """`/private/var/folders/xz/7k2m…/T/tmpa1b2`: an absolute path whose first two folders are
+    names; random folders further down (temp dirs, hashes) do not make it key material."""
+    if not value.startswith(("/", "~/")):
+        return False
+    segments = [s for s in _PATH_SPLIT.split(value.lstrip("~")) if s]
+    return len(segments) >= 3 and _is_wordy(segments[0]) and _is_wordy(segments[1])
+
+
+# The token a position lies in, read backwards from it.
+_TOKEN_BEFORE = LazyPattern(r"[^\s\"'`=,(]*$")
+
+
+def inside_arn(text: str, at: int) -> bool:
+    """`arn:aws:secretsmanager:…:secret:prod/db-password-AbCdEf`: a secret word inside an ARN
+    names the resource (policy: ARNs are public identifiers)."""
+    return always(_TOKEN_BEFORE.search(text, max(0, at - 200), at)).group(0).startswith("arn:")
+
+
 def is_identifier_like(value: str) -> bool:
     """`jetbrains.mps.v8_elimination`, `DOC_Vector_5_32`, `env.SOME_PASSWORD`: names, not keys."""
     segments = _NAME_SPLIT.split(value)
@@ -299,6 +318,18 @@ def is_named_path(value: str) -> bool:
         len(segments) >= 2
         and all(is_hash_like(s) or _is_wordy(s) for s in segments)
         and any(not is_hash_like(s) for s in segments)
+    )
+
+
+def is_named_hash(value: str) -> bool:
+    """`node-modules-<sha>`, `build-cache-<hex>`: two or more names, then a digest (cache keys,
+    resource names): an identifier. One name (`glpat-…`, `whsec-…`) may be a provider's mark."""
+    *names, last = value.split("-")
+    return (
+        len(names) >= 2
+        and len(last) >= 7
+        and is_hash_like(last)
+        and all(_is_wordy(name) for name in names)
     )
 
 
