@@ -1,10 +1,5 @@
-"""NOTE for 15D (recall/hook rows): the harness is tests/bench/wheel_venv.py — `WheelVenv.build()`
-(a non-editable wheel install in a temporary venv, built once per run), `venv.command(...)`,
-`venv.baseline()` and `paired(commands, rounds)` (interleaved medians). Stores are seeded through
-`memvet memories import FILE.jsonl` (`seed_memories` below); pending candidates through the
-documented Store API `admit_many` (`seed_pending`), run by the venv's own interpreter.
-
-The scale benchmark (issue 15): whole processes from a non-editable install, each against that
+"""The harness is tests/bench/wheel_venv.py (a non-editable wheel install in a temporary venv,
+`paired` interleaved medians, `settle`: the daemons are timed once idle). The scale benchmark (issue 15): whole processes from a non-editable install, each against that
 venv's own `python -c pass`, interleaved round by round (paired medians; ratios travel between
 machines, milliseconds do not). `--quick`: 1k and 10k memories; `--large`: also 100k memories
 and 500k pending candidates (recall, both prompt hooks and the session-start hook at 100k; one
@@ -53,7 +48,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_hook import KINDS, TOPICS  # noqa: E402
 from benchlib import ROOT, write_result  # noqa: E402
-from wheel_venv import Command, WheelVenv, paired, run  # noqa: E402
+from wheel_venv import Command, WheelVenv, paired, run, settle  # noqa: E402
 
 QUERY = "which tool do we use for module m42"
 PROMPT = "set up celery with redis for module m42"
@@ -145,14 +140,16 @@ for first in range(0, n, 5000):  # one transaction per 5,000 (Store.admit_many)
 store.close()
 """
 
-# A reused home was seeded by an older build: bring it to this build's schema and redaction
-# rules before anything is timed (else the daemon's re-redaction sweep runs over the whole
-# store while the rows are measured, and holds the write lock meanwhile).
+# A reused home was seeded by an older build: bring it to this build's schema, redaction rules
+# and term vocabulary before anything is timed (else the daemon's re-redaction or re-index
+# sweep runs over the whole store while the rows are measured, and holds the write lock).
 CURRENT = """
 from memvet.store import open_store
 from memvet.store.redaction_sweep import reredact_stored
+from memvet.store.term_reindex import reindex_for_vocabulary
 store = open_store()
-print(reredact_stored(store, store.now()) is not None)
+print(any([reredact_stored(store, store.now()) is not None,
+           reindex_for_vocabulary(store, size=5000) is not None]))
 store.close()
 """
 
@@ -411,6 +408,10 @@ def main() -> None:
         commands[f"session_start_daemon_{largest}"] = hook(
             venv, envs[largest], "session-start", workspace
         )
+        figures["daemon_settle_s"] = {  # timed once idle, as a user's daemon mostly is
+            str(n): round(settle(d.proc.pid, [commands[f"recall_{n}"]]), 1)
+            for n, d in daemons.items()
+        }
         medians = paired(commands, rounds)
         # What the command imports when the daemon answers (the budget rows' route); the
         # "recall" profile below, taken after the daemons stop, is the command's own path.

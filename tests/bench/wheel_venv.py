@@ -142,3 +142,28 @@ def paired(commands: dict[str, Command], rounds: int, *, warm: int = 1) -> dict[
         for name, cmd in commands.items():
             times[name].append(run(cmd)[0])
     return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def settle(
+    pid: int, triggers: list[Command], *, window_s: float = 2.0, cap_s: float = 180.0
+) -> float:
+    """Seconds until a daemon is idle: each trigger run once (a hook or a question makes it
+    build that scope's pack), then until its CPU time grows by under 2 % of `window_s` in one
+    window (start-up sweeps and pack builds done; at 100k they take tens of seconds, and a row
+    timed meanwhile measures the daemon's start-up, not its answers). Capped at `cap_s`."""
+    start = time.perf_counter()
+    for cmd in triggers:
+        run(cmd)
+
+    def cpu() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    used = cpu()
+    while time.perf_counter() - start < cap_s:
+        time.sleep(window_s)
+        now = cpu()
+        if now - used < 0.02 * window_s:
+            break
+        used = now
+    return time.perf_counter() - start
