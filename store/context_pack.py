@@ -4,8 +4,8 @@ token budget, rendered as the host's `additionalContext`.
 Pure functions over light items, shared by the daemon's context server and the no-daemon hook
 path, so both give byte-for-byte the same context. This module imports only the standard library,
 `memvet.store.scope`, `memvet.store.vocabulary_values` (plain strings, no enum classes) and
-`memvet.store.hook_json` (json without `re`): the hook loads it without the rest of the store. Which memories match a prompt is prompt_match.py's
-(loaded for a prompt only).
+`memvet.store.hook_json` (json without `re`): the hook loads it without the rest of the store.
+Which memories match a prompt is prompt_match.py's (loaded for a prompt only).
 
 Order: operator-typed over the user's explicit words over imports over model inferences, then
 importance, then recency (`rank_key`; fast_read.py's SQL `ORDER BY` is its twin). The budget is
