@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memvet.inspector.filters import SortOrder
 from memvet.store import (
@@ -25,7 +25,11 @@ from memvet.store import (
     Store,
     Tombstone,
 )
+from memvet.store.cli_conflicts import correction_note
 from memvet.store.vocabulary import RetireReason
+
+if TYPE_CHECKING:
+    from memvet.store.slot_decisions import SlotConflicts
 
 FEED_BATCH = 2000
 TOMBSTONING = (RetireReason.FALSE_WRITE, RetireReason.FORGET)  # retirements that tombstone
@@ -150,24 +154,21 @@ def decide(
     if action == "reject":
         return attempt(store.reject, candidate_id, actor=actor, reason=reason or None)
     edits = edits or Edits()
-    note = None
-    if edits.conflict is None and edits.supersede is None and edits.supersede_id is None:
+    undecided = edits.conflict is None and edits.supersede is None and edits.supersede_id is None
+    if undecided:
+        edits = replace(edits, conflict="ask")  # refused before reserving, re-checked in the commit
+    found: list[SlotConflicts] = []  # the approval's one look at the slot (no look of our own)
+    look = found.append if undecided else None
+    done = attempt(store.approve, candidate_id, actor=actor, edits=edits, checked=look)
+    if done.code == "conflict":  # show the rivals, ask (a rival may have arrived meanwhile)
         checked = attempt(store.candidate_detail, candidate_id)
-        if checked.ok and checked.value.conflicts:
-            return Outcome(
-                False,
-                checked.value,
-                code="conflict",
-                error="it conflicts with memories of its slot: press s to supersede, "
-                "keep both or dispute",
-            )
-        if checked.ok and checked.value.correction and not checked.value.preselect:
-            note = "a correction, but nothing in its scope says what it replaces"
-        edits = replace(edits, conflict="ask")  # the store re-checks inside the commit
-    done = attempt(store.approve, candidate_id, actor=actor, edits=edits)
-    if done.code == "conflict":  # a rival arrived meanwhile: show it, ask again
-        checked = attempt(store.candidate_detail, candidate_id)
-        return Outcome(False, checked.value, code="conflict", error=done.error)
+        error = (
+            "it conflicts with memories of its slot: press s to supersede, keep both or dispute"
+            if undecided
+            else done.error
+        )
+        return Outcome(False, checked.value, code="conflict", error=error)
+    note = correction_note(found[0] if found else None)
     return replace(done, status=note) if done.ok and note else done
 
 

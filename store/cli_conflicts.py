@@ -59,15 +59,10 @@ def refused(exc: MemvetError) -> dict[str, Any]:
     }
 
 
-def correction_note(store: Any, candidate_id: str, edits: Any) -> str | None:
-    """A correction with nothing in its scope to replace says so instead of passing silently."""
-    from memvet.store.errors import MemvetError
-
-    try:
-        found = store.conflicts_for(store.get_candidate(candidate_id), edits)
-    except MemvetError:
-        return None
-    if found.correction and not found.preselect:
+def correction_note(found: Any) -> str | None:
+    """A correction with nothing in its scope to replace says so instead of passing silently
+    (`found`: the approval's look at the slot, reservation.approve's `checked`)."""
+    if found is not None and found.correction and not found.preselect:
         return (
             "a correction, but no active memory in its scope says what it replaces: "
             "nothing was superseded"

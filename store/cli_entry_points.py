@@ -10,6 +10,10 @@ answers; tests/test_cli_conventions.py checks both give the same list.
 `own_command_entry_points` reads memvet's own distribution only: the frame finds a built-in
 command there without opening every installed package's file (~100 in a typical venv); the
 full scan is for a command no built-in names (another distribution's) and for help.
+
+`COMMANDS` names the entry point that registers each built-in command, so that one command
+imports one component's CLI module, not all four (10-14 ms of a read command's start-up).
+tests/test_command_map.py checks it against what every component registers.
 """
 
 from __future__ import annotations
@@ -20,6 +24,35 @@ import sys
 GROUP = "memvet.commands"
 OWN_DISTRIBUTION = "memvet"
 COMMENTS = ("#", ";")
+# Every built-in command, in the order `memvet --help` lists them: (the task it is listed under,
+# the memvet.commands entry point that registers it). None: the frame's own (cli_conventions),
+# registered with every parser. A command missing here still works (found by the scan) and is
+# listed under "other".
+COMMANDS: dict[str, tuple[str, str | None]] = {
+    "up": ("review", "inspector"),
+    "inspect": ("review", "inspector"),
+    "queue": ("review", "store"),
+    "propose": ("review", "store"),
+    "rules": ("review", "daemon"),
+    "memories": ("memories", "store"),
+    "recall": ("memories", "install"),
+    "audit": ("memories", "store"),
+    "setup": ("hosts", "install"),
+    "status": ("hosts", "install"),
+    "doctor": ("hosts", "install"),
+    "hook": ("hosts", "install"),
+    "mcp": ("hosts", "install"),
+    "daemon": ("daemon", "daemon"),
+    "service": ("daemon", "install"),
+    "extract": ("daemon", "daemon"),
+    "key": ("keys and store", "store"),
+    "migrate": ("keys and store", "store"),
+    "paths": ("keys and store", None),
+    "team": ("team", "store"),
+    "sync": ("team", "store"),
+    "completion": ("shell and trying out", None),
+    "demo": ("shell and trying out", "install"),
+}
 
 
 def _normalised(folder: str) -> str:
@@ -86,6 +119,15 @@ def own_command_entry_points(group: str = GROUP) -> list[tuple[str, str]]:
     """The group's entry points of memvet's own distribution, sorted by name; none where its
     metadata is not a folder on sys.path (the caller then falls back to the full scan)."""
     return sorted(_scanned(group, only=OWN_DISTRIBUTION), key=lambda pair: pair[0])
+
+
+def component_entry_points(command: str, group: str = GROUP) -> list[tuple[str, str]] | None:
+    """The one entry point of memvet's own that registers `command` (none for the frame's
+    own commands); None when COMMANDS does not name it (another distribution's, or a typo)."""
+    if command not in COMMANDS:
+        return None
+    component = COMMANDS[command][1]
+    return [pair for pair in own_command_entry_points(group) if pair[0] == component]
 
 
 def load(value: str) -> object:

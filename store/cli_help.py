@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-# The order people meet them in. A command missing here is still listed, under "other".
+from memvet.store.cli_entry_points import COMMANDS
+
+# The order people meet them in (cli_entry_points.COMMANDS). A command not there is listed under
+# "other".
 TASKS: dict[str, tuple[str, ...]] = {
-    "review": ("up", "inspect", "queue", "propose", "rules"),
-    "memories": ("memories", "recall", "audit"),
-    "hosts": ("setup", "status", "doctor", "hook", "mcp"),
-    "daemon": ("daemon", "service", "extract"),
-    "keys and store": ("key", "migrate", "paths"),
-    "team": ("team", "sync"),
-    "shell and trying out": ("completion", "demo"),
+    task: tuple(name for name, (its_task, _) in COMMANDS.items() if its_task == task)
+    for task, _ in COMMANDS.values()
 }
 
 

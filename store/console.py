@@ -16,7 +16,7 @@ from memvet.store.errors import MemvetError, UsageError
 
 TYPE_CHECKING = False  # not typing's: every command imports this module, typing costs ~4 ms
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any
 
     Handler = Callable[[argparse.Namespace], int]
@@ -95,26 +95,39 @@ class _OnlyCommand:
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """Every command's parser; with `argv` naming a command, only that one's (any other
     argv, `--help` or an unknown command, builds them all, so help and errors list all).
-    A built-in command is looked up in memvet's own entry points first: only a command they
-    do not name (another distribution's) costs the scan of every installed package."""
-    from memvet.store.cli_entry_points import command_entry_points, own_command_entry_points
+    A built-in command is registered by its own component alone (COMMANDS), else looked up
+    in memvet's own entry points: only a command they do not name (another distribution's)
+    costs the scan of every installed package."""
+    from memvet.store import cli_entry_points as eps
 
     command = argv[0] if argv and not argv[0].startswith("-") else None
     unavailable: list[str] = []  # said once, by the pass whose parser is used
     parser = None
     if command is not None:
-        for entry_points in (own_command_entry_points, command_entry_points):
+        for entry_points in _lookups(command):
             unavailable.clear()
-            parser = _parser_for(command, entry_points(), unavailable)
+            parser = _parser_for(command, entry_points, unavailable)
             if parser is not None:
                 break
     if parser is None:
         unavailable.clear()
-        parser = _parser_for(None, command_entry_points(), unavailable)
+        parser = _parser_for(None, eps.command_entry_points(), unavailable)
     for message in unavailable:
         print(message, file=sys.stderr)
     assert parser is not None  # with no command named, every parser is built
     return parser
+
+
+def _lookups(command: str) -> Iterator[list[tuple[str, str]]]:
+    """Where `command` is looked for, cheapest first (each only when the last did not have it):
+    its component's entry point, memvet's own, every installed distribution's."""
+    from memvet.store import cli_entry_points as eps
+
+    mapped = eps.component_entry_points(command)
+    if mapped is not None:
+        yield mapped
+    yield eps.own_command_entry_points()
+    yield eps.command_entry_points()
 
 
 def _parser_for(

@@ -13,7 +13,7 @@ import stat
 
 from memvet.store import codec
 
-SCHEMA_VERSION = 11  # the store schema this SQL was written for; a test pins it to migrations'
+SCHEMA_VERSION = 12  # the store schema this SQL was written for; a test pins it to migrations'
 BUSY_TIMEOUT_S = 0.5
 
 

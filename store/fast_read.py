@@ -12,6 +12,7 @@ import hmac
 import sqlite3
 
 from memvet.store import context_pack as cp
+from memvet.store import memory_counts as counts
 from memvet.store import row_mac
 from memvet.store import scope as scope_rule
 from memvet.store import term_index as ti
@@ -60,7 +61,6 @@ TIER_SQL = "CASE source_type {} ELSE {} END".format(
     " ".join(f"WHEN '{k}' THEN {v}" for k, v in cp.SOURCE_TIER.items()), cp.LAST_TIER
 )
 SCOPE_SQL = scope_rule.SCOPE_SQL  # params: the user and workspace blind indexes
-SCOPE_PARTS = scope_rule.SCOPE_PARTS_SQL  # the same, one (condition, params) per workspace case
 # The same rule with unary + on its columns: SQLite then keeps to the id lookups of a query
 # that names its rows (an index on the scope would scan it whole).
 ID_SCOPE_SQL = scope_rule.sql(scope_rule.SCOPE, "+{}_bidx")[0]
@@ -143,19 +143,9 @@ class DirectSource:
         return ruleset_recorded(self.conn)
 
     def count_active(self, now: str) -> int:
-        """In-force active memories in scope (the footer's count), counted by SQLite."""
-        return self._scope_count(f"status = '{MemoryStatus.ACTIVE}' AND {IN_FORCE_SQL}", (now,) * 3)
-
-    def _scope_count(self, where: str, params: tuple[str, ...] = ()) -> int:
-        """How many memories in scope match `where` (its `?` taking `params`): one count per
-        workspace alternative, summed (scope.SCOPE_PARTS_SQL), so SQLite seeks two index ranges
-        instead of testing the scope's OR on every row (issue 15: a third less at 100k)."""
-        by_name = {"user": self.params[0], "workspace": self.params[1]}
-        counts = " + ".join(
-            f"(SELECT count(*) FROM memories WHERE {part} AND {where})" for part, _ in SCOPE_PARTS
-        )
-        values = [v for _, names in SCOPE_PARTS for v in (*(by_name[n] for n in names), *params)]
-        return self.conn.execute(f"SELECT {counts}", values).fetchone()[0]
+        """In-force active memories in scope (the footer's count): the trigger-kept counts
+        with the few not (yet) in force taken from indexes (memory_counts.py, issue 15)."""
+        return counts.in_force(self.conn, self.params, MemoryStatus.ACTIVE, now)
 
     def _decrypt(self, item: cp.PackItem, statement: bytes, boundary: bytes | None) -> bool:
         """False (and the id kept) when a ciphertext fails: the item stays without text."""
@@ -227,8 +217,8 @@ class DirectSource:
             texts=True,
         )
         terms = lookup_terms(prompt, noise_of([None]))
-        count = self._scope_count(f"status IN {LIVE_IN}")
-        everyone = self.conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+        count = counts.in_scope(self.conn, self.params, LIVE_STATUSES)
+        everyone = counts.everyone(self.conn)
         scores = self._class_scores(prompt, terms, scope, (count, everyone), stale)
         if scores is None:  # every holder listed
             holders = ti.scope_holders(
@@ -267,6 +257,7 @@ class DirectSource:
             left_out,
             (ti.STATEMENT,),
             rc.PROMPT_COMMON_FROM,
+            everyone,
         )
         if plan is None:
             return None

@@ -227,6 +227,17 @@ def m011_memory_versions(conn: Connection) -> None:
     )
 
 
+@migration
+def m012_memory_counts(conn: Connection) -> None:
+    """Issue 15: memories per scope and status, and memories per blind term, kept by triggers
+    in the writing statement's transaction (memory_counts.py), so the hooks count a scope or
+    a term without a COUNT over it; the counts of the rows already there are taken here."""
+    from memvet.store import memory_counts
+
+    for sql in (*memory_counts.SCHEMA_SQL, *memory_counts.TERM_SCHEMA_SQL, *memory_counts.FILL_SQL):
+        conn.exec_driver_sql(sql)
+
+
 # (reviewer-decision features of issue 12 live in an encrypted file written by learning.py)
 
 SCHEMA_VERSION = len(MIGRATIONS)

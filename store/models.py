@@ -233,6 +233,27 @@ class TermStaleRow(Row, table=True):
     memory_id: str = Field(primary_key=True, max_length=48)
 
 
+class MemoryCountRow(Row, table=True):
+    """Memories per scope, status and plainness (memory_counts.py), kept by migration m012's
+    triggers; workspace_bidx '' is the user's global scope."""
+
+    __tablename__ = "memory_counts"
+    user_bidx: str = Field(primary_key=True, max_length=64)
+    workspace_bidx: str = Field(primary_key=True, max_length=64)
+    status: str = Field(primary_key=True, max_length=16)
+    plain: int = Field(primary_key=True)
+    n: int
+
+
+class TermCountRow(Row, table=True):
+    """Memories holding each blind token, per field (memory_counts.py), kept by triggers."""
+
+    __tablename__ = "term_counts"
+    token: bytes = Field(sa_column=Column(LargeBinary, primary_key=True))
+    field: int = Field(primary_key=True)
+    n: int
+
+
 class TeamOutboxRow(Row, table=True):
     """Team writes waiting for the server (store/team/outbox.py), in order; payload encrypted."""
 

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
     from memvet.store.context_pack import PackItem
 
+DROP_BY_BISECT = 8  # a term losing more positions at once is filtered in one pass instead
+
 
 def item_terms(item: PackItem) -> frozenset[str]:
     """The item's terms as relevance.py expands them (synonym groups too): one definition."""
@@ -48,19 +50,36 @@ class TermIndex:
         return self._at.get(memory_id)
 
     def replace(self, ids: Iterable[str], items: Iterable[PackItem]) -> None:
-        """Drop the items of `ids`, then add `items` (their new state, or new memories)."""
+        """Drop the items of `ids`, then add `items` (their new state, or new memories).
+        A posting lists positions in ascending order (positions only grow), so a dropped one
+        is found by bisection, and a term losing many is filtered once: a word all 100k items
+        hold is never scanned once per item dropped (issue 15)."""
+        from bisect import bisect_left  # the daemon's only: the hook never updates an index
+
         postings = self.corpus.postings
+        dropped: dict[str, list[int]] = {}
         for mid in ids:
             position = self._at.pop(mid, None)
             if position is None:
                 continue
             for term in item_terms(self.items[position]):  # type: ignore[arg-type]
-                holders = postings[term]
-                holders.remove(position)
-                if not holders:
-                    del postings[term]
+                dropped.setdefault(term, []).append(position)
             self.items[position] = None
             self.corpus.n -= 1
+        for term, positions in dropped.items():
+            holders = postings[term]
+            if len(positions) <= DROP_BY_BISECT:
+                for position in positions:
+                    at = bisect_left(holders, position)
+                    if at < len(holders) and holders[at] == position:
+                        del holders[at]
+                    else:  # not in order (never expected): found the long way
+                        holders.remove(position)
+            else:
+                gone = set(positions)
+                holders[:] = [p for p in holders if p not in gone]
+            if not holders:
+                del postings[term]
         for item in items:
             position = self._at[item.id] = len(self.items)
             self.items.append(item)

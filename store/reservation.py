@@ -28,11 +28,13 @@ from memvet.store.memory_creation import MemoryCreation
 from memvet.store.records import Candidate, Edits, Lease, Memory
 from memvet.store.rows import RowCodec
 from memvet.store.sealing import resealed
-from memvet.store.slot_decisions import Slots
+from memvet.store.slot_decisions import SlotConflicts, Slots
 from memvet.store.vocabulary import CandidateStatus
 from sqlalchemy import Connection
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from memvet.store.rejection import Rejections
 
 DEFAULT_LEASE = timedelta(minutes=2)
@@ -224,12 +226,17 @@ class Reservations:
         actor: str,
         edits: Edits | None = None,
         ttl: timedelta = DEFAULT_LEASE,
+        checked: Callable[[SlotConflicts], object] | None = None,
     ) -> Memory:
         """Reserve, commit, and release with the error kept if anything fails in between.
         With `edits.conflict == "ask"` a conflict is refused before anything is reserved (and
-        again inside the commit, which is what decides)."""
-        if edits is not None and edits.conflict == "ask":
-            self.slots.check(self.queue.get(candidate_id), edits)
+        again inside the commit, which is what decides). `checked` is given the slot that look
+        found (asked for it, the look is taken whatever the decision): the caller's note on a
+        correction reads it instead of looking again."""
+        if checked is not None or (edits is not None and edits.conflict == "ask"):
+            found = self.slots.check(self.queue.get(candidate_id), edits or Edits())
+            if checked is not None and found is not None:
+                checked(found)
         lease = self.reserve(candidate_id, owner=actor, ttl=ttl)
         try:
             return self.commit(candidate_id, lease.token, actor=actor, edits=edits)

@@ -190,15 +190,18 @@ class Slots:
                 exclude=cand.memory_id,
             )
 
-    def check(self, cand: Candidate, edits: Edits) -> None:
-        """Approval's early refusal (before anything is reserved) of a conflict left to ask."""
+    def check(self, cand: Candidate, edits: Edits) -> SlotConflicts | None:
+        """Approval's early refusal (before anything is reserved) of a conflict left to ask;
+        else the slot it found (the approval's note on a correction reads it: no second look)."""
         if cand.status not in (CandidateStatus.PENDING, CandidateStatus.STALE):
-            return  # reserve() says why it cannot be approved
+            return None  # reserve() says why it cannot be approved
         found = self.conflicts_for(cand, edits)
+        left = found
         if edits.supersede is not False or edits.supersede_id:
-            found = found.without(edits.supersede_id or cand.supersedes_id)  # that one is followed
-        if found.rivals:
-            raise conflict_error(found)
+            left = found.without(edits.supersede_id or cand.supersedes_id)  # that one is followed
+        if left.rivals and edits.conflict == "ask":
+            raise conflict_error(left)
+        return found
 
     # --- applying the decision, inside the commit's transaction ---------------------------------
     def settle(

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
+from memvet.daemon.extraction.casefold import folded
 from memvet.daemon.extraction.clauses import ASSERT, DENY, merge_clauses
 from memvet.daemon.extraction.prefilter import prefilter_for
 from memvet.daemon.extraction.rules import Rule, Rules
@@ -41,6 +42,11 @@ _TRAILING_CLAUSE = re.compile(
 )
 
 
+# A section of rules: their prefilter bits together, each bit's rule, and each bit's needed
+# strings (prefilter.py `needed`: one of them is in the folded sentence, or the rule cannot match).
+Section = tuple[int, dict[int, Rule], dict[int, tuple[str, ...]]]
+
+
 @dataclass(frozen=True)
 class Extracted:
     statement: str
@@ -60,9 +66,11 @@ class Extractor:
         self._skip_line = _any_of(tuple(r.pattern for r in rules.skip_line))
         bits = self._prefilter.bits
 
-        def section(rules: Iterable[Rule]) -> tuple[int, dict[int, Rule]]:
+        needed = self._prefilter.needed
+
+        def section(rules: Iterable[Rule]) -> Section:
             by_bit = {bits[id(rule)]: rule for rule in rules}
-            return sum(by_bit), by_bit
+            return sum(by_bit), by_bit, {bit: needed[bit] for bit in by_bit if bit in needed}
 
         self._reject = section(r for r in rules.reject if not r.unless_durable)
         self._reject_unless_durable = section(r for r in rules.reject if r.unless_durable)
@@ -216,9 +224,7 @@ class Extractor:
         hits = self._hits
         return [hit for section in self._all_sections for hit in hits(section, mask, sentence)]
 
-    def _hits(
-        self, section: tuple[int, dict[int, Rule]], mask: int, sentence: str
-    ) -> list[tuple[Rule, re.Match[str]]]:
+    def _hits(self, section: Section, mask: int, sentence: str) -> list[tuple[Rule, re.Match[str]]]:
         """`_hits`, remembered for the sentences of the last text (never mutate the list)."""
         if not mask & section[0]:
             return []  # the prefilter rules out every rule of the section
@@ -291,26 +297,32 @@ def _any_of(patterns: tuple[re.Pattern[str] | LazyPattern, ...]) -> Callable[[st
     return lambda line: any(p.search(line) for p in patterns)
 
 
-def _hits(
-    section: tuple[int, dict[int, Rule]], mask: int, sentence: str
-) -> list[tuple[Rule, re.Match[str]]]:
+def _hits(section: Section, mask: int, sentence: str) -> list[tuple[Rule, re.Match[str]]]:
     """The section's rules (in file order) that the prefilter allows and whose pattern matches."""
     hits = []
-    todo = mask & section[0]
+    todo, needed, lowered = mask & section[0], section[2], None
     while todo:
         bit = todo & -todo  # the lowest bit: rules are numbered in file order
         todo ^= bit
+        if (strings := needed.get(bit)) is not None:  # one of them, or the regex cannot match
+            lowered = folded(sentence) if lowered is None else lowered
+            if not any(map(lowered.__contains__, strings)):
+                continue
         rule = section[1][bit]
         if found := rule.pattern.search(sentence):
             hits.append((rule, found))
     return hits
 
 
-def _first(section: tuple[int, dict[int, Rule]], mask: int, sentence: str) -> Rule | None:
-    todo = mask & section[0]
+def _first(section: Section, mask: int, sentence: str) -> Rule | None:
+    todo, needed, lowered = mask & section[0], section[2], None
     while todo:
         bit = todo & -todo
         todo ^= bit
+        if (strings := needed.get(bit)) is not None:
+            lowered = folded(sentence) if lowered is None else lowered
+            if not any(map(lowered.__contains__, strings)):
+                continue
         rule = section[1][bit]
         if rule.pattern.search(sentence):
             return rule

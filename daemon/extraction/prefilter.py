@@ -4,7 +4,10 @@ Scoring a sentence runs dozens of rule regexes, most of them tried at every posi
 declares what every match has (assets/rules.toml): one of a few whole words (`words`: "never",
 "prefer", "decided", ...), or failing that one of a few strings (`contains`: "?", ": "). A
 sentence without any of them cannot match, so the regex is not run. The sentence's words are
-collected in one C-level pass and looked up in a per-word cache (words repeat). The rules' own
+collected in one C-level pass and looked up in a per-word cache (words repeat). Right before
+a rule that declares strings is run, one of them is looked for in the sentence (`needed`: a
+C-level `in`, far cheaper than a regex tried at every position; only then, as most rules the
+prefilter lets through are never run). The rules' own
 `keywords` keep their meaning: a rule with keywords is tried only when the lowercased sentence
 contains one of them. A rule that declares nothing is always tried.
 """
@@ -27,7 +30,8 @@ class Prefilter:
     Per word of the sentence (cached: words repeat) it knows which rules need exactly that
     word, and which need a string or list a keyword whose longest run of word characters lies
     inside that word (a run of word characters can only occur inside one of the sentence's
-    words). Keywords are then confirmed with `in`; needed strings are not (the regex decides).
+    words). Keywords are then confirmed with `in`; needed strings are confirmed by whoever runs
+    the rule, right before it does (`needed`).
     """
 
     def __init__(self, rules: tuple[Rule, ...]) -> None:
@@ -41,6 +45,8 @@ class Prefilter:
         self._keyword_runs: dict[str, int] = {}  # the longest word run of another keyword -> rules
         self._other_keywords: dict[int, tuple[str, ...]] = {}
         self._unindexed = 0  # rules with a keyword of no word character at all (": ")
+        # bit -> the strings a rule needs, one of them in the folded sentence before it is run
+        self.needed: dict[int, tuple[str, ...]] = {}
         for rule in rules:
             bit = self.bits[id(rule)]
             self._index_keywords(rule.keywords, bit)
@@ -48,6 +54,7 @@ class Prefilter:
                 for word in rule.words:
                     self._words[word] = self._words.get(word, 0) | bit
             elif rule.contains:
+                self._index_strings(rule, bit)
                 for string in rule.contains:
                     run = max(WORD.findall(string), key=len, default="")
                     if run:
@@ -76,6 +83,13 @@ class Prefilter:
                 self._keyword_runs[run] = self._keyword_runs.get(run, 0) | bit
             else:
                 self._unindexed |= bit
+
+    def _index_strings(self, rule: Rule, bit: int) -> None:
+        """A rule's needed strings, for `needed` when all are lowercase ASCII: a match holds
+        one of them, so the sentence folded as the engine folds case (casefold.py) holds it,
+        whether the rule ignores case or not (otherwise the regex decides alone)."""
+        if all(string.isascii() and string == string.lower() for string in rule.contains):
+            self.needed[bit] = rule.contains
 
     def _token(self, token: str) -> tuple[int, int, int]:
         rules, keywords, maybe = self._words.get(token, 0), 0, 0

@@ -175,7 +175,7 @@ class QueueChanges(_Screen):
             self.total = None if self.total is None else max(self.total - 1, 0)
             self.app.confirm(f"{verb}: {what}")
             if outcome.status:  # a correction that replaced nothing says so
-                self.notify(f"{outcome.status}: nothing was superseded", severity="warning")
+                self.notify(outcome.status, severity="warning")
         elif outcome.code in ("already_decided", "not_found"):
             table.drop(key)
             self.notify(

@@ -69,6 +69,20 @@ def parse_only(files: list[Path]) -> tuple[Timer, int]:
     return t, prompts
 
 
+def distinct_prompts(files: list[Path]) -> int:
+    """How many different prompt texts the corpus has (the generator repeats a few templates:
+    what is remembered per text or per word is warm here more often than in real transcripts)."""
+    from memvet.daemon.hosts import SessionState, parser_for
+
+    texts = set()
+    for path in files:
+        parse = parser_for(_host(path), str(path), SessionState()).parse
+        with path.open("rb") as f:
+            for n, line in enumerate(f, 1):
+                texts.update(t.text for t in parse(line.rstrip(b"\n"), n)[0] if t.role == "user")
+    return len(texts)
+
+
 def real_transcripts(repeat: int) -> dict | None:
     """The pipeline on ../shared/fixtures/transcripts against json.loads over the same lines:
     CPU, best of `repeat`, interleaved (null when ../shared is absent)."""
@@ -208,6 +222,7 @@ def prompt_heavy(repeat: int = 5) -> dict | None:
             fn()
             times.append(time.process_time() - start)
     size = sum(len(line) for _, _, lines in data for line in lines) / 1e6
+    share, slowest = rule_costs(data, min(run))
     return {
         "lines": sum(len(lines) for _, _, lines in data),
         "prompts": len(texts),
@@ -217,7 +232,50 @@ def prompt_heavy(repeat: int = 5) -> dict | None:
         "pipeline_mb_s": round(size / min(run), 2),
         "cpu_ratio_pipeline_vs_json_loads": round(min(base) / min(run), 3),
         "pipeline_us_per_prompt_sentence": round(min(run) / sentences * 1e6, 1),
+        "rule_regex_cpu_share": share,
+        "slowest_rules": slowest,
     }
+
+
+def rule_costs(data: list, pipeline_cpu: float, top: int = 5) -> tuple[float, list[dict]]:
+    """One more (untimed) pass with every extraction rule's regex searches timed on their own
+    (thread CPU time): their share of the pipeline's CPU time, and the rules that cost most
+    (what a rule author can make cheaper: tighter `words`, less backtracking)."""
+    from memvet.daemon.pipeline import FilePipeline, load_rules
+
+    rules = load_rules()  # a copy of its own: its patterns are wrapped below
+    spent: dict[str, list[int]] = {}
+    clock = time.thread_time_ns
+    sections = (
+        rules.reject,
+        rules.durable,
+        rules.kinds,
+        rules.correction,
+        rules.scope,
+        rules.polarity,
+    )
+    for rule in (rule for section in sections for rule in section):
+        search, cost = rule.pattern.search, spent.setdefault(rule.name, [0, 0])
+
+        def timed(text: str, *args: int, _search=search, _cost=cost):  # noqa: ANN001, ANN202
+            start = clock()
+            found = _search(text, *args)
+            _cost[0] += clock() - start
+            _cost[1] += 1
+            return found
+
+        rule.pattern.__dict__["search"] = timed  # LazyPattern keeps attributes in its __dict__
+    for host, path, lines in data:
+        feed = FilePipeline(host, path, rules=rules, user="bench").feed
+        for n, line in enumerate(lines, 1):
+            feed(line, n)
+    total = sum(ns for ns, _ in spent.values()) / 1e9
+    worst = sorted(spent.items(), key=lambda item: -item[1][0])[:top]
+    return round(total / pipeline_cpu, 3), [
+        {"rule": name, "searches": n, "us_per_search": round(ns / n / 1e3, 1)}
+        for name, (ns, n) in worst
+        if n
+    ]
 
 
 def main() -> None:
@@ -241,6 +299,7 @@ def main() -> None:
         size = sum(p.stat().st_size for p in files)
         lines = sum(p.read_bytes().count(b"\n") for p in files)
         json_baseline(files)  # warm the page cache
+        distinct = distinct_prompts(files)
         # Best of five of each, interleaved, each whole ingest into a fresh store (the CPU speed
         # of this kind of machine drifts by tens of percent within a run: more samples).
         bases, parses, onlys, wholes = [], [], [], []
@@ -262,6 +321,7 @@ def main() -> None:
         "lines": lines,
         "prompts": prompts,
         "prompts_per_mb": round(prompts / mb, 1),
+        "distinct_prompt_texts": distinct,
         "prompts_per_json_loads_ms": round(prompts / (base_c * 1000), 2),
         "drafts": drafts,
         "outcomes": stats["outcomes"],
@@ -302,7 +362,10 @@ def main() -> None:
         "outside the pipeline (tailing, checkpoints, admission, store). "
         "worst_case_prompt_heavy is a separate, deliberately adverse figure (every "
         "other line a long MemoryCode prompt; pipeline only, CPU, best of 5; null "
-        "when ../shared is absent): it is not what the budget is measured on.",
+        "when ../shared is absent): it is not what the budget is measured on. Its "
+        "rule_regex_cpu_share and slowest_rules come from one more, untimed pass with each "
+        "extraction rule's regex searches timed apart (thread CPU time). "
+        "distinct_prompt_texts: the generated corpus repeats a few prompt templates.",
     )
 
 

@@ -48,7 +48,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_hook import KINDS, TOPICS  # noqa: E402
 from benchlib import ROOT, write_result  # noqa: E402
-from wheel_venv import Command, WheelVenv, paired, run, settle  # noqa: E402
+from scale_imports import import_profile  # noqa: E402
+from wheel_venv import SWEEPS_STARTED_S, Command, WheelVenv, paired, run, settle  # noqa: E402
 
 QUERY = "which tool do we use for module m42"
 PROMPT = "set up celery with redis for module m42"
@@ -194,6 +195,7 @@ class Daemon:
     """`memvet daemon run` of the wheel venv on one home, stopped by its pid."""
 
     def __init__(self, venv: WheelVenv, env: dict[str, str], home: Path) -> None:
+        self.started = time.perf_counter()  # its start-up sweeps are due from here
         self.proc = subprocess.Popen(
             [str(venv.memvet), "daemon", "run"],
             env=env,
@@ -242,28 +244,6 @@ def copy_home(src: Path, dst: Path) -> None:
     shutil.copytree(src / "keys", dst / "keys")
     with sqlite3.connect(src / "memvet.db") as a, sqlite3.connect(dst / "memvet.db") as b:
         a.backup(b)
-
-
-def import_profile(venv: WheelVenv, env: dict[str, str], *args: str) -> dict[str, object]:
-    """`python -X importtime` of one command: its import total and whether the ORM is in it."""
-    done = subprocess.run(
-        [str(venv.python), "-X", "importtime", "-m", "memvet", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        cwd=env.get("PWD"),
-    )
-    rows = [
-        line.split("|")
-        for line in done.stderr.splitlines()
-        if line.startswith("import time:") and "|" in line and "self [us]" not in line
-    ]
-    tops = [(int(r[1]), r[2].strip()) for r in rows if not r[2].startswith("   ")]
-    names = {r[2].strip() for r in rows}
-    return {
-        "import_ms": round(sum(t for t, _ in tops) / 1000, 1),
-        "imports_orm": bool(names & {"sqlalchemy", "sqlmodel", "pydantic"}),
-    }
 
 
 def prompt_after_approval(
@@ -408,8 +388,15 @@ def main() -> None:
         commands[f"session_start_daemon_{largest}"] = hook(
             venv, envs[largest], "session-start", workspace
         )
-        figures["daemon_settle_s"] = {  # timed once idle, as a user's daemon mostly is
-            str(n): round(settle(d.proc.pid, [commands[f"recall_{n}"]]), 1)
+        figures["daemon_settle_s"] = {  # timed once idle (sweeps, packs), as a user's mostly is
+            str(n): round(
+                settle(
+                    d.proc.pid,
+                    [commands[f"recall_{n}"], commands[f"prompt_hook_daemon_{n}"]],
+                    not_before=d.started + SWEEPS_STARTED_S,
+                ),
+                1,
+            )
             for n, d in daemons.items()
         }
         medians = paired(commands, rounds)

@@ -144,13 +144,25 @@ def paired(commands: dict[str, Command], rounds: int, *, warm: int = 1) -> dict[
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
+# daemon/scheduler.py: a sweep due at start first runs FIRST_RUN_DELAY (5 s) + 2 s per job after
+# it (11 jobs); the daily ones (the audit chain, the review flags) walk every memory.
+SWEEPS_STARTED_S = 30.0
+
+
 def settle(
-    pid: int, triggers: list[Command], *, window_s: float = 2.0, cap_s: float = 180.0
+    pid: int,
+    triggers: list[Command],
+    *,
+    window_s: float = 2.0,
+    cap_s: float = 180.0,
+    not_before: float = 0.0,
 ) -> float:
     """Seconds until a daemon is idle: each trigger run once (a hook or a question makes it
     build that scope's pack), then until its CPU time grows by under 2 % of `window_s` in one
     window (start-up sweeps and pack builds done; at 100k they take tens of seconds, and a row
-    timed meanwhile measures the daemon's start-up, not its answers). Capped at `cap_s`."""
+    timed meanwhile measures the daemon's start-up, not its answers). No window counts before
+    `not_before` (a perf_counter time: the daemon's start + SWEEPS_STARTED_S, else an idle
+    window before the start-up sweeps begin ends it). Capped at `cap_s`."""
     start = time.perf_counter()
     for cmd in triggers:
         run(cmd)
@@ -163,7 +175,7 @@ def settle(
     while time.perf_counter() - start < cap_s:
         time.sleep(window_s)
         now = cpu()
-        if now - used < 0.02 * window_s:
+        if now - used < 0.02 * window_s and time.perf_counter() >= not_before:
             break
         used = now
     return time.perf_counter() - start

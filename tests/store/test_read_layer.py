@@ -317,3 +317,32 @@ print(json.dumps(seen))
     assert not set(r_mods) & set(HEAVY)  # recall_read.py: records, but never the ORM
     assert not set(s_mods) & set(HEAVY)  # status reads host settings: dataclasses there
     assert "sqlalchemy" in as_of and "sqlmodel" in as_of
+
+
+# Each command's parser comes from its own component alone (cli_entry_points.COMMANDS).
+COMPONENT_CLIS = ("memvet.store.cli", "memvet.daemon.cli", "memvet.inspector.cli")
+
+
+def test_recall_imports_no_orm_and_no_other_components_cli(dana, monkeypatch, tmp_path):
+    """A `recall` process of its own (the install component's command): none of the budget's
+    modules and none of the other components' CLI modules (the check sees install's)."""
+    monkeypatch.setenv("MEMVET_KEY_PROVIDER", "file")  # a subprocess sees no test keyring
+    assert run("propose", "use ruff for linting", "--global")[0] == 0
+    code, out, _ = run("queue", "list", "--json")
+    assert run("queue", "approve", json.loads(out)["candidates"][0]["id"])[0] == 0
+    watched = (*HEAVY, *COMPONENT_CLIS, "memvet.install.cli")
+    script = f"""
+import contextlib, io, json, sys
+from memvet.install.launcher import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    main(["recall", "which linter do we use?", "--json"])
+print(json.dumps([out.getvalue()[:24], sorted(m for m in sys.modules if m in {watched!r}
+                                              or m.split(".")[0] in {ORM!r})]))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    answered, loaded = json.loads(done.stdout)
+    assert answered.startswith('{"state": "VERIFIED"') and loaded == ["memvet.install.cli"]

@@ -15,8 +15,8 @@ LEASE = timedelta(seconds=1)
 _approve = Reservations.approve
 
 
-def _approve_with_short_lease(self, candidate_id, *, actor, edits=None, ttl=LEASE):  # noqa: ANN001, ANN202
-    return _approve(self, candidate_id, actor=actor, edits=edits, ttl=LEASE)
+def _approve_with_short_lease(self, candidate_id, *, actor, edits=None, ttl=LEASE, **more):  # noqa: ANN001, ANN003, ANN202
+    return _approve(self, candidate_id, actor=actor, edits=edits, ttl=LEASE, **more)
 
 
 def _hang(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
