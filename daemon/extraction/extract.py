@@ -9,7 +9,7 @@ candidates. Precision over recall: the operator reviews every one.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from memvet.daemon.extraction.casefold import folded
@@ -297,36 +297,31 @@ def _any_of(patterns: tuple[re.Pattern[str] | LazyPattern, ...]) -> Callable[[st
     return lambda line: any(p.search(line) for p in patterns)
 
 
-def _hits(section: Section, mask: int, sentence: str) -> list[tuple[Rule, re.Match[str]]]:
-    """The section's rules (in file order) that the prefilter allows and whose pattern matches."""
-    hits = []
+def _allowed(section: Section, mask: int, sentence: str) -> Iterator[Rule]:
+    """The section's rules (in file order) that the prefilter allows and whose needed strings
+    (one of them) are in the folded sentence: only these can match, so only these are run."""
     todo, needed, lowered = mask & section[0], section[2], None
     while todo:
         bit = todo & -todo  # the lowest bit: rules are numbered in file order
-        todo ^= bit
-        if (strings := needed.get(bit)) is not None:  # one of them, or the regex cannot match
-            lowered = folded(sentence) if lowered is None else lowered
-            if not any(map(lowered.__contains__, strings)):
-                continue
-        rule = section[1][bit]
-        if found := rule.pattern.search(sentence):
-            hits.append((rule, found))
-    return hits
-
-
-def _first(section: Section, mask: int, sentence: str) -> Rule | None:
-    todo, needed, lowered = mask & section[0], section[2], None
-    while todo:
-        bit = todo & -todo
         todo ^= bit
         if (strings := needed.get(bit)) is not None:
             lowered = folded(sentence) if lowered is None else lowered
             if not any(map(lowered.__contains__, strings)):
                 continue
-        rule = section[1][bit]
-        if rule.pattern.search(sentence):
-            return rule
-    return None
+        yield section[1][bit]
+
+
+def _hits(section: Section, mask: int, sentence: str) -> list[tuple[Rule, re.Match[str]]]:
+    """The section's rules (in file order) that the prefilter allows and whose pattern matches."""
+    return [
+        (rule, found)
+        for rule in _allowed(section, mask, sentence)
+        if (found := rule.pattern.search(sentence))
+    ]
+
+
+def _first(section: Section, mask: int, sentence: str) -> Rule | None:
+    return next((r for r in _allowed(section, mask, sentence) if r.pattern.search(sentence)), None)
 
 
 def _replaced(corrections: list[tuple[Rule, re.Match[str]]]) -> str:

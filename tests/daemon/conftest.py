@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from memvet.daemon.extraction import extract
 from memvet.daemon.hosts import SessionState, Turn, parser_for
 from memvet.daemon.pipeline import FilePipeline, load_rules
 
@@ -43,3 +45,15 @@ def transcripts(shared_dir: Path) -> Path:
     if not folder.is_dir():
         pytest.skip(f"transcript fixtures not found at {folder}")
     return folder
+
+
+def corpus_sentences(rules) -> set[str]:
+    """Every sentence of the labelled turns and of the gold eval cases' turns, as the
+    extractor splits them: the text the prefilter tests check rules against."""
+    texts = [t["text"] for t in json.loads((DATA / "labelled_turns.json").read_text())["turns"]]
+    for case_file in sorted((Path(__file__).parents[1] / "eval" / "cases").glob("*.json")):
+        for case in json.loads(case_file.read_text()).get("cases", []):
+            texts += [
+                t.get("text", "") for s in case.get("sessions", []) for t in s.get("turns", [])
+            ]
+    return {s for t in texts for s in extract.Extractor(rules).sentences(t)}

@@ -22,7 +22,7 @@ from memvet.daemon.extraction.prefilter import prefilter_for
 from memvet.daemon.hosts import SessionState, parser_for
 from memvet.daemon.pipeline import load_rules
 
-from .conftest import DATA
+from .conftest import DATA, corpus_sentences
 
 RULES = load_rules()
 
@@ -104,13 +104,7 @@ def test_deferred_session_fields_resolve_as_if_noted_line_by_line() -> None:
 
 
 def test_the_prefilter_never_skips_a_rule_that_matches() -> None:
-    texts = [t["text"] for t in json.loads((DATA / "labelled_turns.json").read_text())["turns"]]
-    for case_file in sorted((Path(__file__).parents[1] / "eval" / "cases").glob("*.json")):
-        for case in json.loads(case_file.read_text()).get("cases", []):
-            texts += [
-                t.get("text", "") for s in case.get("sessions", []) for t in s.get("turns", [])
-            ]
-    sentences = {s for t in texts for s in extract.Extractor(RULES).sentences(t)}
+    sentences = corpus_sentences(RULES)
     sentences |= {s.upper() for s in list(sentences)[:300]} | {
         s.replace("i", "\u0130") for s in list(sentences)[:300]
     }

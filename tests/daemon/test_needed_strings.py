@@ -4,15 +4,12 @@ the rules that fire on a sentence must be exactly those whose regex matches it."
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from memvet.daemon.extraction import extract
 from memvet.daemon.extraction.casefold import folded
 from memvet.daemon.extraction.prefilter import prefilter_for
 from memvet.daemon.pipeline import load_rules
 
-from .conftest import DATA
+from .conftest import corpus_sentences
 
 RULES = load_rules()
 SECTIONS = (
@@ -26,13 +23,7 @@ SECTIONS = (
 
 
 def _sentences() -> set[str]:
-    texts = [t["text"] for t in json.loads((DATA / "labelled_turns.json").read_text())["turns"]]
-    for case_file in sorted((Path(__file__).parents[1] / "eval" / "cases").glob("*.json")):
-        for case in json.loads(case_file.read_text()).get("cases", []):
-            texts += [
-                t.get("text", "") for s in case.get("sessions", []) for t in s.get("turns", [])
-            ]
-    sentences = {s for t in texts for s in extract.Extractor(RULES).sentences(t)}
+    sentences = corpus_sentences(RULES)
     some = sorted(sentences)[:300]
     # Letters the engine matches to ASCII ones when it ignores case: "ſ" is "s", "K" (Kelvin)
     # is "k", "İ" and "ı" are "i"; and upper case throughout.
